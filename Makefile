@@ -1,0 +1,33 @@
+# camfx: the two commands a new user needs are `make run` and `make test`.
+SWIFT ?= swift
+OUT   ?= out
+
+.PHONY: run test setup build release bench clean
+
+## make run: install packages, build, and record a short filtered clip from the test source
+run: setup build
+	@mkdir -p $(OUT)
+	.build/debug/camfx snapshot --filter watermark --filter grayscale -y -o $(OUT)/snapshot.png
+	@echo "wrote $(OUT)/snapshot.png"
+
+## make test: install packages, build, and run the whole test suite
+test:
+	bash scripts/setup.sh --test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+setup:
+	bash scripts/setup.sh
+
+build:
+	$(SWIFT) build
+
+release:
+	$(SWIFT) build -c release
+
+## make bench: filter and pipeline throughput (release build)
+bench: setup release
+	.build/release/camfx bench
+
+clean:
+	rm -rf .build $(OUT)

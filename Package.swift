@@ -1,0 +1,60 @@
+// swift-tools-version:6.0
+// camfx: a headless frame-processing pipeline for Linux.
+//
+//   source (testsrc | PNG | file | V4L2 camera) -> filter chain -> adaptor -> movie writer / PNG
+//
+// The C libraries are reached through thin system-library targets (CPNG, CFFmpeg, CV4L2,
+// CALSA); everything Swift cannot import lives in their shim.h as static inline wrappers.
+import PackageDescription
+
+let package = Package(
+  name: "camfx",
+  products: [
+    .library(name: "Camfx", targets: ["Camfx"]),
+    .executable(name: "camfx", targets: ["CamfxCLI"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+  ],
+  targets: [
+    // C libraries, one thin module each.
+    .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+    .systemLibrary(
+      name: "CFFmpeg", pkgConfig: "libavformat",
+      providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
+    .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+    .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+
+    // Core: pixel buffers, pools, geometry, time, the filter API, rings. No C.
+    .target(name: "CamfxCore"),
+
+    // I/O modules.
+    .target(name: "CamfxPNG", dependencies: ["CamfxCore", "CPNG"]),
+    .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CFFmpeg"]),
+    .target(name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxMedia", "CV4L2", "CALSA", "CFFmpeg"]),
+
+    // Built-in filters: each on the same public API a user's own filter uses.
+    .target(name: "GrayscaleFilter", dependencies: ["CamfxCore"], path: "filters/Grayscale"),
+    .target(name: "MirrorFilter", dependencies: ["CamfxCore"], path: "filters/Mirror"),
+    .target(name: "CropFilter", dependencies: ["CamfxCore"], path: "filters/Crop"),
+    .target(name: "WatermarkFilter", dependencies: ["CamfxCore", "CamfxPNG"], path: "filters/Watermark"),
+
+    // The library users link: registry of built-ins, sources, sessions, bench.
+    .target(
+      name: "Camfx",
+      dependencies: [
+        "CamfxCore", "CamfxPNG", "CamfxMedia", "CamfxCapture",
+        "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter",
+      ]),
+    .executableTarget(
+      name: "CamfxCLI",
+      dependencies: ["Camfx", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+    .testTarget(name: "CamfxCoreTests", dependencies: ["CamfxCore"]),
+    .testTarget(name: "FilterTests", dependencies: ["Camfx"]),
+    .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"]),
+    .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CFFmpeg"]),
+    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture"]),
+    .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
+  ]
+)

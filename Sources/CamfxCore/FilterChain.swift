@@ -1,0 +1,40 @@
+/// Filters run in command-line order on every frame.
+///
+/// The chain negotiates geometry once, before the first frame: each filter's output
+/// size is the next one's input size, and a filter that cannot take its input throws
+/// then — never mid-stream.
+public struct FilterChain: Sendable {
+  public private(set) var filters: [any VideoFilter]
+  public private(set) var inputGeometry: FrameGeometry?
+  public private(set) var outputGeometry: FrameGeometry?
+
+  public init(_ filters: [any VideoFilter] = []) {
+    self.filters = filters
+  }
+
+  public var isEmpty: Bool { filters.isEmpty }
+  public var names: [String] { filters.map { type(of: $0).name } }
+
+  /// Configures every filter for frames of `input` size.
+  /// - Returns: the size of the frames the chain emits.
+  /// - Throws: the first filter's `FilterError` that cannot take its input.
+  @discardableResult
+  public mutating func configure(input: FrameGeometry) throws -> FrameGeometry {
+    var geometry = input
+    for i in filters.indices {
+      geometry = try filters[i].configure(input: geometry)
+      guard geometry.width > 0, geometry.height > 0 else {
+        throw FilterError(filter: type(of: filters[i]).name, reason: "produces an empty frame from \(input)")
+      }
+    }
+    inputGeometry = input
+    outputGeometry = geometry
+    return geometry
+  }
+
+  /// Runs every filter on `frame`, in order.
+  /// - Precondition: `configure(input:)` was called with this frame's size.
+  public func process(_ frame: inout PixelBuffer) {
+    for filter in filters { filter.process(&frame) }
+  }
+}

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// A lock-free single-producer/single-consumer ring joining two pipeline stages.
+///
+/// Fixed power-of-two capacity; `tail` is written only by the producer and `head` only
+/// by the consumer, each published with release ordering and read with acquiring
+/// ordering, so the element (and the pixels it points to) written before a push is
+/// visible after the matching pop. Each side keeps a cached copy of the other side's
+/// index and re-reads the shared atomic only when the cache says full (or empty),
+/// which keeps the two cache lines from bouncing between cores (rigtorp's SPSCQueue).
+///
+///     slots:  [ 0 ][ 1 ][ 2 ][ 3 ] ... [cap-1]      index & mask = slot
+///                    ^head (consumer)    ^tail (producer)
+///
+/// Exactly one thread may push and exactly one thread may pop.
+///
+/// `@unchecked Sendable`: the slots are plain memory shared by two threads; the
+/// head/tail protocol above guarantees a slot is touched by one side at a time.
+public final class FrameRing<Element: Sendable>: @unchecked Sendable {
+  public let capacity: Int
+  private let mask: Int
+  private let slots: UnsafeMutablePointer<Element>
+
+  // Consumer's cache line: the index it owns and its cached view of the producer's.
+  private let head = Atomic<Int>(0)
+  private var consumerCachedTail = 0
+  private let padding0: CacheLinePadding = .init()
+  // Producer's cache line.
+  private let tail = Atomic<Int>(0)
+  private var producerCachedHead = 0
+  private let padding1: CacheLinePadding = .init()
+  private let closed = Atomic<Bool>(false)
+
+  /// - Parameter capacity: a power of two, at least 2.
+  public init(capacity: Int) {
+    precondition(capacity >= 2 && capacity & (capacity - 1) == 0, "FrameRing capacity must be a power of two >= 2")
+    self.capacity = capacity
+    self.mask = capacity - 1
+    self.slots = .allocate(capacity: capacity)
+  }
+
+  deinit {
+    var h = head.load(ordering: .relaxed)
+    let t = tail.load(ordering: .relaxed)
+    while h != t {
+      (slots + (h & mask)).deinitialize(count: 1)
+      h &+= 1
+    }
+    slots.deallocate()
+  }
+
+  // MARK: Producer side
+
+  /// Appends `element` if there is room. Producer thread only.
+  /// - Returns: `false` when the ring is full (the caller keeps or drops the element).
+  @inlinable @inline(__always)
+  public func tryPush(_ element: consuming Element) -> Bool {
+    _tryPush(element)
+  }
+
+  @usableFromInline
+  func _tryPush(_ element: consuming Element) -> Bool {
+    let t = tail.load(ordering: .relaxed)
+    if t &- producerCachedHead == capacity {
+      producerCachedHead = head.load(ordering: .acquiring)
+      if t &- producerCachedHead == capacity { return false }
+    }
+    (slots + (t & mask)).initialize(to: element)
+    tail.store(t &+ 1, ordering: .releasing)
+    return true
+  }
+
+  /// Appends `element`, waiting while the ring is full (back-pressure).
+  /// - Returns: `false` if `shouldStop` became true before there was room.
+  public func push(_ element: Element, shouldStop: () -> Bool = { false }) -> Bool {
+    var waiter = Waiter()
+    while true {
+      if _tryPush(element) { return true }
+      if shouldStop() { return false }
+      waiter.wait()
+    }
+  }
+
+  /// Tells the consumer no more elements will come. Producer thread only.
+  public func close() { closed.store(true, ordering: .releasing) }
+
+  // MARK: Consumer side
+
+  /// Removes the oldest element, or returns `nil` when the ring is empty. Consumer only.
+  public func tryPop() -> Element? {
+    let h = head.load(ordering: .relaxed)
+    if h == consumerCachedTail {
+      consumerCachedTail = tail.load(ordering: .acquiring)
+      if h == consumerCachedTail { return nil }
+    }
+    let element = (slots + (h & mask)).move()
+    head.store(h &+ 1, ordering: .releasing)
+    return element
+  }
+
+  /// Removes the oldest element, waiting for one; `nil` once the producer has closed the
+  /// ring and every element has been taken, or when `shouldStop` becomes true.
+  public func pop(shouldStop: () -> Bool = { false }) -> Element? {
+    var waiter = Waiter()
+    while true {
+      if let e = tryPop() { return e }
+      if closed.load(ordering: .acquiring) {
+        return tryPop()  // an element pushed just before close()
+      }
+      if shouldStop() { return nil }
+      waiter.wait()
+    }
+  }
+
+  /// Elements in the ring now; exact only when called from one of the two threads.
+  public var count: Int { tail.load(ordering: .acquiring) &- head.load(ordering: .acquiring) }
+  public var isClosed: Bool { closed.load(ordering: .acquiring) }
+}
+
+/// 128 bytes, so that the producer's and the consumer's fields never share a cache line
+/// (or an adjacent-line prefetch pair).
+struct CacheLinePadding {
+  let bytes: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
+    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+  init() {}
+}
+
+/// Spins briefly, then sleeps with growing intervals up to 1 ms: a full or empty ring
+/// costs little CPU without making a real-time stage late.
+struct Waiter {
+  private var spins = 0
+  mutating func wait() {
+    spins += 1
+    if spins < 64 { return }
+    if spins < 128 { sched_yield(); return }
+    usleep(UInt32(min(1000, 20 * (spins - 127))))
+  }
+}

@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+/// A fixed set of reusable `PixelBuffer`s of one geometry, like
+/// `AVAssetWriterInputPixelBufferAdaptor.pixelBufferPool`.
+///
+/// A buffer goes back to the pool by itself when the last `PixelBuffer` viewing its
+/// storage goes away: the pool keeps one reference to every storage and hands out a
+/// storage again only when its own reference is the only one left. After the pool is
+/// created, acquiring and releasing allocate nothing.
+public final class PixelBufferPool: Sendable {
+  public let geometry: FrameGeometry
+  public let bytesPerRow: Int
+  public let capacity: Int
+
+  private struct State: ~Copyable {
+    var storages: [PixelStorage]
+    var next = 0  // where the round-robin search starts, so buffers wear evenly
+  }
+  private let state: Mutex<State>
+
+  /// Creates `capacity` buffers of `geometry` up front, rows padded to 64 bytes.
+  public init(geometry: FrameGeometry, capacity: Int) {
+    precondition(capacity > 0 && geometry.width > 0 && geometry.height > 0)
+    self.geometry = geometry
+    self.capacity = capacity
+    self.bytesPerRow = PixelBuffer.alignedBytesPerRow(width: geometry.width)
+    let bytes = bytesPerRow * geometry.height
+    state = Mutex(State(storages: (0..<capacity).map { _ in PixelStorage(byteCount: bytes) }))
+  }
+
+  /// A free buffer stamped with `presentationTime`, or `nil` when every buffer is in use
+  /// (a live source counts that as a frame dropped for "out of buffers").
+  public func tryAcquire(presentationTime: MediaTime = .zero) -> PixelBuffer? {
+    let storage: PixelStorage? = state.withLock { s in
+      let n = s.storages.count
+      for k in 0..<n {
+        let i = (s.next + k) % n
+        if isKnownUniquelyReferenced(&s.storages[i]) {
+          s.next = (i + 1) % n
+          return s.storages[i]
+        }
+      }
+      return nil
+    }
+    guard let storage else { return nil }
+    return PixelBuffer(
+      storage: storage, offset: 0, width: geometry.width, height: geometry.height,
+      bytesPerRow: bytesPerRow, presentationTime: presentationTime)
+  }
+
+  /// A free buffer, waiting for one to come back if all are in use (back-pressure for
+  /// file sources). Returns `nil` only if `shouldStop` becomes true while waiting.
+  public func acquire(presentationTime: MediaTime = .zero, shouldStop: () -> Bool = { false }) -> PixelBuffer? {
+    var backoff: UInt32 = 50
+    while true {
+      if let b = tryAcquire(presentationTime: presentationTime) { return b }
+      if shouldStop() { return nil }
+      usleep(backoff)
+      backoff = min(backoff * 2, 2000)
+    }
+  }
+
+  /// How many buffers are out of the pool right now (a snapshot; for stats and tests).
+  public var buffersInUse: Int {
+    state.withLock { s in
+      var used = 0
+      for i in s.storages.indices where !isKnownUniquelyReferenced(&s.storages[i]) { used += 1 }
+      return used
+    }
+  }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages camfx builds and tests with. Idempotent: does nothing
+# (and needs no network) when everything is already installed.
+set -euo pipefail
+packages=(
+  pkg-config
+  libpng-dev
+  libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libswresample-dev
+  libv4l-dev libasound2-dev
+  ffmpeg            # ffprobe/ffmpeg: the tests decode what camfx wrote, and make test inputs
+)
+# Extra packages for the tests against real kernel drivers (qemu guest with vivid and
+# snd-aloop) and for the benchmark peers.
+if [[ "${1:-}" == "--test" ]]; then
+  packages+=(qemu-system-x86 linux-image-amd64 busybox-static alsa-utils kmod cpio)
+fi
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(libyuv-dev libavfilter-dev)
+fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
+command -v swift >/dev/null || { echo "setup: the Swift toolchain is not on PATH (expected /opt/swift)" >&2; exit 1; }
