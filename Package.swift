@@ -56,6 +56,6 @@ let package = Package(
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CFFmpeg"]),
     .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CFFmpeg"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
-    .testTarget(name: "PipelineTests", dependencies: ["Camfx"]),
+    .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxMedia"]),
   ]
 )

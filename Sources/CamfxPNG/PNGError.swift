@@ -1,4 +1,7 @@
 import CamfxCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A PNG that could not be read or written.
 ///
@@ -18,6 +21,8 @@ public struct PNGError: Error, CustomStringConvertible, Equatable {
   public enum Reason: Sendable, Equatable {
     /// libpng failed; the message is libpng's (for a missing file it is `strerror`).
     case libpng(String)
+    /// A system call failed before libpng was involved (`errno`, e.g. `EISDIR`).
+    case system(Int32)
     /// The image is larger than camfx accepts (`FrameGeometry.maximumSide`); nothing
     /// was allocated for it.
     case tooLarge(width: Int, height: Int)
@@ -38,7 +43,12 @@ public struct PNGError: Error, CustomStringConvertible, Equatable {
   /// The human-readable cause, without the operation and path.
   public var message: String {
     switch reason {
-    case .libpng(let text): return text.isEmpty ? "unknown libpng error" : text
+    case .libpng(let text):
+      if text.isEmpty { return "unknown libpng error" }
+      // libpng's stdio reader says only this when fread comes up short.
+      if text == "Read Error" && operation == .read { return "file is truncated (libpng: Read Error)" }
+      return text
+    case .system(let code): return String(cString: strerror(code))
     case .tooLarge(let w, let h):
       return "image is \(w)x\(h), larger than the maximum \(FrameGeometry.maximumSide) per side"
     case .unsupported(let text): return text

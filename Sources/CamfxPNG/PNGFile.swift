@@ -1,5 +1,8 @@
 import CPNG
 import CamfxCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads and writes PNG files with libpng's simplified `png_image_*` API.
 ///
@@ -21,6 +24,12 @@ public enum PNGFile {
   /// - Throws: `PNGError` (operation `.read`) for a missing or unreadable file, a file
   ///   that is not a PNG, a truncated or corrupt one, or one that is too large.
   public static func read(path: String) throws -> PixelBuffer {
+    // fopen() happily opens a directory and libpng would then report a bare
+    // "Read Error"; say what is wrong instead.
+    var st = stat()
+    if stat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFDIR {
+      throw PNGError(.read, path: path, reason: .system(EISDIR))
+    }
     var image = camfx_png_image_make()
     // Frees libpng's state on every path; harmless after libpng already freed it.
     defer { png_image_free(&image) }

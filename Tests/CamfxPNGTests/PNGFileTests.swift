@@ -230,8 +230,14 @@ final class PNGFileTests: XCTestCase {
     let whole = PNGBytes.make(width: 32, height: 32, bitDepth: 8, colorType: .rgb, rows: rows)
     let p = try save(Array(whole[..<(whole.count / 2)]), "half.png")
     let error = readError(p)
-    guard case .libpng(let message)? = error?.reason else { return XCTFail("expected libpng's message, got \(String(describing: error))") }
-    XCTAssertFalse(message.isEmpty)
+    XCTAssertEqual(error?.reason, .libpng("Read Error"))
+    XCTAssertEqual(error?.description, "cannot read PNG '\(p)': file is truncated (libpng: Read Error)")
+  }
+
+  func testDirectory() throws {
+    let p = path("dir.png")
+    try FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: false)
+    XCTAssertEqual(readError(p)?.description, "cannot read PNG '\(p)': Is a directory")
   }
 
   func testCorruptChecksum() throws {

@@ -31,12 +31,18 @@ public protocol RecordingInput<Audio>: AnyObject {
   func nextSample() throws -> RecordingSample<Audio>?
 }
 
-/// A `VideoSource` (no sound of its own) as a recording input.
+/// A `VideoSource` (no sound of its own) as a recording input. When the source counts
+/// its own drops (`LiveDropCounting`), they are reported to the session as `.dropped`.
 public final class VideoSourceInput<Audio: Sendable>: RecordingInput {
   public let source: any VideoSource
+  private let dropCounting: (any LiveDropCounting)?
+  private var reportedLate = 0
+  private var reportedOutOfBuffers = 0
+  private var pending: PixelBuffer??
 
   public init(_ source: any VideoSource, audio: Audio.Type = Audio.self) {
     self.source = source
+    self.dropCounting = source as? any LiveDropCounting
   }
 
   public var geometry: FrameGeometry { source.geometry }
@@ -45,7 +51,21 @@ public final class VideoSourceInput<Audio: Sendable>: RecordingInput {
   public var hasAudio: Bool { false }
 
   public func nextSample() throws -> RecordingSample<Audio>? {
-    guard let frame = try source.nextFrame() else { return nil }
+    if pending == nil { pending = .some(try source.nextFrame()) }
+    // Drops the source counted while producing the pending frame come first.
+    if let counter = dropCounting {
+      if counter.framesSkippedLate > reportedLate {
+        reportedLate += 1
+        return .dropped(.late)
+      }
+      if counter.framesDroppedOutOfBuffers > reportedOutOfBuffers {
+        reportedOutOfBuffers += 1
+        return .dropped(.outOfBuffers)
+      }
+    }
+    let frame = pending!
+    pending = nil
+    guard let frame else { return nil }
     return .video(frame)
   }
 }

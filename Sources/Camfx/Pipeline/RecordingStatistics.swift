@@ -49,5 +49,13 @@ public final class RecordingStatistics: Sendable {
     public var droppedOutOfBuffers: Int
     public var bytesWritten: Int64
     public var dropped: Int { droppedLate + droppedOutOfBuffers }
+
+    public init(framesIn: Int, framesWritten: Int, droppedLate: Int, droppedOutOfBuffers: Int, bytesWritten: Int64) {
+      self.framesIn = framesIn
+      self.framesWritten = framesWritten
+      self.droppedLate = droppedLate
+      self.droppedOutOfBuffers = droppedOutOfBuffers
+      self.bytesWritten = bytesWritten
+    }
   }
 }

@@ -18,6 +18,21 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   /// The failure, if the recording failed.
   public var error: String?
 
+  public init(
+    framesIn: Int, framesOut: Int, dropped: [String: Int], audioChunks: Int, durationSeconds: Double,
+    elapsedSeconds: Double, bytes: Int64, stopReason: StopReason, error: String?
+  ) {
+    self.framesIn = framesIn
+    self.framesOut = framesOut
+    self.dropped = dropped
+    self.audioChunks = audioChunks
+    self.durationSeconds = durationSeconds
+    self.elapsedSeconds = elapsedSeconds
+    self.bytes = bytes
+    self.stopReason = stopReason
+    self.error = error
+  }
+
   public var droppedTotal: Int { dropped.values.reduce(0, +) }
 
   enum CodingKeys: String, CodingKey {
