@@ -6,7 +6,7 @@ import CamfxPNG
 /// is a copy in a pool buffer, since filters work in place.
 ///
 ///     camfx snapshot --source photo.png --filter grayscale -o gray.png
-public final class PNGImageSource: VideoSource {
+public final class PNGImageSource: VideoSource, LiveDropCounting {
   public let path: String
   public let geometry: FrameGeometry
   public let frameRate: Int
@@ -15,9 +15,10 @@ public final class PNGImageSource: VideoSource {
   /// The decoded image (straight-alpha BGRA).
   public let image: PixelBuffer
   public let pool: PixelBufferPool
-  /// Frames a live source dropped because every pool buffer was still in use, or
-  /// skipped because the caller was a whole frame late.
-  public private(set) var droppedFrames = 0
+  /// Frames a live source skipped because the caller asked for them too late.
+  public private(set) var framesSkippedLate = 0
+  /// Frames a live source dropped because every pool buffer was still in use.
+  public private(set) var framesDroppedOutOfBuffers = 0
 
   private var nextFrameNumber: Int64 = 0
   private let endFrame: Int64?
@@ -47,10 +48,10 @@ public final class PNGImageSource: VideoSource {
       if isLive {
         n = pacer.waitForFrame(n)
         if let endFrame, n >= endFrame { return nil }
-        droppedFrames += Int(n - nextFrameNumber)
+        framesSkippedLate += Int(n - nextFrameNumber)
         nextFrameNumber = n + 1
         guard let b = pool.tryAcquire(presentationTime: MediaTime(value: n, timescale: Int32(frameRate))) else {
-          droppedFrames += 1
+          framesDroppedOutOfBuffers += 1
           continue
         }
         buffer = b

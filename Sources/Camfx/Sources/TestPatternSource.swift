@@ -15,7 +15,8 @@ import CamfxCore
 /// waits for a buffer: if all are in use, or the caller is a whole frame late, the
 /// frame is dropped and counted. A non-live source renders as fast as it is asked and
 /// waits for a buffer to come back (keep fewer than `poolCapacity` frames alive).
-public final class TestPatternSource: VideoSource {
+/// A recording reads the drop counts through `LiveDropCounting`.
+public final class TestPatternSource: VideoSource, LiveDropCounting {
   /// The size used when none is given.
   public static let defaultGeometry = FrameGeometry(width: 640, height: 480)
 
