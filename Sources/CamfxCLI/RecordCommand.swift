@@ -102,8 +102,11 @@ struct RecordCommand: ParsableCommand {
   @Flag(name: [.customShort("y"), .long], help: "Replace the output file if it exists.")
   var overwrite = false
 
-  @Option(name: [.short, .long], help: ArgumentHelp("The movie to write (.mp4, .mov or .mkv).", valueName: "out.mp4"))
-  var output: String
+  // Optional for the parser only (run() requires it): as the default command, `camfx
+  // sparkle` should say "Unexpected argument 'sparkle'", not "missing --output", and the
+  // parser reports stray arguments only after the command was decoded and validated.
+  @Option(name: [.short, .long], help: ArgumentHelp("The movie to write (.mp4, .mov or .mkv); required.", valueName: "out.mp4"))
+  var output: String?
 
   func validate() throws {
     if input != nil && source != nil { throw ValidationError("use either --source or --input, not both") }
@@ -112,6 +115,7 @@ struct RecordCommand: ParsableCommand {
   }
 
   func run() throws {
+    guard let output else { throw ValidationError("Missing expected argument '--output <out.mp4>'") }
     // 1. Everything that can be checked without opening anything.
     let limits = RecordingLimits(
       duration: try duration.map(RecordingLimits.parseDuration),
