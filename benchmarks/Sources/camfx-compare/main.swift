@@ -3,6 +3,7 @@
 //   camfx-compare [table] [--sizes WxH,...] [--rounds N] [--budget-ms MS] [--out DIR]
 //       the peer table; writes DIR/comparison.{md,json,png} (default DIR: results)
 //   camfx-compare ring [--rounds N]      SPSC ring items/s and round-trip latency
+//   camfx-compare check                  largest difference between camfx's and each peer's output
 //   camfx-compare bands [--sizes WxH,...] [--rounds N]
 //       one core vs the frame split into two row bands on two threads
 #if canImport(Glibc)
@@ -23,7 +24,7 @@ struct Options {
   init(_ arguments: [String]) throws {
     var args = arguments[...]
     if let first = args.first, !first.hasPrefix("-") { mode = first; args = args.dropFirst() }
-    guard ["table", "ring", "bands"].contains(mode) else { throw UsageError("unknown mode '\(mode)' (table, ring, bands)") }
+    guard ["table", "ring", "bands", "check"].contains(mode) else { throw UsageError("unknown mode '\(mode)' (table, ring, bands, check)") }
     while let arg = args.popFirst() {
       func value() throws -> String {
         guard let v = args.popFirst() else { throw UsageError("\(arg) needs a value") }
@@ -121,6 +122,7 @@ do {
   switch options.mode {
   case "ring": runRing(options)
   case "bands": try runBands(options)
+  case "check": try runCheck(options)
   default: try runTable(options)
   }
 } catch {
