@@ -9,7 +9,7 @@ struct CamfxCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "camfx",
     abstract: "Record, filter and snapshot camera frames on Linux.",
-    subcommands: [SnapshotCommand.self, FiltersCommand.self])
+    subcommands: [SnapshotCommand.self, FiltersCommand.self, BenchCommand.self])
 
   static func main() async {
     let command: any ParsableCommand
