@@ -26,7 +26,8 @@ import Synchronization
 /// - Timestamps are the frames' own, minus the session start, rescaled with
 ///   `av_rescale_q` to the encoder's time base (`VideoSettings.timescale`); they must
 ///   increase strictly. Audio timestamps start at the first buffer's time and then
-///   count samples.
+///   count samples. Without `startSession`, the first *video* frame is time zero
+///   (audio arriving earlier waits for it, and what lies before it is trimmed).
 /// - Bad settings (unknown codec or profile, odd size, unsupported extension) throw
 ///   `MediaSettingsError` from `init`, before any file exists.
 /// - An error from FFmpeg while writing moves the writer to `.failed`, deletes the
@@ -76,6 +77,10 @@ public final class MovieWriter: @unchecked Sendable {
   private var state: Status = .unknown
   private var sessionStart: MediaTime? = nil
   private var bytesAtLastQuery: Int64 = 0
+  // audioLock: audio appended before the session start was known.
+  var pendingAudio: [PCMBuffer] = []
+  /// True while `pendingAudio` is not empty, so video appends need not take `audioLock`.
+  let hasPendingAudio = Atomic<Bool>(false)
   // videoLock
   private var lastVideoTicks: Int64? = nil
   private var videoFrames = 0
@@ -166,6 +171,9 @@ public final class MovieWriter: @unchecked Sendable {
     }
   }
 
+  /// The session start, if fixed yet.
+  var currentSessionStart: MediaTime? { muxLock.withLock { _ in sessionStart } }
+
   /// The session start, fixing it at `time` if none was set yet.
   func sessionStart(orStartAt time: MediaTime) -> MediaTime {
     muxLock.withLock { _ in
@@ -189,7 +197,7 @@ public final class MovieWriter: @unchecked Sendable {
   @discardableResult
   public func append(_ frame: PixelBuffer) throws(FFmpegError) -> Bool {
     try startWriting()
-    return try videoLock.withLock { _ throws(FFmpegError) -> Bool in
+    let appended = try videoLock.withLock { _ throws(FFmpegError) -> Bool in
       let start = sessionStart(orStartAt: frame.presentationTime)
       if frame.presentationTime < start { return false }
       let timescale = settings.video.timescale
@@ -206,6 +214,8 @@ public final class MovieWriter: @unchecked Sendable {
       videoFrames += 1
       return true
     }
+    if audio != nil { try flushPendingAudio() }
+    return appended
   }
 
   /// Sends `frame` (nil: flush) to the video encoder and writes every packet it returns.

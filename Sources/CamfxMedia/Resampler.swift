@@ -71,6 +71,21 @@ final class Resampler {
     }
   }
 
+  /// Converts `frames` frames from input planes (`extended_data`; nil to flush) to
+  /// interleaved output returned as Int16 (for S16 output, as `MovieReader` uses).
+  func convertToInterleaved(planes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, frames: Int) throws(FFmpegError) -> [Int16] {
+    precondition(outputFormat == AV_SAMPLE_FMT_S16)
+    let capacity = max(Int(swr_get_out_samples(context, Int32(frames))), 1)
+    var out = [Int16](repeating: 0, count: capacity * outputChannels)
+    let result = out.withUnsafeMutableBytes { raw -> Int32 in
+      var dst: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+      return withUnsafeMutablePointer(to: &dst) { swr_convert(context, $0, Int32(capacity), planes, Int32(frames)) }
+    }
+    let produced = try check(result, "swr_convert")
+    out.removeLast(out.count - Int(produced) * outputChannels)
+    return out
+  }
+
   /// Drains the samples the resampler still holds into `fifo`.
   func flush(into fifo: OpaquePointer) throws(FFmpegError) {
     try convert(input: nil, frames: 0, into: fifo)
