@@ -68,8 +68,13 @@ enum CLI {
 
     let process = Process()
     if unprivileged && geteuid() == 0 {
+      // A copy in the scratch folder, since the build folder may sit under a home
+      // directory that `nobody` cannot enter.
+      let copy = scratch.appendingPathComponent("camfx")
+      try FileManager.default.copyItem(at: binary, to: copy)
+      chmod(copy.path, 0o755)
       process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-      process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + args
+      process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path] + args
     } else {
       process.executableURL = binary
       process.arguments = args

@@ -25,10 +25,6 @@ final class SnapshotCommandTests: CLITestCase {
     try [UInt8](Data(contentsOf: URL(fileURLWithPath: path(name))))[25]
   }
 
-  private func requireFilter(_ name: String) throws {
-    try XCTSkipUnless(FilterRegistry.builtin.type(named: name) != nil, "filter '\(name)' is not registered yet")
-  }
-
   func testDefaultSnapshotIsTestPatternFrameZeroAt640x480AsRGB() throws {
     let image = try snapshot([])
     XCTAssertEqual(image.geometry, FrameGeometry(width: 640, height: 480))
@@ -75,7 +71,6 @@ final class SnapshotCommandTests: CLITestCase {
   }
 
   func testMirrorThroughTheChainMirrorsTheUnfilteredSnapshot() throws {
-    try requireFilter("mirror")
     let plain = testPattern(FrameGeometry(width: 37, height: 23), frame: 5)
     let image = try snapshot(["--size", "37x23", "--frame", "5", "--filter", "mirror"])
     for y in 0..<23 {
@@ -86,8 +81,6 @@ final class SnapshotCommandTests: CLITestCase {
   }
 
   func testChainRunsInCommandLineOrder() throws {
-    try requireFilter("mirror")
-    try requireFilter("crop")
     // crop the left 10 columns, then mirror them: column 0 of the result is column 9.
     let plain = testPattern(FrameGeometry(width: 40, height: 30))
     let image = try snapshot(["--size", "40x30", "--filter", "crop=x=0:y=0:width=10:height=30", "--filter", "mirror"])

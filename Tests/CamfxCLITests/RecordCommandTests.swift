@@ -1,0 +1,264 @@
+import Foundation
+import XCTest
+
+/// `camfx record` as a user runs it; every movie is decoded with ffprobe/ffmpeg.
+///
+/// `--no-realtime` makes testsrc deterministic (no live drops on a loaded machine) where
+/// the test is about content; the live path is exercised by the SIGINT test.
+final class RecordCommandTests: CLITestCase {
+  private let fast = ["--x264-preset", "ultrafast"]
+
+  func testRecordIsTheDefaultCommandAndPrintsASummary() throws {
+    let result = try CLI.run(["--size", "64x48", "--frames", "10", "--no-realtime", "-o", "out.mp4"] + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    // One line: recorded 10 frames (0.33 s) to out.mp4: 4.7 kB, 112.5 kbit/s, 0 dropped (...); stopped by frames after 0.1 s
+    XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+    XCTAssertTrue(result.stderr.hasPrefix("recorded 10 frames (0.33 s) to out.mp4: "), result.stderr)
+    XCTAssertTrue(result.stderr.contains(" kbit/s, 0 dropped (late 0, out-of-buffers 0); stopped by frames after "), result.stderr)
+    XCTAssertTrue(result.stderr.hasSuffix(" s\n"), result.stderr)
+    let video = try XCTUnwrap(MovieOracle.probe(path("out.mp4"))["video"])
+    XCTAssertEqual(video.codec, "h264")
+    XCTAssertEqual([video.width, video.height], [64, 48])
+    XCTAssertEqual(video.frames, 10)
+    XCTAssertEqual(try listing(), ["out.mp4"], "no temporary file may be left")
+  }
+
+  func testSineAudioMatchesTheVideoAndIs440Hz() throws {
+    let result = try CLI.run(
+      ["record", "--size", "160x120", "--duration", "2s", "--audio", "sine=440", "--no-realtime", "-o", "tone.mp4"] + fast,
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let streams = try MovieOracle.probe(path("tone.mp4"))
+    let video = try XCTUnwrap(streams["video"])
+    let audio = try XCTUnwrap(streams["audio"])
+    XCTAssertEqual(audio.codec, "aac")
+    XCTAssertEqual(video.frames, 60)
+    XCTAssertEqual(audio.duration, video.duration, accuracy: 0.05)
+    let samples = try MovieOracle.decodeMono(path("tone.mp4"))
+    XCTAssertEqual(Double(samples.count) / 48_000, video.duration, accuracy: 0.05)
+    let middle = samples[24_000..<48_000]
+    XCTAssertEqual(MovieOracle.dominantFrequency(middle, rate: 48_000, range: 100...2000, step: 20), 440)
+    XCTAssertGreaterThan(middle.map { abs(Int($0)) }.max() ?? 0, 8000, "the tone must be loud, not silence")
+  }
+
+  func testStatsJSONHasTheFinalFigures() throws {
+    let result = try CLI.run(
+      ["record", "--size", "64x48", "--frames", "12", "--no-realtime", "--stats-json", "stats.json", "-o", "out.mkv"] + fast,
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let data = try Data(contentsOf: dir.appendingPathComponent("stats.json"))
+    let json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    XCTAssertEqual(json["frames_in"] as? Int, 12)
+    XCTAssertEqual(json["frames_out"] as? Int, 12)
+    XCTAssertEqual(json["dropped"] as? [String: Int], ["late": 0, "out-of-buffers": 0])
+    XCTAssertEqual(json["stop_reason"] as? String, "frames")
+    XCTAssertEqual(json["duration_seconds"] as? Double ?? 0, 0.4, accuracy: 1e-9)
+    let size = try FileManager.default.attributesOfItem(atPath: path("out.mkv"))[.size] as? Int
+    XCTAssertEqual(json["bytes"] as? Int, size)
+    XCTAssertEqual(try MovieOracle.probe(path("out.mkv"))["video"]?.frames, 12)
+  }
+
+  func testMaxSizeStopsWithAPlayableFile() throws {
+    let result = try CLI.run(
+      ["record", "--size", "320x240", "--frames", "300", "--crf", "0", "--max-size", "40k", "--no-realtime",
+       "--stats-json", "stats.json", "-o", "out.mp4"] + fast,
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+    XCTAssertEqual(json["stop_reason"] as? String, "max-size")
+    let written = try XCTUnwrap(json["frames_out"] as? Int)
+    XCTAssertLessThan(written, 300)
+    XCTAssertEqual(try MovieOracle.probe(path("out.mp4"))["video"]?.frames, written)
+  }
+
+  /// A live recording stopped with Ctrl-C: exit 0 and a file that decodes to the end.
+  func testSIGINTFinishesAPlayableFile() throws {
+    let process = Process()
+    process.executableURL = try CLI.executable
+    process.arguments = ["record", "--size", "160x120", "--audio", "sine", "-o", "live.mp4"] + fast
+    process.currentDirectoryURL = dir
+    let errPath = path("stderr.txt")
+    XCTAssertTrue(FileManager.default.createFile(atPath: errPath, contents: nil))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    // Let it record for a while (it has no limit of its own), then interrupt it.
+    sleep(2)
+    XCTAssertTrue(process.isRunning)
+    process.interrupt()
+    let deadline = Date().addingTimeInterval(60)
+    while process.isRunning && Date() < deadline { usleep(20_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+    XCTAssertEqual(process.terminationReason, .exit, stderr)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    XCTAssertTrue(stderr.contains("stopped by interrupted"), stderr)
+    let streams = try MovieOracle.probe(path("live.mp4"))
+    let video = try XCTUnwrap(streams["video"])
+    XCTAssertGreaterThan(video.frames, 5)
+    XCTAssertEqual(streams["audio"]?.codec, "aac")
+    // Decoding the whole file must not report any error (a truncated file would).
+    let decode = try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path("live.mp4"), "-f", "null", "-"])
+    XCTAssertEqual(decode.stderr, "")
+    XCTAssertEqual(try listing(), ["live.mp4", "stderr.txt"])
+  }
+
+  // MARK: Bad input: one line, non-zero exit, no file left behind.
+
+  func testUnknownProfile() throws {
+    try assertFails(
+      ["record", "--profile", "ultra", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: unknown H.264 profile 'ultra' (expected baseline, main or high)")
+  }
+
+  func testMalformedBitrate() throws {
+    try assertFails(
+      ["record", "--video-bitrate", "abc", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid bitrate 'abc': expected a number with an optional k or M suffix, e.g. 4M or 800k")
+  }
+
+  func testUnknownX264Preset() throws {
+    try assertFails(
+      ["record", "--x264-preset", "warp", "--frames", "1", "-o", "out.mp4"],
+      prefix: "camfx: error: unknown x264 preset 'warp' (expected one of ultrafast, ")
+  }
+
+  func testOddSizeIsAnErrorNotASilentRounding() throws {
+    try assertFails(
+      ["record", "--size", "641x360", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: frame size 641x360 has an odd side; H.264 in yuv420p needs an even width and height (crop to e.g. 640x360)")
+  }
+
+  func testOutputInAMissingDirectory() throws {
+    try assertFails(
+      ["record", "--frames", "1", "-o", "nowhere/out.mp4"],
+      stderr: "camfx: error: output directory 'nowhere' does not exist")
+  }
+
+  func testExistingOutputWithoutOverwrite() throws {
+    try Data("keep me".utf8).write(to: dir.appendingPathComponent("out.mp4"))
+    try assertFails(
+      ["record", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: output file 'out.mp4' already exists (use -y or --overwrite to replace it)", keep: ["out.mp4"])
+    XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("out.mp4"), encoding: .utf8), "keep me")
+  }
+
+  func testUnsupportedContainer() throws {
+    try assertFails(
+      ["record", "--frames", "1", "-o", "out.avi"],
+      stderr: "camfx: error: unsupported output file 'out.avi' ('.avi'); use .mp4, .mov or .mkv")
+  }
+
+  func testBadAudioDurationAndSizeValues() throws {
+    try assertFails(
+      ["record", "--audio", "noise", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid --audio 'noise' (expected none, sine or sine=FREQ, e.g. sine=440)")
+    try assertFails(
+      ["record", "--duration", "abc", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid duration 'abc': expected a positive time such as 10s, 1.5s, 500ms or 2m (at least 1ms)")
+    try assertFails(
+      ["record", "--max-size", "lots", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid size 'lots': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
+  }
+}
+
+/// `camfx record --input`: a transcode with filters that keeps frames, times and sound.
+final class RecordInputTests: CLITestCase {
+  /// A 2 s movie made by ffmpeg itself: testsrc2 at 25 fps and a 1 kHz tone at 44.1 kHz.
+  private func makeInput(_ name: String, audio: Bool = true) throws {
+    var args = ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25"]
+    if audio { args += ["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100"] }
+    args += ["-t", "2", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
+    if audio { args += ["-c:a", "aac"] }
+    _ = try MovieOracle.run("ffmpeg", args + [path(name)])
+  }
+
+  func testTranscodeKeepsFramesTimestampsDurationAndSound() throws {
+    try makeInput("in.mp4")
+    let result = try CLI.run(
+      ["record", "--input", "in.mp4", "--filter", "mirror", "--x264-preset", "ultrafast", "-o", "out.mp4"], in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertTrue(result.stderr.contains("recorded 50 frames (2.00 s)"), result.stderr)
+    XCTAssertTrue(result.stderr.contains("0 dropped"), result.stderr)
+    XCTAssertTrue(result.stderr.contains("stopped by end-of-input"), result.stderr)
+    let before = try MovieOracle.probe(path("in.mp4"))
+    let after = try MovieOracle.probe(path("out.mp4"))
+    let v0 = try XCTUnwrap(before["video"]), v1 = try XCTUnwrap(after["video"])
+    XCTAssertEqual(v1.codec, "h264")
+    XCTAssertEqual(v1.frames, v0.frames)
+    XCTAssertEqual(v1.frames, 50)
+    XCTAssertEqual(v1.frameTimes.count, v0.frameTimes.count)
+    for (a, b) in zip(v0.frameTimes, v1.frameTimes) { XCTAssertEqual(a, b, accuracy: 0.001) }
+    XCTAssertEqual(v1.duration, v0.duration, accuracy: 1.0 / 25)
+    let a1 = try XCTUnwrap(after["audio"], "the sound track must be kept")
+    XCTAssertEqual(a1.codec, "aac")
+    XCTAssertEqual(a1.duration, try XCTUnwrap(before["audio"]).duration, accuracy: 0.05)
+    let samples = try MovieOracle.decodeMono(path("out.mp4"), rate: 44_100)
+    XCTAssertEqual(MovieOracle.dominantFrequency(samples[22_050..<44_100], rate: 44_100, range: 500...1500, step: 20), 1000)
+    // The mirror ran: the first decoded frame is the input's, flipped.
+    let inFrame = try MovieOracle.decodeYUV(path("in.mp4"), width: 320, height: 240, frames: 1)[0]
+    let outFrame = try MovieOracle.decodeYUV(path("out.mp4"), width: 320, height: 240, frames: 1)[0]
+    var flippedDiff = 0, straightDiff = 0
+    for y in 0..<240 {
+      for x in 0..<320 {
+        flippedDiff += abs(Int(outFrame[y * 320 + x]) - Int(inFrame[y * 320 + 319 - x]))
+        straightDiff += abs(Int(outFrame[y * 320 + x]) - Int(inFrame[y * 320 + x]))
+      }
+    }
+    XCTAssertLessThan(Double(flippedDiff) / 76_800, 3)
+    XCTAssertGreaterThan(Double(straightDiff) / 76_800, 10)
+  }
+
+  func testAudioNoneDropsTheSoundTrack() throws {
+    try makeInput("in.mp4")
+    let result = try CLI.run(
+      ["record", "--input", "in.mp4", "--audio", "none", "--frames", "10", "--x264-preset", "ultrafast", "-o", "out.mkv"],
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let streams = try MovieOracle.probe(path("out.mkv"))
+    XCTAssertEqual(streams["video"]?.frames, 10)
+    XCTAssertNil(streams["audio"])
+  }
+
+  func testMissingInput() throws {
+    try assertFails(
+      ["record", "--input", "missing.mp4", "-o", "out.mp4"],
+      stderr: "camfx: error: avformat_open_input 'missing.mp4' failed: No such file or directory")
+  }
+
+  func testCorruptInput() throws {
+    var junk = [UInt8](repeating: 0, count: 4096)
+    for i in junk.indices { junk[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 13) }
+    try Data(junk).write(to: dir.appendingPathComponent("junk.mp4"))
+    try assertFails(
+      ["record", "--input", "junk.mp4", "-o", "out.mp4"],
+      stderr: "camfx: error: avformat_open_input 'junk.mp4' failed: Invalid data found when processing input",
+      keep: ["junk.mp4"])
+  }
+
+  func testUnreadableInput() throws {
+    try makeInput("in.mp4", audio: false)
+    chmod(path("in.mp4"), 0o000)
+    try assertFails(
+      ["record", "--input", "in.mp4", "-o", "out.mp4"],
+      stderr: "camfx: error: avformat_open_input 'in.mp4' failed: Permission denied", keep: ["in.mp4"],
+      unprivileged: true)
+  }
+
+  func testInputWithoutVideo() throws {
+    _ = try MovieOracle.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine", "-t", "0.5", path("tone.m4a")])
+    try assertFails(
+      ["record", "--input", "tone.m4a", "-o", "out.mp4"],
+      stderr: "camfx: error: av_find_best_stream 'tone.m4a' failed: no video stream", keep: ["tone.m4a"])
+  }
+
+  func testToneCannotBeAddedToAnInput() throws {
+    try makeInput("in.mp4")
+    try assertFails(
+      ["record", "--input", "in.mp4", "--audio", "sine", "-o", "out.mp4"],
+      stderr: "camfx: error: --audio sine cannot be used with --input, which brings its own sound (--audio none drops it)",
+      keep: ["in.mp4"])
+  }
+}
