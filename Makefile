@@ -2,7 +2,7 @@
 SWIFT ?= swift
 OUT   ?= out
 
-.PHONY: run test setup build release bench clean
+.PHONY: run test setup build release bench bench-peers clean
 
 ## make run: install packages, build, and record a short filtered clip from the test source
 run: setup build
@@ -29,6 +29,11 @@ release:
 ## make bench: filter and pipeline throughput (release build)
 bench: setup release
 	.build/release/camfx bench
+
+## make bench-peers: camfx next to libyuv, libavfilter and libswscale (benchmarks/ sub-package)
+bench-peers:
+	bash scripts/setup.sh --bench
+	cd benchmarks && $(SWIFT) run -c release camfx-compare
 
 clean:
 	rm -rf .build $(OUT)

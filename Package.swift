@@ -54,7 +54,8 @@ let package = Package(
     .testTarget(name: "FilterTests", dependencies: ["Camfx"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"]),
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CFFmpeg"]),
-    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture"]),
+    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CFFmpeg"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
+    .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxMedia"]),
   ]
 )

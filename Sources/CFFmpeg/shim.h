@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/audio_fifo.h>
 #include <libavutil/avutil.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/error.h>
@@ -18,6 +19,12 @@
 static const int CAMFX_AVERROR_EAGAIN = AVERROR(EAGAIN);
 /// AVERROR_EOF: end of stream.
 static const int CAMFX_AVERROR_EOF = AVERROR_EOF;
+/// AVERROR_STREAM_NOT_FOUND: av_find_best_stream found no stream of the type.
+static const int CAMFX_AVERROR_STREAM_NOT_FOUND = AVERROR_STREAM_NOT_FOUND;
+/// AVERROR_DECODER_NOT_FOUND: no decoder for the stream's codec.
+static const int CAMFX_AVERROR_DECODER_NOT_FOUND = AVERROR_DECODER_NOT_FOUND;
+/// AVERROR_INVALIDDATA: corrupt or unrecognised input.
+static const int CAMFX_AVERROR_INVALIDDATA = AVERROR_INVALIDDATA;
 static const int CAMFX_AV_ERROR_MAX_STRING_SIZE = AV_ERROR_MAX_STRING_SIZE;
 static const int64_t CAMFX_AV_NOPTS_VALUE = AV_NOPTS_VALUE;
 

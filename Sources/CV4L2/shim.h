@@ -12,6 +12,10 @@
 #include <libv4l2.h>
 
 static inline int camfx_v4l2_open(const char *path, int flags) { return v4l2_open(path, flags); }
+/// Hands an fd opened with open(2) to libv4l2 (after camfx checked it is a camera).
+static inline int camfx_v4l2_fd_open(int fd, int v4l2_flags) { return v4l2_fd_open(fd, v4l2_flags); }
+/// Plain ioctl(2), for probing a node before libv4l2 sees it (ioctl is variadic too).
+static inline int camfx_ioctl(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }
 static inline int camfx_v4l2_close(int fd) { return v4l2_close(fd); }
 static inline int camfx_v4l2_ioctl(int fd, unsigned long request, void *arg) {
   return v4l2_ioctl(fd, request, arg);

@@ -1,6 +1,10 @@
 @_exported import CamfxCore
+@_exported import CropFilter
+@_exported import GrayscaleFilter
+@_exported import MirrorFilter
+@_exported import WatermarkFilter
 
 extension FilterRegistry {
   /// Every built-in filter, in the order `camfx filters` lists them (allfilters.c style).
-  public static let builtin = FilterRegistry([])
+  public static let builtin = FilterRegistry([Watermark.self, Grayscale.self, Crop.self, Mirror.self])
 }

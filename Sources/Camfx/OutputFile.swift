@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file that appears at its destination only when it is complete.
+///
+/// Everything is written to a hidden temporary file in the destination's own
+/// directory (so the final `rename` is atomic and never crosses file systems), which
+/// is renamed into place on success and deleted on failure. A failed or interrupted
+/// command therefore never leaves a half-written file under the user's name.
+///
+/// The temporary name ends with the destination's name, so tools that pick a format
+/// from the extension (libavformat, libpng users) see the same extension:
+///
+///     out/clip.mp4   ->   out/.camfx-4711-1-clip.mp4   (while writing)
+///
+/// Typical use, for a one-shot writer:
+///
+///     let output = try OutputFile(path: "shot.png", overwrite: false)
+///     try output.write { temporaryPath in try PNGFile.write(frame, to: temporaryPath, alpha: false) }
+///
+/// and for a long-running one (a recording):
+///
+///     let staged = try output.begin()      // checks and creates the temporary file
+///     ... write to staged.temporaryPath ...
+///     try staged.commit()                   // or staged.discard(); deinit discards too
+public struct OutputFile: Sendable {
+  /// The destination as given.
+  public let path: String
+  /// Whether an existing file at `path` may be replaced.
+  public let overwrite: Bool
+
+  /// Checks the destination: the path is not empty, its directory exists and is a
+  /// directory, and the file does not exist (unless `overwrite`) and is not a
+  /// directory. Writability is checked by `begin()`, which creates the temporary file.
+  /// - Throws: `OutputFileError`.
+  public init(path: String, overwrite: Bool) throws {
+    self.path = path
+    self.overwrite = overwrite
+    guard !path.isEmpty else { throw OutputFileError(path: path, reason: .emptyPath) }
+    var st = stat()
+    let dir = directory
+    if stat(dir, &st) != 0 {
+      throw OutputFileError(path: path, reason: .directoryMissing(dir))
+    }
+    guard st.st_mode & S_IFMT == S_IFDIR else {
+      throw OutputFileError(path: path, reason: .notADirectory(dir))
+    }
+    if lstat(path, &st) == 0 {
+      if st.st_mode & S_IFMT == S_IFDIR { throw OutputFileError(path: path, reason: .isDirectory) }
+      if !overwrite { throw OutputFileError(path: path, reason: .exists) }
+    }
+  }
+
+  /// The directory the file goes in (`.` for a bare name).
+  public var directory: String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    let dir = path[..<slash]
+    return dir.isEmpty ? "/" : String(dir)
+  }
+
+  /// The file name without its directory.
+  public var fileName: String {
+    guard let slash = path.lastIndex(of: "/") else { return path }
+    return String(path[path.index(after: slash)...])
+  }
+
+  /// Creates the (empty) temporary file and returns the handle that commits or
+  /// discards it.
+  /// - Throws: `OutputFileError.directoryNotWritable` when the file cannot be created.
+  public func begin() throws -> StagedOutputFile {
+    let prefix = directory == "." && !path.hasPrefix("./") ? "" : directory + (directory == "/" ? "" : "/")
+    let pid = getpid()
+    for attempt in 0..<100 {
+      let candidate = "\(prefix).camfx-\(pid)-\(StagedOutputFile.nextSerial())-\(fileName)"
+      let fd = open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+      if fd >= 0 {
+        close(fd)
+        return StagedOutputFile(destination: self, temporaryPath: candidate)
+      }
+      let code = errno
+      if code == EEXIST && attempt < 99 { continue }
+      if code == ENOENT { throw OutputFileError(path: path, reason: .directoryMissing(directory)) }
+      throw OutputFileError(path: path, reason: .directoryNotWritable(directory, errno: code))
+    }
+    throw OutputFileError(path: path, reason: .directoryNotWritable(directory, errno: EEXIST))
+  }
+
+  /// Runs `body` with the temporary path, then moves the result into place. If `body`
+  /// throws, the temporary file is deleted and the error rethrown.
+  public func write(_ body: (_ temporaryPath: String) throws -> Void) throws {
+    let staged = try begin()
+    do {
+      try body(staged.temporaryPath)
+    } catch {
+      staged.discard()
+      throw error
+    }
+    try staged.commit()
+  }
+}

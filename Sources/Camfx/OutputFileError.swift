@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An output file that cannot be created, kept or replaced. `description` is the one
+/// line a user sees; it names the path and, for system-call failures, keeps `errno`.
+public struct OutputFileError: Error, CustomStringConvertible, Equatable {
+  public enum Reason: Sendable, Equatable {
+    /// The path is empty.
+    case emptyPath
+    /// The directory the file would go in does not exist.
+    case directoryMissing(String)
+    /// The parent path exists but is not a directory.
+    case notADirectory(String)
+    /// A temporary file cannot be created in the directory (`errno`, e.g. `EACCES`).
+    case directoryNotWritable(String, errno: Int32)
+    /// The destination exists and overwriting was not asked for.
+    case exists
+    /// The destination is a directory.
+    case isDirectory
+    /// Moving the finished temporary file into place failed (`errno`).
+    case renameFailed(errno: Int32)
+  }
+
+  /// The destination path as the user gave it.
+  public var path: String
+  public var reason: Reason
+
+  public init(path: String, reason: Reason) {
+    self.path = path
+    self.reason = reason
+  }
+
+  public var description: String {
+    switch reason {
+    case .emptyPath: return "output path is empty"
+    case .directoryMissing(let dir): return "output directory '\(dir)' does not exist"
+    case .notADirectory(let dir): return "output directory '\(dir)' is not a directory"
+    case .directoryNotWritable(let dir, let code):
+      return "output directory '\(dir)' is not writable (\(Self.text(code)))"
+    case .exists: return "output file '\(path)' already exists (use -y or --overwrite to replace it)"
+    case .isDirectory: return "output path '\(path)' is a directory"
+    case .renameFailed(let code): return "cannot move the finished file into place at '\(path)': \(Self.text(code))"
+    }
+  }
+
+  private static func text(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

@@ -1,0 +1,188 @@
+import CamfxCore
+
+/// The bodies of the stage threads. Each runs until its input ends, then closes its
+/// output ring so the next stage drains and ends in turn.
+extension RecordingSession {
+  static var nanoseconds: Int32 { 1_000_000_000 }
+
+  /// Source stage: reads the input, applies the limits, drops late live frames.
+  func runSourceStage() {
+    let live = input.isLive
+    let frameDuration = input.frameDuration
+    var firstTime: MediaTime?
+    var lastTime: MediaTime?
+    var previousTime: MediaTime?
+    var accepted = 0
+    defer {
+      // Publish where the video ends, so the audio stage stops at the same instant.
+      if let lastTime {
+        let step = frameDuration ?? previousTime.map { lastTime - $0 } ?? .zero
+        videoEndNanoseconds.store((lastTime + step).converted(to: Self.nanoseconds).value, ordering: .releasing)
+      }
+      videoFinished.store(true, ordering: .releasing)
+      rawFrames.close()
+      if input.hasAudio { audioBlocks?.close() }
+    }
+    while !shouldStop {
+      let sample: RecordingSample<Audio>?
+      do {
+        sample = try input.nextSample()
+      } catch {
+        // A read error ends the recording, but what was read is still finished.
+        record(failure: error)
+        requestStop(.failed)
+        return
+      }
+      guard let sample else {
+        requestStop(.endOfInput)
+        return
+      }
+      switch sample {
+      case .dropped(let reason):
+        statistics.countDrop(reason)
+
+      case .audio(let block):
+        guard let ring = audioBlocks else { continue }
+        if !ring.push(block, shouldStop: { self.isAborted }) { return }
+
+      case .video(let frame):
+        let time = frame.presentationTime
+        if let limit = limits.duration, let first = firstTime, time - first >= limit {
+          requestStop(.duration)
+          return
+        }
+        if live {
+          guard rawFrames.tryPush(frame) else {
+            statistics.countDrop(.late)
+            continue
+          }
+        } else if !rawFrames.push(frame, shouldStop: { self.isAborted }) {
+          return
+        }
+        statistics.framesIn.add(1, ordering: .relaxed)
+        statistics.framesAccepted.add(1, ordering: .relaxed)
+        accepted += 1
+        if firstTime == nil {
+          firstTime = time
+          videoStartNanoseconds.store(time.converted(to: Self.nanoseconds).value, ordering: .releasing)
+        }
+        previousTime = lastTime
+        lastTime = time
+        // The audio stage may generate sound up to the start of this frame.
+        videoEndNanoseconds.store(time.converted(to: Self.nanoseconds).value, ordering: .releasing)
+        if let limit = limits.frames, accepted >= limit {
+          requestStop(.frames)
+          return
+        }
+      }
+    }
+  }
+
+  /// Filter stage: runs the chain in place on every accepted frame; never drops.
+  func runFilterStage() {
+    defer {
+      filteredFrames.close()
+      if isAborted { discardUntilClosed(rawFrames) }
+    }
+    while var frame = rawFrames.pop(shouldStop: { self.isAborted }) {
+      chain.process(&frame)
+      if !filteredFrames.push(frame, shouldStop: { self.isAborted }) { return }
+      statistics.framesFiltered.add(1, ordering: .relaxed)
+    }
+  }
+
+  /// After an abort: takes what is left in `ring` (returning frames to their pool)
+  /// until its producer has noticed and closed it.
+  func discardUntilClosed<Element>(_ ring: FrameRing<Element>) {
+    while ring.pop() != nil {}
+  }
+
+  /// Audio stage: generates sound that never runs ahead of the accepted video, and ends
+  /// exactly where the video ends.
+  func runAudioStage() {
+    guard let generator, let ring = audioBlocks else { return }
+    defer { ring.close() }
+    var backoff = IdleBackoff()
+    var started = false
+    while !isAborted {
+      let start = videoStartNanoseconds.load(ordering: .acquiring)
+      if start == .min {
+        if videoFinished.load(ordering: .acquiring) { return }  // no video at all
+        backoff.wait()
+        continue
+      }
+      if !started {
+        generator.start(at: MediaTime(value: start, timescale: Self.nanoseconds))
+        started = true
+      }
+      // Read "finished" first: if it is set, the end read after it is the final one.
+      let finished = videoFinished.load(ordering: .acquiring)
+      let end = MediaTime(value: videoEndNanoseconds.load(ordering: .acquiring), timescale: Self.nanoseconds)
+      let block: Audio?
+      do {
+        block = try generator.nextChunk(until: end)
+      } catch {
+        record(failure: error)
+        requestStop(.failed)
+        return
+      }
+      if let block {
+        if !ring.push(block, shouldStop: { self.isAborted }) { return }
+        backoff.reset()
+      } else if finished {
+        return
+      } else {
+        backoff.wait()
+      }
+    }
+  }
+
+  /// Writer stage: drains the video and audio rings into the sink, watches `--max-size`,
+  /// and finishes the file once both rings are closed and empty.
+  func runWriterStage() {
+    var backoff = IdleBackoff()
+    do {
+      while !isAborted {
+        var didWork = false
+        // Check "closed" before popping: a ring seen closed and then empty is done.
+        let videoClosed = filteredFrames.isClosed
+        if let frame = filteredFrames.tryPop() {
+          try sink.appendVideo(frame)
+          statistics.framesWritten.add(1, ordering: .relaxed)
+          didWork = true
+        }
+        var audioDone = true
+        if let ring = audioBlocks {
+          let audioClosed = ring.isClosed
+          if let block = ring.tryPop() {
+            try sink.appendAudio(block)
+            statistics.audioChunksWritten.add(1, ordering: .relaxed)
+            didWork = true
+            audioDone = false
+          } else {
+            audioDone = audioClosed
+          }
+        }
+        if didWork {
+          let bytes = sink.bytesWritten
+          statistics.bytesWritten.store(bytes, ordering: .relaxed)
+          if let limit = limits.bytes, bytes >= limit { requestStop(.maxSize) }
+          backoff.reset()
+        } else if videoClosed && audioDone {
+          try sink.finish()
+          statistics.bytesWritten.store(sink.bytesWritten, ordering: .relaxed)
+          return
+        } else {
+          backoff.wait()
+        }
+      }
+    } catch {
+      record(failure: error)
+      aborted.store(true, ordering: .releasing)
+      stopRequested.store(true, ordering: .releasing)
+    }
+    sink.cancel()
+    discardUntilClosed(filteredFrames)
+    if let audioBlocks { discardUntilClosed(audioBlocks) }
+  }
+}

@@ -1,0 +1,196 @@
+import CamfxCore
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A staged recording pipeline, like an `AVCaptureSession` feeding an `AVAssetWriter`:
+///
+///     input ──▶ [source] ──ring──▶ [filter] ──ring──▶ [writer] ──▶ sink (adaptor, encoders, muxer)
+///                  │ (a movie's sound)                   ▲
+///                  └──────────────────────────ring───────┤
+///     generator ──▶ [audio] ─────────────────ring────────┘ (--audio sine: on the video's clock)
+///
+/// Every `[stage]` is its own thread; the rings are lock-free single-producer /
+/// single-consumer `FrameRing`s, and frames are pooled `PixelBuffer`s that go back to
+/// their pool when the writer lets go of them, so the steady state allocates nothing.
+///
+/// Flow modes (`AVAssetWriterInput.expectsMediaDataInRealTime`): a live input never
+/// waits — when the filter stage's ring is full the frame is dropped as `late`, and when
+/// the input's pool is empty it is dropped as `out-of-buffers`; both are counted. A file
+/// input waits (back-pressure) and nothing is dropped. Behind the source stage nothing
+/// is ever dropped: every accepted frame is filtered and encoded.
+///
+/// Stopping: a limit, the end of input or `stop()` (SIGINT/SIGTERM) ends the source
+/// stage; it closes its rings, each stage drains its input ring and closes its output,
+/// and the writer finishes the file. `abort()` (or a failing sink) abandons the file.
+///
+/// `@unchecked Sendable`: the input is used only by the source thread, the generator
+/// only by the audio thread, the sink only by the writer thread (and by `cancel` after
+/// the others have stopped); everything shared is an atomic, a `Mutex` or a ring.
+public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
+  let input: any RecordingInput<Audio>
+  let chain: FilterChain
+  let generator: (any AudioGenerator<Audio>)?
+  let sink: any RecordingSink<Audio>
+  public let limits: RecordingLimits
+  /// Live counters, for a status line.
+  public let statistics = RecordingStatistics()
+  /// The size of the frames the sink receives, as the filter chain negotiated it.
+  public let outputGeometry: FrameGeometry
+
+  let rawFrames: FrameRing<PixelBuffer>
+  let filteredFrames: FrameRing<PixelBuffer>
+  let audioBlocks: FrameRing<Audio>?
+
+  /// Graceful stop: the source stage stops taking frames; the rest drains.
+  let stopRequested = Atomic<Bool>(false)
+  /// Hard stop: every stage gives up at once and the sink is cancelled.
+  let aborted = Atomic<Bool>(false)
+  private let outcome = Mutex<Outcome>(Outcome())
+  struct Outcome {
+    var reason: StopReason?
+    var error: (any Error)?
+  }
+
+  // The video clock the audio stage follows, in nanoseconds on the input's timeline.
+  let videoStartNanoseconds = Atomic<Int64>(.min)
+  let videoEndNanoseconds = Atomic<Int64>(0)
+  let videoFinished = Atomic<Bool>(false)
+
+  private let stages = DispatchGroup()
+  private let started = Atomic<Bool>(false)
+  private let startInstant = ContinuousClock.now
+  private let finishedAt = Mutex<ContinuousClock.Instant?>(nil)
+
+  /// Builds the session; nothing runs until `start()`.
+  ///
+  /// - Parameters:
+  ///   - input: where frames (and a file's audio) come from.
+  ///   - chain: the filters, already configured for `input.geometry` (negotiation
+  ///     happens before the sink is created, so a bad chain never leaves a file).
+  ///   - generator: a sound made on the video's clock (`--audio sine`); not together
+  ///     with an input that has audio.
+  ///   - sink: the movie writer, set up for `chain.outputGeometry`.
+  ///   - limits: when to stop by itself.
+  ///   - ringCapacity: frames between two video stages (a power of two).
+  /// - Throws: `RecordingSessionError` if the chain was configured for another size.
+  public init(
+    input: any RecordingInput<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
+    sink: any RecordingSink<Audio>, limits: RecordingLimits = RecordingLimits(), ringCapacity: Int = 8
+  ) throws {
+    guard chain.inputGeometry == input.geometry, let output = chain.outputGeometry else {
+      throw RecordingSessionError(
+        "the filter chain was configured for \(chain.inputGeometry.map { "\($0)" } ?? "no size"), the input delivers \(input.geometry)")
+    }
+    guard !(generator != nil && input.hasAudio) else {
+      throw RecordingSessionError("the input has its own sound track; a generated tone cannot be added to it")
+    }
+    self.input = input
+    self.chain = chain
+    self.generator = generator
+    self.sink = sink
+    self.limits = limits
+    self.outputGeometry = output
+    self.rawFrames = FrameRing(capacity: ringCapacity)
+    self.filteredFrames = FrameRing(capacity: ringCapacity)
+    // Audio blocks are small; room for a few seconds keeps a file's interleaving slack.
+    self.audioBlocks = (generator != nil || input.hasAudio) ? FrameRing(capacity: 256) : nil
+  }
+
+  /// Starts every stage on its own thread.
+  public func start() {
+    precondition(!started.exchange(true, ordering: .relaxed), "RecordingSession started twice")
+    spawn("camfx.source") { self.runSourceStage() }
+    spawn("camfx.filter") { self.runFilterStage() }
+    if generator != nil { spawn("camfx.audio") { self.runAudioStage() } }
+    spawn("camfx.writer") { self.runWriterStage() }
+  }
+
+  /// Asks the recording to end cleanly: no new frames are taken, every accepted frame is
+  /// still encoded and the file is finished. Safe from any thread, any number of times.
+  public func stop(reason: StopReason = .interrupted) {
+    requestStop(reason)
+  }
+
+  /// Abandons the recording: stages stop at once and the sink is cancelled.
+  public func abort(error: any Error) {
+    record(failure: error)
+    aborted.store(true, ordering: .releasing)
+    stopRequested.store(true, ordering: .releasing)
+  }
+
+  /// Waits until every stage has ended, calling `status` every `statusInterval` seconds
+  /// meanwhile (on the calling thread).
+  /// - Returns: the final figures; `error` is set if the recording failed.
+  public func waitUntilFinished(
+    statusInterval: Double = 0.5, status: (RecordingStatistics.Snapshot, Double) -> Void = { _, _ in }
+  ) -> RecordingSummary {
+    while stages.wait(timeout: .now() + statusInterval) == .timedOut {
+      status(statistics.snapshot, elapsedSeconds)
+    }
+    return summary
+  }
+
+  /// Seconds since the session was created (until it finished).
+  public var elapsedSeconds: Double {
+    let end = finishedAt.withLock { $0 } ?? ContinuousClock.now
+    let d = end - startInstant
+    return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+  }
+
+  /// The figures so far; final once `waitUntilFinished` returned.
+  public var summary: RecordingSummary {
+    let o = outcome.withLock { Outcome(reason: $0.reason, error: $0.error) }
+    let s = statistics
+    let start = videoStartNanoseconds.load(ordering: .acquiring)
+    let end = videoEndNanoseconds.load(ordering: .acquiring)
+    return RecordingSummary(
+      framesIn: s.framesIn.load(ordering: .relaxed),
+      framesOut: s.framesWritten.load(ordering: .relaxed),
+      dropped: [
+        DropReason.late.rawValue: s.droppedLate.load(ordering: .relaxed),
+        DropReason.outOfBuffers.rawValue: s.droppedOutOfBuffers.load(ordering: .relaxed),
+      ],
+      audioChunks: s.audioChunksWritten.load(ordering: .relaxed),
+      durationSeconds: start == .min ? 0 : Double(end - start) / 1e9,
+      elapsedSeconds: elapsedSeconds,
+      bytes: s.bytesWritten.load(ordering: .relaxed),
+      stopReason: o.error != nil ? .failed : (o.reason ?? .endOfInput),
+      error: o.error.map { "\($0)" })
+  }
+
+  // MARK: Shared control
+
+  func requestStop(_ reason: StopReason) {
+    outcome.withLock { if $0.reason == nil { $0.reason = reason } }
+    stopRequested.store(true, ordering: .releasing)
+  }
+
+  /// Keeps the first failure; a later one is usually a consequence.
+  func record(failure: any Error) {
+    outcome.withLock { o in
+      if o.error == nil { o.error = failure }
+      if o.reason == nil { o.reason = .failed }
+    }
+  }
+
+  var shouldStop: Bool { stopRequested.load(ordering: .acquiring) }
+  var isAborted: Bool { aborted.load(ordering: .acquiring) }
+
+  private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
+    stages.enter()
+    let thread = Thread { [self] in
+      body()
+      finishedAt.withLock { $0 = ContinuousClock.now }
+      stages.leave()
+    }
+    thread.name = name
+    thread.start()
+  }
+}
+
+/// A recording that cannot be set up as asked.
+public struct RecordingSessionError: Error, CustomStringConvertible, Sendable {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}

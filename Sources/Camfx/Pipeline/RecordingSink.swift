@@ -1,0 +1,21 @@
+import CamfxCore
+
+/// Where the writer stage of a `RecordingSession` puts what it drains from the rings:
+/// a movie writer (an `AVAssetWriter` with its pixel buffer adaptor), or a test sink.
+///
+/// All calls come from the writer stage's thread, in this order: any number of appends
+/// (video in presentation order; audio in its own order), then `finish()` — or
+/// `cancel()` after a failure.
+public protocol RecordingSink<Audio>: AnyObject {
+  associatedtype Audio: Sendable
+  /// Encodes one filtered frame. The sink must not keep `frame` (it returns to its pool).
+  func appendVideo(_ frame: PixelBuffer) throws
+  /// Encodes one block of audio.
+  func appendAudio(_ audio: Audio) throws
+  /// Flushes the encoders and finishes the file so that it plays to the end.
+  func finish() throws
+  /// Abandons the file after a failure.
+  func cancel()
+  /// Bytes written to the output so far (for `--max-size` and the status line).
+  var bytesWritten: Int64 { get }
+}

@@ -1,0 +1,61 @@
+import CamfxCore
+import Synchronization
+
+/// Counters the stages bump as frames move, read by the status line while they run.
+///
+/// Each counter has one writer (the stage that owns it); relaxed atomics suffice because
+/// readers only want a recent value, and the final figures are read after every stage
+/// thread was joined.
+public final class RecordingStatistics: Sendable {
+  /// Frames the input delivered or tried to (accepted + dropped).
+  let framesIn = Atomic<Int>(0)
+  /// Frames the source stage handed on to the filter stage.
+  let framesAccepted = Atomic<Int>(0)
+  let framesFiltered = Atomic<Int>(0)
+  /// Frames the sink encoded.
+  let framesWritten = Atomic<Int>(0)
+  let droppedLate = Atomic<Int>(0)
+  let droppedOutOfBuffers = Atomic<Int>(0)
+  let audioChunksWritten = Atomic<Int>(0)
+  let bytesWritten = Atomic<Int64>(0)
+  /// Timestamp of the last frame written minus the first, in nanoseconds.
+  let writtenSpanNanoseconds = Atomic<Int64>(0)
+
+  init() {}
+
+  func countDrop(_ reason: DropReason) {
+    framesIn.add(1, ordering: .relaxed)
+    switch reason {
+    case .late: droppedLate.add(1, ordering: .relaxed)
+    case .outOfBuffers: droppedOutOfBuffers.add(1, ordering: .relaxed)
+    }
+  }
+
+  /// A consistent-enough copy for the status line.
+  public var snapshot: Snapshot {
+    Snapshot(
+      framesIn: framesIn.load(ordering: .relaxed),
+      framesWritten: framesWritten.load(ordering: .relaxed),
+      droppedLate: droppedLate.load(ordering: .relaxed),
+      droppedOutOfBuffers: droppedOutOfBuffers.load(ordering: .relaxed),
+      bytesWritten: bytesWritten.load(ordering: .relaxed))
+  }
+
+  /// Counters at one moment.
+  public struct Snapshot: Sendable {
+    public var framesIn: Int
+    public var framesWritten: Int
+    public var droppedLate: Int
+    public var droppedOutOfBuffers: Int
+    public var bytesWritten: Int64
+    public var dropped: Int { droppedLate + droppedOutOfBuffers }
+
+    public init(framesIn: Int, framesWritten: Int, droppedLate: Int, droppedOutOfBuffers: Int, bytesWritten: Int64) {
+      self.framesIn = framesIn
+      self.framesWritten = framesWritten
+      self.droppedLate = droppedLate
+      self.droppedOutOfBuffers = droppedOutOfBuffers
+      self.bytesWritten = bytesWritten
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import CamfxCore
+
+/// The one line a running recording shows on a terminal, refreshed in place, and the
+/// summary it prints at the end:
+///
+///     00:05.2  30.0 fps  frames 156  dropped 0  1.2 MB  2.1 Mbit/s
+///
+/// `fps` is measured over the last refresh interval; `bitrate` over the whole run.
+public struct RecordingStatusLine: Sendable {
+  private var lastFrames = 0
+  private var lastSeconds = 0.0
+
+  public init() {}
+
+  /// The status text for `snapshot` taken `elapsed` seconds after the start.
+  public mutating func text(for snapshot: RecordingStatistics.Snapshot, elapsed: Double) -> String {
+    let interval = elapsed - lastSeconds
+    let fps = interval > 0 ? Double(snapshot.framesWritten - lastFrames) / interval : 0
+    lastFrames = snapshot.framesWritten
+    lastSeconds = elapsed
+    let bitrate = elapsed > 0 ? Double(snapshot.bytesWritten) * 8 / elapsed : 0
+    return "\(Self.clock(elapsed))  \(Self.fixed(fps, 1)) fps  frames \(snapshot.framesWritten)"
+      + "  dropped \(snapshot.dropped)  \(Self.bytes(snapshot.bytesWritten))  \(Self.bitrate(bitrate))"
+  }
+
+  /// The closing summary, e.g.
+  /// `recorded 60 frames (2.00 s) to out.mp4: 181.2 kB, 724.8 kbit/s, 0 dropped (late 0, out-of-buffers 0); stopped by duration after 2.1 s`.
+  public static func summary(_ s: RecordingSummary, output: String) -> String {
+    let rate = s.durationSeconds > 0 ? Double(s.bytes) * 8 / s.durationSeconds : 0
+    let reasons = DropReason.allCases.map { "\($0.rawValue) \(s.dropped[$0.rawValue] ?? 0)" }.joined(separator: ", ")
+    return "recorded \(s.framesOut) frames (\(fixed(s.durationSeconds, 2)) s) to \(output): \(bytes(s.bytes)), "
+      + "\(bitrate(rate)), \(s.droppedTotal) dropped (\(reasons)); stopped by \(s.stopReason.rawValue) after "
+      + "\(fixed(s.elapsedSeconds, 1)) s"
+  }
+
+  /// `mm:ss.t`.
+  static func clock(_ seconds: Double) -> String {
+    let tenths = Int((seconds * 10).rounded(.down))
+    let minutes = tenths / 600
+    let rest = tenths % 600
+    return "\(minutes < 10 ? "0" : "")\(minutes):\(rest < 100 ? "0" : "")\(rest / 10).\(rest % 10)"
+  }
+
+  /// `1.2 MB`, `181.2 kB`, `512 B` (decimal units, like the `--max-size` option).
+  static func bytes(_ n: Int64) -> String {
+    if n >= 1_000_000_000 { return fixed(Double(n) / 1e9, 2) + " GB" }
+    if n >= 1_000_000 { return fixed(Double(n) / 1e6, 1) + " MB" }
+    if n >= 1_000 { return fixed(Double(n) / 1e3, 1) + " kB" }
+    return "\(n) B"
+  }
+
+  static func bitrate(_ bitsPerSecond: Double) -> String {
+    if bitsPerSecond >= 1e6 { return fixed(bitsPerSecond / 1e6, 1) + " Mbit/s" }
+    return fixed(bitsPerSecond / 1e3, 1) + " kbit/s"
+  }
+
+  /// `value` with exactly `digits` decimals (no Foundation formatting needed).
+  static func fixed(_ value: Double, _ digits: Int) -> String {
+    guard value.isFinite else { return "0" }
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let scaled = Int64((abs(value) * scale).rounded())
+    let whole = scaled / Int64(scale)
+    var frac = String(scaled % Int64(scale))
+    while frac.count < digits { frac = "0" + frac }
+    return (value < 0 && scaled != 0 ? "-" : "") + "\(whole)" + (digits > 0 ? "." + frac : "")
+  }
+}

@@ -1,0 +1,43 @@
+/// The figures of a finished recording: printed at the end, written by `--stats-json`.
+public struct RecordingSummary: Sendable, Codable, Equatable {
+  /// Frames the input delivered or tried to deliver (written + dropped).
+  public var framesIn: Int
+  /// Frames encoded into the file.
+  public var framesOut: Int
+  /// Live frames dropped, by reason (`late`, `out-of-buffers`); always both keys.
+  public var dropped: [String: Int]
+  /// Audio blocks encoded.
+  public var audioChunks: Int
+  /// Video duration in the file: last frame's timestamp + one frame − first frame's.
+  public var durationSeconds: Double
+  /// Wall-clock time from start to finished file.
+  public var elapsedSeconds: Double
+  /// Size of the output.
+  public var bytes: Int64
+  public var stopReason: StopReason
+  /// The failure, if the recording failed.
+  public var error: String?
+
+  public init(
+    framesIn: Int, framesOut: Int, dropped: [String: Int], audioChunks: Int, durationSeconds: Double,
+    elapsedSeconds: Double, bytes: Int64, stopReason: StopReason, error: String?
+  ) {
+    self.framesIn = framesIn
+    self.framesOut = framesOut
+    self.dropped = dropped
+    self.audioChunks = audioChunks
+    self.durationSeconds = durationSeconds
+    self.elapsedSeconds = elapsedSeconds
+    self.bytes = bytes
+    self.stopReason = stopReason
+    self.error = error
+  }
+
+  public var droppedTotal: Int { dropped.values.reduce(0, +) }
+
+  enum CodingKeys: String, CodingKey {
+    case framesIn = "frames_in", framesOut = "frames_out", dropped, audioChunks = "audio_chunks"
+    case durationSeconds = "duration_seconds", elapsedSeconds = "elapsed_seconds", bytes
+    case stopReason = "stop_reason", error
+  }
+}

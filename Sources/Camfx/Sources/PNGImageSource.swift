@@ -1,0 +1,67 @@
+import CamfxCore
+import CamfxPNG
+
+/// A PNG image as a video source (`--source photo.png`): the same picture every
+/// frame, timestamps advancing by 1/`frameRate`. The image is read once; each frame
+/// is a copy in a pool buffer, since filters work in place.
+///
+///     camfx snapshot --source photo.png --filter grayscale -o gray.png
+public final class PNGImageSource: VideoSource, LiveDropCounting {
+  public let path: String
+  public let geometry: FrameGeometry
+  public let frameRate: Int
+  public let isLive: Bool
+  public var frameDuration: MediaTime? { MediaTime(value: 1, timescale: Int32(frameRate)) }
+  /// The decoded image (straight-alpha BGRA).
+  public let image: PixelBuffer
+  public let pool: PixelBufferPool
+  /// Frames a live source skipped because the caller asked for them too late.
+  public private(set) var framesSkippedLate = 0
+  /// Frames a live source dropped because every pool buffer was still in use.
+  public private(set) var framesDroppedOutOfBuffers = 0
+
+  private var nextFrameNumber: Int64 = 0
+  private let endFrame: Int64?
+  private var pacer: FramePacer
+
+  /// Reads the image.
+  /// - Parameters:
+  ///   - frameCount: frames before `nextFrame()` returns `nil`; `nil` for endless.
+  /// - Throws: `PNGError` when the file cannot be read.
+  public init(path: String, frameRate: Int = 30, live: Bool = false, frameCount: Int64? = nil, poolCapacity: Int = 8) throws {
+    precondition(frameRate > 0 && frameRate <= Int(Int32.max), "frame rate must be positive")
+    self.path = path
+    self.image = try PNGFile.read(path: path)
+    self.geometry = image.geometry
+    self.frameRate = frameRate
+    self.isLive = live
+    self.endFrame = frameCount
+    self.pool = PixelBufferPool(geometry: image.geometry, capacity: poolCapacity)
+    self.pacer = FramePacer(frameDuration: MediaTime(value: 1, timescale: Int32(frameRate)))
+  }
+
+  public func nextFrame() throws -> PixelBuffer? {
+    while true {
+      var n = nextFrameNumber
+      if let endFrame, n >= endFrame { return nil }
+      let buffer: PixelBuffer
+      if isLive {
+        n = pacer.waitForFrame(n)
+        if let endFrame, n >= endFrame { return nil }
+        framesSkippedLate += Int(n - nextFrameNumber)
+        nextFrameNumber = n + 1
+        guard let b = pool.tryAcquire(presentationTime: MediaTime(value: n, timescale: Int32(frameRate))) else {
+          framesDroppedOutOfBuffers += 1
+          continue
+        }
+        buffer = b
+      } else {
+        nextFrameNumber = n + 1
+        guard let b = pool.acquire(presentationTime: MediaTime(value: n, timescale: Int32(frameRate))) else { return nil }
+        buffer = b
+      }
+      buffer.copyPixels(from: image)
+      return buffer
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import CamfxCore
+
+/// What `--source` names: the built-in test pattern, a PNG image, or a camera.
+///
+///     --source testsrc          the test pattern (the default)
+///     --source photo.png        a PNG, repeated as frames
+///     --source /dev/video0      a V4L2 camera
+public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
+  case testPattern
+  case image(path: String)
+  case camera(device: String)
+
+  /// The name the test pattern goes by on the command line.
+  public static let testPatternName = "testsrc"
+
+  /// Parses a `--source` value. Anything under `/dev/` is a camera, `testsrc` is the
+  /// test pattern, and anything else is taken as a PNG path (checked when opened).
+  /// - Throws: `SourceError` for an empty value.
+  public init(parsing text: String) throws {
+    if text.isEmpty { throw SourceError(source: text, reason: "empty source (expected testsrc, FILE.png or /dev/videoN)") }
+    if text == Self.testPatternName {
+      self = .testPattern
+    } else if text.hasPrefix("/dev/") {
+      self = .camera(device: text)
+    } else {
+      self = .image(path: text)
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .testPattern: return Self.testPatternName
+    case .image(let path): return path
+    case .camera(let device): return device
+    }
+  }
+
+  /// Opens the source.
+  ///
+  /// - Parameters:
+  ///   - size: the frame size for the test pattern (default 640x480) or a camera.
+  ///     A PNG has its own size: `size` must be `nil` or equal to it.
+  ///   - frameRate: frames per second; timestamps advance by 1/`frameRate`.
+  ///   - live: pace frames on the wall clock (recording) rather than as fast as asked.
+  ///   - firstFrame: the test pattern's first frame number.
+  ///   - poolCapacity: how many frames may be out of the source at once.
+  /// - Throws: `SourceError`, or the `PNGError` of an unreadable image.
+  public func open(
+    size: FrameGeometry? = nil, frameRate: Int = 30, live: Bool = false, firstFrame: Int64 = 0,
+    poolCapacity: Int = 8
+  ) throws -> any VideoSource {
+    guard frameRate > 0 && frameRate <= 1000 else {
+      throw SourceError(source: description, reason: "frame rate \(frameRate) must be in 1...1000")
+    }
+    switch self {
+    case .testPattern:
+      let geometry = size ?? TestPatternSource.defaultGeometry
+      try geometry.validate()
+      return TestPatternSource(geometry: geometry, frameRate: frameRate, live: live, firstFrame: firstFrame, poolCapacity: poolCapacity)
+    case .image(let path):
+      let source = try PNGImageSource(path: path, frameRate: frameRate, live: live, poolCapacity: poolCapacity)
+      if let size, size != source.geometry {
+        throw SourceError(
+          source: path,
+          reason: "--size \(size) does not match the image's size \(source.geometry) (camfx does not scale; omit --size)")
+      }
+      return source
+    case .camera(let device):
+      throw SourceError(source: device, reason: "cameras are not supported yet")
+    }
+  }
+}

@@ -1,0 +1,264 @@
+import ArgumentParser
+import Camfx
+import CamfxMedia
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `camfx record` (the default command): frames from a source or a movie file, through
+/// the filter chain, into an H.264/AAC movie, on the staged `RecordingSession`.
+///
+///     camfx --filter watermark -o out.mp4                       # testsrc until Ctrl-C
+///     camfx record --size 1280x720 --duration 10s --audio sine=440 --filter grayscale -o clip.mp4
+///     camfx record --input in.mp4 --filter mirror -y -o mirrored.mp4
+struct RecordCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "record",
+    abstract: "Record a filtered movie (H.264/AAC in .mp4, .mov or .mkv).",
+    discussion: """
+      Stops at the first of --duration, --frames, --max-size, the end of --input, or \
+      SIGINT/SIGTERM (Ctrl-C), and always finishes a playable file; a second Ctrl-C \
+      abandons it. Live sources never wait: frames the pipeline cannot take in time are \
+      dropped and counted (late / out-of-buffers). A file --input is transcoded whole, \
+      with its sound, and nothing is dropped. The movie is written to a hidden \
+      temporary file next to OUT and renamed into place when it is finished.
+      """)
+
+  @Option(help: ArgumentHelp("testsrc (the default), a PNG file, or a camera such as /dev/video0.", valueName: "source"))
+  var source: String?
+
+  @Option(help: ArgumentHelp("A movie file to transcode (video and sound) instead of --source.", valueName: "file"))
+  var input: String?
+
+  @Option(help: ArgumentHelp("Frame size of the test pattern (default 640x480).", valueName: "WxH"))
+  var size: String?
+
+  @Option(help: ArgumentHelp("Frames per second of a live source.", valueName: "n"))
+  var fps: Int = 30
+
+  @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+    "Run testsrc or a PNG source on the wall clock, dropping frames the pipeline cannot take in time (the default). "
+      + "--no-realtime generates frames as fast as they are encoded and drops none."))
+  var realtime = true
+
+  @Option(help: ArgumentHelp(
+    "none, or sine[=FREQ]: a tone on the video's clock (default 440 Hz). With --input the file's sound is kept unless none.",
+    valueName: "audio"))
+  var audio: String?
+
+  @Option(help: ArgumentHelp("Stop after this long: 10s, 1.5s, 500ms, 2m.", valueName: "time"))
+  var duration: String?
+
+  @Option(help: ArgumentHelp("Stop after this many frames.", valueName: "n"))
+  var frames: Int?
+
+  @Option(name: .customLong("max-size"), help: ArgumentHelp(
+    "Stop once the file reaches this size: 50M, 1.5G, 64MiB (frames in flight still go in).", valueName: "bytes"))
+  var maxSize: String?
+
+  @Option(name: .customLong("filter"), help: ArgumentHelp(
+    "NAME or NAME=KEY=VALUE:KEY=VALUE; repeat to chain, in order (see `camfx filters`).", valueName: "spec"))
+  var filters: [String] = []
+
+  @Option(name: .customLong("video-bitrate"), help: ArgumentHelp("Average video bit rate: 4M, 800k.", valueName: "rate"))
+  var videoBitrate: String?
+
+  @Option(help: ArgumentHelp("Constant rate factor 0-51 instead of a bit rate (default 23).", valueName: "n"))
+  var crf: Double?
+
+  @Option(help: ArgumentHelp("Maximum frames between keyframes (default: 2 s worth).", valueName: "n"))
+  var gop: Int?
+
+  @Option(help: ArgumentHelp("Consecutive B-frames (0: no reordering, the default).", valueName: "n"))
+  var bframes: Int = 0
+
+  @Option(help: ArgumentHelp("H.264 profile: baseline, main or high.", valueName: "profile"))
+  var profile: String?
+
+  @Option(name: .customLong("x264-preset"), help: ArgumentHelp(
+    "libx264 speed preset: ultrafast ... veryslow (default medium).", valueName: "preset"))
+  var x264Preset: String?
+
+  @Option(name: .customLong("audio-bitrate"), help: ArgumentHelp("AAC bit rate (default 128k).", valueName: "rate"))
+  var audioBitrate: String?
+
+  @Option(name: .customLong("sample-rate"), help: ArgumentHelp("Audio sample rate (default 48000).", valueName: "hz"))
+  var sampleRate: Int?
+
+  @Option(help: ArgumentHelp("Audio channels, 1 or 2 (default 2).", valueName: "n"))
+  var channels: Int?
+
+  @Flag(help: "Put the MP4/MOV index at the front, for playback while downloading.")
+  var faststart = false
+
+  @Flag(help: "No status line (the final summary is still printed).")
+  var quiet = false
+
+  @Option(name: .customLong("stats-json"), help: ArgumentHelp(
+    "Write the final figures (frames in/out, drops by reason, duration, bytes) as JSON.", valueName: "file"))
+  var statsJSON: String?
+
+  @Flag(name: [.customShort("y"), .long], help: "Replace the output file if it exists.")
+  var overwrite = false
+
+  // Optional for the parser only (run() requires it): as the default command, `camfx
+  // sparkle` should say "Unexpected argument 'sparkle'", not "missing --output", and the
+  // parser reports stray arguments only after the command was decoded and validated.
+  @Option(name: [.short, .long], help: ArgumentHelp("The movie to write (.mp4, .mov or .mkv); required.", valueName: "out.mp4"))
+  var output: String?
+
+  func validate() throws {
+    if input != nil && source != nil { throw ValidationError("use either --source or --input, not both") }
+    if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
+    if videoBitrate != nil && crf != nil { throw ValidationError("use either --video-bitrate or --crf, not both") }
+  }
+
+  func run() throws {
+    guard let output else { throw ValidationError("Missing expected argument '--output <out.mp4>'") }
+    // 1. Everything that can be checked without opening anything.
+    let limits = RecordingLimits(
+      duration: try duration.map(RecordingLimits.parseDuration),
+      frames: frames,
+      bytes: try maxSize.map(RecordingLimits.parseByteCount))
+    let tone = try audio.flatMap(AudioOption.parse)
+    var chain = try FilterRegistry.builtin.makeChain(filters)
+    let geometry = try size.map { try FrameGeometry(parsing: $0) }
+    var videoSettings = VideoSettings(width: 2, height: 2)
+    try applyVideoOptions(to: &videoSettings)
+    let destination = try OutputFile(path: output, overwrite: overwrite)
+    _ = try MovieContainer(path: output)
+    let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
+
+    // 2. Open the input and negotiate the chain's geometry, before any file exists.
+    if tone != nil && input != nil {
+      throw RecordingOptionError("--audio \(audio ?? "") cannot be used with --input, which brings its own sound (--audio none drops it)")
+    }
+    let opened = try Self.openInput(
+      source: source, input: input, size: geometry, fps: fps, realtime: realtime, inputAudio: audio != "none")
+    let outputGeometry = try chain.configure(input: opened.input.geometry)
+    videoSettings.width = outputGeometry.width
+    videoSettings.height = outputGeometry.height
+    videoSettings.fps = opened.fps
+    var audioSettings: AudioSettings?
+    if tone != nil || opened.input.hasAudio {
+      var a = AudioSettings()
+      // A transcode keeps the file's rate and channels unless told otherwise.
+      if let rate = opened.audioSampleRate, AudioSettings.aacSampleRates.contains(rate) { a.sampleRate = rate }
+      if let n = opened.audioChannels, (1...2).contains(n) { a.channels = n }
+      if let audioBitrate { a.bitrate = try Bitrate.parse(audioBitrate) }
+      if let sampleRate { a.sampleRate = sampleRate }
+      if let channels { a.channels = channels }
+      audioSettings = a
+    }
+    let settings = MovieSettings(video: videoSettings, audio: audioSettings, faststart: faststart)
+    try settings.validate()
+    let generator = try tone.map { frequency in
+      SineToneGenerator(try SineAudioSource(
+        frequency: frequency, sampleRate: audioSettings!.sampleRate, channels: audioSettings!.channels))
+    }
+    let input = opened.input
+
+    // 3. The file: a temporary next to the destination, renamed into place when finished.
+    FFmpegLogging.errorsOnly()
+    let staged = try destination.begin()
+    let writer = try MovieWriter(path: staged.temporaryPath, settings: settings)
+    let sink = MovieWriterSink(writer: writer)
+    let session = try RecordingSession<PCMBuffer>(
+      input: input, chain: chain, generator: generator, sink: sink, limits: limits, ringCapacity: 8)
+
+    let signals = StopSignals { _, count in
+      if count == 1 {
+        session.stop()
+      } else {
+        session.abort(error: RecordingOptionError("interrupted twice; recording abandoned"))
+      }
+    }
+    let showStatus = !quiet && isatty(STDERR_FILENO) != 0
+    var statusLine = RecordingStatusLine()
+    session.start()
+    let summary = session.waitUntilFinished(statusInterval: 0.5) { snapshot, elapsed in
+      guard showStatus else { return }
+      Self.printToStderr("\r\u{1B}[2K" + statusLine.text(for: snapshot, elapsed: elapsed))
+    }
+    signals.cancel()
+    if showStatus { Self.printToStderr("\r\u{1B}[2K") }
+
+    // 4. Keep the file if the writer finished it (even after a read error), else drop it.
+    if writer.status == .completed {
+      try staged.commit()
+    } else {
+      staged.discard()
+    }
+    if let statsFile {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      let data = try encoder.encode(summary)
+      try statsFile.write { path in try data.write(to: URL(fileURLWithPath: path)) }
+    }
+    if let error = summary.error {
+      if writer.status == .completed {
+        Self.printToStderr(RecordingStatusLine.summary(summary, output: output) + "\n")
+      }
+      throw RecordingFailure(message: error)
+    }
+    Self.printToStderr(RecordingStatusLine.summary(summary, output: output) + "\n")
+  }
+
+  /// Applies the encoder options (checked later, as a whole, by `MovieSettings.validate`).
+  private func applyVideoOptions(to video: inout VideoSettings) throws {
+    if let videoBitrate { video.rateControl = .bitrate(try Bitrate.parse(videoBitrate)) }
+    if let crf { video.rateControl = .crf(crf) }
+    video.gop = gop
+    video.bframes = bframes
+    if let profile { video.profile = try VideoSettings.Profile(parsing: profile) }
+    video.preset = x264Preset
+  }
+
+  /// What the source stage will read, and the frame rate to tell the encoder.
+  struct OpenedInput {
+    var input: any RecordingInput<PCMBuffer>
+    var fps: Double
+    /// The sound track's own rate and channels, for a movie file.
+    var audioSampleRate: Int? = nil
+    var audioChannels: Int? = nil
+  }
+
+  /// Opens the one input a recording reads. Every kind of source is opened here:
+  /// `--input FILE` (a movie), or `--source` (testsrc, a PNG, a camera).
+  /// - Parameter inputAudio: decode a movie file's sound track (false: drop it).
+  static func openInput(
+    source: String?, input: String?, size: FrameGeometry?, fps: Int, realtime: Bool, inputAudio: Bool
+  ) throws -> OpenedInput {
+    if let input {
+      _ = (input, inputAudio)
+      throw RecordingOptionError("--input is not supported yet")
+    }
+    let spec = try SourceSpec(parsing: source ?? SourceSpec.testPatternName)
+    // Frames in flight: two rings of 8 plus one per stage; beyond that a live source
+    // drops (out-of-buffers) instead of waiting.
+    let videoSource = try spec.open(size: size, frameRate: fps, live: realtime, poolCapacity: 24)
+    return OpenedInput(input: VideoSourceInput<PCMBuffer>(videoSource), fps: Double(fps))
+  }
+
+  static func printToStderr(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+  }
+}
+
+/// A recording that failed after it started; the message is the stage's error.
+struct RecordingFailure: Error, CustomStringConvertible {
+  var message: String
+  var description: String { message }
+}
+
+/// `--audio`: `none`, `sine` or `sine=FREQ`; the frequency of the tone, or `nil`.
+enum AudioOption {
+  static func parse(_ text: String) throws -> Double? {
+    if text == "none" { return nil }
+    if text == "sine" { return 440 }
+    if text.hasPrefix("sine="), let f = Double(text.dropFirst(5)), f.isFinite, f > 0 { return f }
+    throw RecordingOptionError("invalid --audio '\(text)' (expected none, sine or sine=FREQ, e.g. sine=440)")
+  }
+}

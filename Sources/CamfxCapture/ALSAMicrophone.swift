@@ -1,0 +1,263 @@
+import CALSA
+import CamfxCore
+import CamfxMedia
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An ALSA capture device as a source of S16 interleaved PCM, like
+/// `AVCaptureAudioDataOutput`: it reads periods on its own thread and hands them to the
+/// consumer through a lock-free `FrameRing`, each stamped on CLOCK_MONOTONIC, the clock
+/// the camera's frames carry.
+///
+///     capture thread: snd_pcm_wait -> snd_pcm_readi -> PCMBuffer(pts) -> ring
+///     consumer:       nextBuffer() / the recording's audio stage
+///
+/// Overruns (the consumer or the machine was too slow) are recovered with
+/// `snd_pcm_recover` and counted; the timestamps re-anchor to the clock afterwards, so
+/// the gap stays a gap instead of shifting later audio.
+///
+/// `@unchecked Sendable`: the PCM handle is used only by the capture thread once it is
+/// started (and by `deinit` after that thread has ended); the ring has one producer
+/// (that thread) and one consumer; counters and flags are atomics.
+public final class ALSAMicrophone: @unchecked Sendable {
+  /// The ALSA device name, e.g. `default`, `hw:Loopback,1,0`.
+  public let device: String
+  /// The rate and channel count the device runs at (maybe not what was asked).
+  public let sampleRate: Int
+  public let channels: Int
+  /// Sample frames per read.
+  public let periodFrames: Int
+  /// What differs from the request, in words for the user.
+  public let notes: [String]
+
+  /// Times the device overran and was recovered.
+  public var overruns: Int { overrunCount.load(ordering: .relaxed) }
+  /// Periods dropped because the ring to the consumer was full.
+  public var periodsDropped: Int { droppedCount.load(ordering: .relaxed) }
+
+  private let pcm: OpaquePointer
+  let ring: FrameRing<PCMBuffer>
+  private let overrunCount = Atomic<Int>(0)
+  private let droppedCount = Atomic<Int>(0)
+  private let stopRequested = Atomic<Bool>(false)
+  private let threadRunning = Atomic<Bool>(false)
+  private let failure = Mutex<ALSAError?>(nil)
+  private var thread: pthread_t?
+  // Consumer side (the thread calling nextBuffer): where the session starts, and the
+  // rest of a period that reached past the last `until`.
+  private var sessionStart: MediaTime?
+  private var pending: PCMBuffer?
+
+  /// Opens `device` for capture at (or near) `sampleRate` and `channels`.
+  /// - Parameters:
+  ///   - device: `default`, `hw:CARD,DEV[,SUB]`, or any ALSA PCM name.
+  ///   - ringCapacity: periods the ring holds (a power of two); at 20 ms per period the
+  ///     default holds about 10 s, enough for a camera's warm-up.
+  /// - Throws: `ALSAError` `.noSuchDevice`, `.deviceBusy`, `.permissionDenied`, or the
+  ///   failing hardware-parameter call.
+  public init(device: String = "default", sampleRate: Int = 48_000, channels: Int = 2, ringCapacity: Int = 512) throws {
+    camfx_alsa_silence_errors()
+    self.device = device
+    var handle: OpaquePointer?
+    let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
+    guard status == 0, let handle else { throw ALSAError(code: status, operation: "snd_pcm_open", device: device) }
+    pcm = handle
+    var notes: [String] = []
+    var rate = UInt32(sampleRate)
+    var channelCount = UInt32(channels)
+    var period = snd_pcm_uframes_t(max(sampleRate / 50, 64))  // 20 ms
+    do {
+      var params: OpaquePointer?
+      guard snd_pcm_hw_params_malloc(&params) == 0, let params else {
+        throw ALSAError(.failed, code: -ENOMEM, operation: "snd_pcm_hw_params_malloc", device: device)
+      }
+      defer { snd_pcm_hw_params_free(params) }
+      func check(_ code: Int32, _ operation: String, _ detail: String? = nil) throws {
+        if code < 0 { throw ALSAError(code: code, operation: operation, device: device, detail: detail) }
+      }
+      try check(snd_pcm_hw_params_any(pcm, params), "snd_pcm_hw_params_any")
+      try check(snd_pcm_hw_params_set_access(pcm, params, SND_PCM_ACCESS_RW_INTERLEAVED), "snd_pcm_hw_params_set_access")
+      try check(snd_pcm_hw_params_set_format(pcm, params, SND_PCM_FORMAT_S16_LE), "snd_pcm_hw_params_set_format",
+                "the device cannot capture signed 16-bit samples")
+      try check(snd_pcm_hw_params_set_channels_near(pcm, params, &channelCount), "snd_pcm_hw_params_set_channels_near")
+      var dir: Int32 = 0
+      try check(snd_pcm_hw_params_set_rate_near(pcm, params, &rate, &dir), "snd_pcm_hw_params_set_rate_near")
+      try check(snd_pcm_hw_params_set_period_size_near(pcm, params, &period, &dir), "snd_pcm_hw_params_set_period_size_near")
+      var bufferFrames = period * 8
+      try check(snd_pcm_hw_params_set_buffer_size_near(pcm, params, &bufferFrames), "snd_pcm_hw_params_set_buffer_size_near")
+      try check(snd_pcm_hw_params(pcm, params), "snd_pcm_hw_params")
+      try check(snd_pcm_hw_params_get_period_size(params, &period, &dir), "snd_pcm_hw_params_get_period_size")
+      try check(snd_pcm_prepare(pcm), "snd_pcm_prepare")
+    } catch {
+      snd_pcm_close(pcm)
+      throw error
+    }
+    if Int(rate) != sampleRate { notes.append("the device runs at \(rate) Hz instead of \(sampleRate) Hz") }
+    if Int(channelCount) != channels {
+      notes.append("the device captures \(channelCount) channel(s) instead of \(channels)")
+    }
+    self.sampleRate = Int(rate)
+    self.channels = Int(channelCount)
+    self.periodFrames = Int(period)
+    self.notes = notes
+    ring = FrameRing(capacity: ringCapacity)
+  }
+
+  deinit {
+    stop()
+    snd_pcm_close(pcm)
+  }
+
+  /// Starts capturing on a thread of its own. Calling it again does nothing.
+  /// - Throws: `ALSAError` if `snd_pcm_start` fails.
+  public func start() throws {
+    guard !threadRunning.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    let status = snd_pcm_start(pcm)
+    guard status == 0 else {
+      threadRunning.store(false, ordering: .releasing)
+      throw ALSAError(code: status, operation: "snd_pcm_start", device: device)
+    }
+    let box = Unmanaged.passRetained(self)
+    var t = pthread_t()
+    let created = pthread_create(&t, nil, { arg in
+      let mic = Unmanaged<ALSAMicrophone>.fromOpaque(arg!).takeRetainedValue()
+      mic.captureLoop()
+      return nil
+    }, box.toOpaque())
+    guard created == 0 else {
+      box.release()
+      threadRunning.store(false, ordering: .releasing)
+      throw ALSAError(.failed, code: -created, operation: "pthread_create", device: device)
+    }
+    thread = t
+  }
+
+  /// Stops the capture thread and waits for it; the ring is closed, so the consumer
+  /// gets what was captured and then `nil`.
+  public func stop() {
+    stopRequested.store(true, ordering: .releasing)
+    if let t = thread {
+      thread = nil
+      pthread_join(t, nil)
+    }
+  }
+
+  /// The error that ended capture early (device unplugged), if any.
+  public var captureError: ALSAError? { failure.withLock { $0 } }
+
+  /// The next captured period, or `nil` if none is waiting (consumer side).
+  /// - Throws: the `ALSAError` that ended capture, once everything before it was taken.
+  public func nextBuffer() throws -> PCMBuffer? {
+    if let b = ring.tryPop() { return b }
+    if ring.isClosed, let error = captureError { throw error }
+    return nil
+  }
+
+  /// Sets where the recording starts (its first video frame): audio captured before it
+  /// is trimmed, sample-exactly. Consumer side.
+  public func beginSession(at time: MediaTime) {
+    sessionStart = time
+  }
+
+  /// Captured audio from the session start up to (not including) `end`, trimmed at
+  /// both ends; `nil` when nothing before `end` has been captured yet (after waiting up
+  /// to one period for it). Consumer side.
+  /// - Throws: the `ALSAError` that ended capture (device unplugged).
+  public func nextBuffer(until end: MediaTime) throws -> PCMBuffer? {
+    var waitedMicroseconds = 0
+    let patience = periodFrames * 1_000_000 / sampleRate + 20_000
+    while true {
+      if pending == nil { pending = try nextBuffer() }
+      guard var chunk = pending else {
+        if ring.isClosed || waitedMicroseconds >= patience { return nil }
+        usleep(2_000)
+        waitedMicroseconds += 2_000
+        continue
+      }
+      if let start = sessionStart, chunk.presentationTime < start {
+        let skip = framesBetween(chunk.presentationTime, start)
+        if skip >= chunk.frameCount {
+          pending = nil
+          continue
+        }
+        chunk = chunk.dropping(frames: skip)
+        pending = chunk
+      }
+      guard chunk.presentationTime < end else { return nil }
+      let wanted = framesBetween(chunk.presentationTime, end)
+      if wanted >= chunk.frameCount {
+        pending = nil
+        return chunk
+      }
+      pending = chunk.dropping(frames: wanted)
+      return chunk.keeping(frames: wanted)
+    }
+  }
+
+  /// Whole sample frames from `a` to `b` (0 if `b` is not after `a`).
+  private func framesBetween(_ a: MediaTime, _ b: MediaTime) -> Int {
+    let nanos = (b - a).converted(to: 1_000_000_000).value
+    return nanos <= 0 ? 0 : Int((nanos * Int64(sampleRate) + 500_000_000) / 1_000_000_000)
+  }
+
+  /// The capture thread: waits for a period, reads it, stamps it, pushes it.
+  private func captureLoop() {
+    defer { ring.close() }
+    var scratch = [Int16](repeating: 0, count: periodFrames * channels)
+    var anchor: Int64?  // ns on CLOCK_MONOTONIC of sample frame `framesSinceAnchor == 0`
+    var framesSinceAnchor: Int64 = 0
+    let nanosPerSecond: Int64 = 1_000_000_000
+    while !stopRequested.load(ordering: .acquiring) {
+      let ready = snd_pcm_wait(pcm, 100)
+      if ready == 0 { continue }  // timeout: check the stop flag
+      var read = 0
+      if ready > 0 {
+        read = scratch.withUnsafeMutableBytes { Int(snd_pcm_readi(pcm, $0.baseAddress, snd_pcm_uframes_t(periodFrames))) }
+      } else {
+        read = Int(ready)
+      }
+      if read == -Int(EAGAIN) || read == 0 { continue }
+      if read < 0 {
+        let code = Int32(read)
+        let overrun = code == -CAMFX_EPIPE || code == -CAMFX_ESTRPIPE
+        if overrun { overrunCount.add(1, ordering: .relaxed) }
+        // snd_pcm_recover re-prepares after an overrun; a capture stream then needs
+        // snd_pcm_start again. Anything else (ENODEV: unplugged) ends capture.
+        if overrun, snd_pcm_recover(pcm, code, 1) == 0, snd_pcm_start(pcm) == 0 {
+          anchor = nil  // samples were lost: re-anchor on the clock
+          continue
+        }
+        failure.withLock { $0 = ALSAError(code: code, operation: "snd_pcm_readi", device: device) }
+        return
+      }
+      // The read's last frame was captured `delay` frames before now.
+      var now = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &now)
+      var delay: snd_pcm_sframes_t = 0
+      if snd_pcm_delay(pcm, &delay) < 0 { delay = 0 }
+      let nowNanos = Int64(now.tv_sec) * nanosPerSecond + Int64(now.tv_nsec)
+      let measuredStart = nowNanos - (Int64(read) + Int64(delay)) * nanosPerSecond / Int64(sampleRate)
+      if let a = anchor {
+        let expected = a + framesSinceAnchor * nanosPerSecond / Int64(sampleRate)
+        // Re-anchor only on a real jump (> 40 ms), so ordinary scheduling jitter does not
+        // make the timestamps wobble; small clock drift is absorbed the same way.
+        if abs(measuredStart - expected) > 40_000_000 {
+          anchor = measuredStart
+          framesSinceAnchor = 0
+        }
+      } else {
+        anchor = measuredStart
+        framesSinceAnchor = 0
+      }
+      let pts = anchor! + framesSinceAnchor * nanosPerSecond / Int64(sampleRate)
+      framesSinceAnchor += Int64(read)
+      let buffer = PCMBuffer(
+        samples: Array(scratch[0..<(read * channels)]), channels: channels, sampleRate: sampleRate,
+        presentationTime: MediaTime(value: pts, timescale: Int32(nanosPerSecond)))
+      if !ring.tryPush(buffer) { droppedCount.add(1, ordering: .relaxed) }
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import CV4L2
+import CamfxCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension V4L2Camera {
+  /// The next frame from the camera, converted to BGRA in a pooled buffer and stamped
+  /// with the driver's monotonic timestamp; `nil` after `stop()`.
+  ///
+  /// Frames the driver flags as bad, corrupt MJPEG frames, the `--skip` warm-up frames
+  /// and frames arriving while the pool is empty are dropped (and counted) here; the
+  /// driver buffer goes back to the driver as soon as its pixels are converted.
+  ///
+  /// - Throws: `V4L2Error(.disconnected)` when the camera is unplugged (`ENODEV`/`EIO`
+  ///   from `VIDIOC_DQBUF`), or the failing call; a timeout after `frameTimeout` s
+  ///   without frames.
+  public func nextFrame() throws -> PixelBuffer? {
+    var waited: Int32 = 0
+    while streaming {
+      var descriptor = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&descriptor, 1, 1000)
+      if ready < 0 {
+        let code = errno
+        if code == EINTR { continue }
+        throw V4L2Error(errno: code, operation: "poll", device: path)
+      }
+      if ready == 0 {
+        waited += 1
+        if waited >= Self.frameTimeout {
+          throw V4L2Error(.failed, code: ETIMEDOUT, operation: "poll", device: path,
+                          detail: "no frame for \(Self.frameTimeout) s")
+        }
+        continue
+      }
+      // POLLERR / POLLHUP: VIDIOC_DQBUF below reports why (ENODEV after unplugging).
+      var buffer = v4l2_buffer()
+      buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+      buffer.memory = V4L2_MEMORY_MMAP.rawValue
+      let status = device.ioctlStatus(CAMFX_VIDIOC_DQBUF, &buffer)
+      if status == EAGAIN {
+        if descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+          throw V4L2Error(.disconnected, code: ENODEV, operation: "poll", device: path)
+        }
+        continue
+      }
+      if status != 0 {
+        throw V4L2Error(errno: status, operation: "VIDIOC_DQBUF", device: path)
+      }
+      waited = 0
+      if let frame = try take(buffer) { return frame }
+    }
+    return nil
+  }
+
+  /// Converts one dequeued buffer (or drops it) and gives it back to the driver.
+  private func take(_ buffer: v4l2_buffer) throws -> PixelBuffer? {
+    // Back to the driver as soon as the pixels are converted. A failing VIDIOC_QBUF
+    // (the camera unplugged) surfaces from the next VIDIOC_DQBUF, after this frame.
+    defer { _ = try? queue(buffer.index) }
+    if let last = lastSequence, buffer.sequence &- last > 1, buffer.sequence &- last < 1 << 30 {
+      droppedByDriver.add(Int(buffer.sequence &- last &- 1), ordering: .relaxed)
+    }
+    lastSequence = buffer.sequence
+    if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 {
+      droppedByDriver.add(1, ordering: .relaxed)
+      return nil
+    }
+    if framesToSkip > 0 {
+      framesToSkip -= 1
+      return nil
+    }
+    let time: MediaTime
+    if timestampsAreMonotonic {
+      let micros = Int64(buffer.timestamp.tv_sec) * 1_000_000 + Int64(buffer.timestamp.tv_usec)
+      time = MediaTime(value: micros, timescale: 1_000_000)
+    } else {
+      var now = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &now)
+      time = MediaTime(value: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000, timescale: 1_000_000)
+    }
+    guard let frame = pool.tryAcquire(presentationTime: time) else {
+      droppedOutOfBuffers.add(1, ordering: .relaxed)
+      return nil
+    }
+    let mapped = buffers[Int(buffer.index)]
+    let used = min(buffer.bytesused == 0 ? mapped.length : Int(buffer.bytesused), mapped.length)
+    let source = UnsafeRawPointer(mapped.start)
+    guard used >= minimumFrameBytes else {
+      corrupt.add(1, ordering: .relaxed)
+      return nil
+    }
+    switch layout {
+    case .yuyv(let stride):
+      PixelConverter.convertYUYV(source: source, sourceBytesPerRow: stride, to: frame)
+    case .nv12(let stride, let chromaOffset):
+      PixelConverter.convertNV12(
+        luma: source, lumaBytesPerRow: stride, chroma: source + chromaOffset, chromaBytesPerRow: stride, to: frame)
+    case .planar420(let stride, let cbOffset, let crOffset, let chromaStride):
+      PixelConverter.convertI420(
+        luma: source, lumaBytesPerRow: stride, cb: source + cbOffset, cr: source + crOffset,
+        chromaBytesPerRow: chromaStride, to: frame)
+    case .rgb24(let stride):
+      PixelConverter.convertRGB24(source: source, sourceBytesPerRow: stride, to: frame)
+    case .bgr24(let stride):
+      PixelConverter.convertBGR24(source: source, sourceBytesPerRow: stride, to: frame)
+    case .jpeg:
+      guard let decoder, decoder.decode(source, count: used, into: frame) else {
+        corrupt.add(1, ordering: .relaxed)
+        return nil
+      }
+    }
+    delivered.add(1, ordering: .relaxed)
+    return frame
+  }
+
+  /// Opens the first `/dev/video*` node that is a camera and accepts `settings`, or
+  /// returns `nil` when there is none (the caller falls back to the test source).
+  public static func openFirst(settings: CameraSettings = CameraSettings(), in directory: String = "/dev") -> V4L2Camera? {
+    for path in CameraDevice.videoNodes(in: directory) {
+      if let camera = try? V4L2Camera(path: path, settings: settings) { return camera }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,42 @@
+/// How the audio track is encoded: AAC by default, like `AVFormatIDKey: kAudioFormatMPEG4AAC`.
+///
+/// PCM appended to the writer may have any rate and channel count; it is resampled
+/// (libswresample) to these.
+public struct AudioSettings: Sendable, Equatable {
+  /// FFmpeg encoder name; `aac` is FFmpeg's native AAC encoder.
+  public var codec: String = "aac"
+  /// Average bits per second (`--audio-bitrate`, e.g. `128k`).
+  public var bitrate: Int = 128_000
+  /// Samples per second per channel (`--sample-rate`).
+  public var sampleRate: Int = 48_000
+  /// 1 (mono) or 2 (stereo) (`--channels`).
+  public var channels: Int = 2
+
+  public init(codec: String = "aac", bitrate: Int = 128_000, sampleRate: Int = 48_000, channels: Int = 2) {
+    self.codec = codec
+    self.bitrate = bitrate
+    self.sampleRate = sampleRate
+    self.channels = channels
+  }
+
+  /// Rates the AAC encoder accepts.
+  public static let aacSampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
+
+  /// Checks every field and names the first bad one.
+  /// - Throws: `MediaSettingsError`.
+  public func validate() throws(MediaSettingsError) {
+    guard bitrate >= 1000, bitrate <= 1_000_000 else {
+      throw MediaSettingsError("invalid audio bitrate \(Bitrate.format(bitrate)): must be between 1k and 1000k")
+    }
+    guard sampleRate > 0, sampleRate <= 384_000 else {
+      throw MediaSettingsError("invalid sample rate \(sampleRate)")
+    }
+    if codec == "aac", !Self.aacSampleRates.contains(sampleRate) {
+      throw MediaSettingsError(
+        "AAC does not support sample rate \(sampleRate) (use one of \(Self.aacSampleRates.map(String.init).joined(separator: ", ")))")
+    }
+    guard channels >= 1, channels <= 8 else {
+      throw MediaSettingsError("invalid channel count \(channels): must be between 1 and 8")
+    }
+  }
+}

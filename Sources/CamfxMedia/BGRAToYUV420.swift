@@ -1,0 +1,141 @@
+import CamfxCore
+
+/// The BGRA → yuv420p (I420) converter on the recording hot path.
+///
+/// BT.601 coefficients, limited ("TV") range, as libswscale and libyuv's
+/// `ARGBToI420` produce by default, in 8-bit fixed point:
+///
+///     Y = ( 66 R + 129 G +  25 B + 128) >> 8 +  16
+///     U = (-38 R -  74 G + 112 B + 128) >> 8 + 128      (of the 2×2 block's mean)
+///     V = (112 R -  94 G -  18 B + 128) >> 8 + 128
+///
+/// Two source rows are processed at a time: each pair gives two rows of Y and one row
+/// of U and V, whose samples are the rounded mean of a 2×2 block (chroma centred
+/// between the two rows and the two columns, as libswscale places it).
+///
+///     BGRA rows y, y+1        Y plane           U, V planes (half size)
+///     +--+--+--+--+          +--+--+--+--+      +-----+-----+
+///     |p0|p1|p2|p3|   --->   |Y0|Y1|Y2|Y3|      | U01 | U23 |
+///     +--+--+--+--+          +--+--+--+--+      +-----+-----+
+///     |q0|q1|q2|q3|          |Y0|Y1|Y2|Y3|
+///     +--+--+--+--+          +--+--+--+--+
+///
+/// The inner loop handles 16 pixels per step in 16-bit SIMD lanes (every intermediate
+/// fits: Y's sum is at most 60 324, U's and V's, offset by 32 896, stay in 4 336...61 456);
+/// the remaining columns go through the scalar formula. Odd widths and heights are
+/// accepted: the last column or row stands for its missing neighbour. Nothing is
+/// allocated.
+public enum BGRAToYUV420 {
+  /// Converts `width × height` BGRA pixels at `source` into three planes.
+  ///
+  /// - Parameters:
+  ///   - source: pixel (0, 0); row `r` starts at `source + r * sourceBytesPerRow`.
+  ///   - y, u, v: the planes' first bytes; `u` and `v` hold `(width+1)/2 × (height+1)/2`
+  ///     samples.
+  ///   - yStride, uStride, vStride: bytes between row starts of each plane.
+  public static func convert(
+    source: UnsafeRawPointer, sourceBytesPerRow: Int, width: Int, height: Int,
+    y: UnsafeMutablePointer<UInt8>, yStride: Int,
+    u: UnsafeMutablePointer<UInt8>, uStride: Int,
+    v: UnsafeMutablePointer<UInt8>, vStride: Int
+  ) {
+    precondition(width > 0 && height > 0 && sourceBytesPerRow >= width * 4)
+    var row = 0
+    while row < height {
+      let src0 = source + row * sourceBytesPerRow
+      // An odd last row pairs with itself.
+      let src1 = row + 1 < height ? src0 + sourceBytesPerRow : src0
+      let y0 = y + row * yStride
+      let y1 = row + 1 < height ? y0 + yStride : y0
+      let chromaRow = row >> 1
+      convertRowPair(
+        src0, src1, width: width, y0: y0, y1: y1,
+        u: u + chromaRow * uStride, v: v + chromaRow * vStride)
+      row += 2
+    }
+  }
+
+  /// Converts the visible pixels of `buffer` into `planes` (same size).
+  public static func convert(_ buffer: PixelBuffer, into planes: YUV420Planes) {
+    precondition(buffer.width == planes.width && buffer.height == planes.height, "planes size differs from buffer")
+    buffer.withUnsafeBytes { src in
+      convert(
+        source: src, sourceBytesPerRow: buffer.bytesPerRow, width: buffer.width, height: buffer.height,
+        y: planes.y, yStride: planes.yStride, u: planes.u, uStride: planes.uStride,
+        v: planes.v, vStride: planes.vStride)
+    }
+  }
+
+  @inline(__always)
+  static func convertRowPair(
+    _ src0: UnsafeRawPointer, _ src1: UnsafeRawPointer, width: Int,
+    y0: UnsafeMutablePointer<UInt8>, y1: UnsafeMutablePointer<UInt8>,
+    u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>
+  ) {
+    var x = 0
+    // 16 pixels (64 bytes) per row and step: 16 Y per row, 8 U and 8 V.
+    while x + 16 <= width {
+      let a = src0.loadUnaligned(fromByteOffset: x * 4, as: SIMD32<UInt16>.self)
+      let b = src1.loadUnaligned(fromByteOffset: x * 4, as: SIMD32<UInt16>.self)
+      // In memory B,G,R,A: as 16-bit lanes, even lanes are B | G << 8, odd lanes R | A << 8.
+      let aBG = a.evenHalf, aRA = a.oddHalf
+      let bBG = b.evenHalf, bRA = b.oddHalf
+      let low: SIMD16<UInt16> = .init(repeating: 0xFF)
+      let aB = aBG & low, aG = aBG &>> 8, aR = aRA & low
+      let bB = bBG & low, bG = bBG &>> 8, bR = bRA & low
+      let ya = luma(r: aR, g: aG, b: aB)
+      let yb = luma(r: bR, g: bG, b: bB)
+      UnsafeMutableRawPointer(y0 + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: ya), as: SIMD16<UInt8>.self)
+      UnsafeMutableRawPointer(y1 + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: yb), as: SIMD16<UInt8>.self)
+      // 2×2 means: add the rows, then neighbouring columns, then round.
+      let sB = aB &+ bB, sG = aG &+ bG, sR = aR &+ bR
+      let two: SIMD8<UInt16> = .init(repeating: 2)
+      let mB = (sB.evenHalf &+ sB.oddHalf &+ two) &>> 2
+      let mG = (sG.evenHalf &+ sG.oddHalf &+ two) &>> 2
+      let mR = (sR.evenHalf &+ sR.oddHalf &+ two) &>> 2
+      let (cu, cv) = chroma(r: mR, g: mG, b: mB)
+      UnsafeMutableRawPointer(u + x / 2).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: cu), as: SIMD8<UInt8>.self)
+      UnsafeMutableRawPointer(v + x / 2).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: cv), as: SIMD8<UInt8>.self)
+      x += 16
+    }
+    // The remaining columns, two at a time (an odd last column pairs with itself).
+    let p0 = src0.assumingMemoryBound(to: UInt8.self)
+    let p1 = src1.assumingMemoryBound(to: UInt8.self)
+    while x < width {
+      let x1 = x + 1 < width ? x + 1 : x
+      let b00 = Int(p0[x * 4]), g00 = Int(p0[x * 4 + 1]), r00 = Int(p0[x * 4 + 2])
+      let b01 = Int(p0[x1 * 4]), g01 = Int(p0[x1 * 4 + 1]), r01 = Int(p0[x1 * 4 + 2])
+      let b10 = Int(p1[x * 4]), g10 = Int(p1[x * 4 + 1]), r10 = Int(p1[x * 4 + 2])
+      let b11 = Int(p1[x1 * 4]), g11 = Int(p1[x1 * 4 + 1]), r11 = Int(p1[x1 * 4 + 2])
+      y0[x] = scalarLuma(r: r00, g: g00, b: b00)
+      y0[x1] = scalarLuma(r: r01, g: g01, b: b01)
+      y1[x] = scalarLuma(r: r10, g: g10, b: b10)
+      y1[x1] = scalarLuma(r: r11, g: g11, b: b11)
+      let mB = (b00 + b01 + b10 + b11 + 2) >> 2
+      let mG = (g00 + g01 + g10 + g11 + 2) >> 2
+      let mR = (r00 + r01 + r10 + r11 + 2) >> 2
+      u[x / 2] = UInt8(truncatingIfNeeded: (112 * mB - 74 * mG - 38 * mR + 32896) >> 8)
+      v[x / 2] = UInt8(truncatingIfNeeded: (112 * mR - 94 * mG - 18 * mB + 32896) >> 8)
+      x += 2
+    }
+  }
+
+  @inline(__always)
+  static func luma(r: SIMD16<UInt16>, g: SIMD16<UInt16>, b: SIMD16<UInt16>) -> SIMD16<UInt16> {
+    // 0x1080 = 16 << 8 (offset) + 128 (rounding).
+    (r &* 66 &+ g &* 129 &+ b &* 25 &+ 0x1080) &>> 8
+  }
+
+  @inline(__always)
+  static func chroma(r: SIMD8<UInt16>, g: SIMD8<UInt16>, b: SIMD8<UInt16>) -> (SIMD8<UInt16>, SIMD8<UInt16>) {
+    // 32896 = 128 << 8 (offset) + 128 (rounding) keeps the sums unsigned.
+    let u = (b &* 112 &+ 32896 &- g &* 74 &- r &* 38) &>> 8
+    let v = (r &* 112 &+ 32896 &- g &* 94 &- b &* 18) &>> 8
+    return (u, v)
+  }
+
+  @inline(__always)
+  static func scalarLuma(r: Int, g: Int, b: Int) -> UInt8 {
+    UInt8(truncatingIfNeeded: (66 * r + 129 * g + 25 * b + 0x1080) >> 8)
+  }
+}

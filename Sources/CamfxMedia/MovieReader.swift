@@ -1,0 +1,327 @@
+import CFFmpeg
+import CamfxCore
+
+/// Reads any file libavformat opens and decodes it to BGRA frames and S16 PCM, like
+/// `AVAssetReader` with a video and an audio output.
+///
+/// ```swift
+/// let reader = try MovieReader(path: "in.mp4", audio: AudioOutputSettings(sampleRate: 48_000, channels: 2))
+/// while let sample = try reader.nextSample() {
+///   switch sample {
+///   case .video(let frame): ...   // BGRA PixelBuffer, presentationTime from the stream
+///   case .audio(let pcm): ...     // interleaved S16
+///   }
+/// }
+/// ```
+///
+/// - Every decoded frame is delivered once, in presentation order, with its own
+///   timestamp (`best_effort_timestamp` in the stream's time base, kept exactly as a
+///   `MediaTime`); none is dropped or repeated. Only a frame without any timestamp (raw
+///   elementary streams) gets the previous one plus the nominal frame duration.
+/// - Frames come from a `PixelBufferPool`; when all its buffers are still held
+///   downstream, `nextSample` waits for one (back-pressure: a file source never drops).
+/// - Conversion to BGRA is libswscale's (with the stream's BT.601/BT.709 matrix);
+///   audio goes through libswresample.
+/// - Errors: a missing or unreadable file, a file libavformat cannot parse, a file with
+///   no video stream, and a decoding error all throw `FFmpegError` with FFmpeg's text.
+///
+/// As a `VideoSource`, `nextFrame()` returns only video; audio met on the way is kept
+/// for `takeAudio()`.
+public final class MovieReader: VideoSource, @unchecked Sendable {
+  // @unchecked Sendable: the reader is confined to whichever single thread calls it
+  // (the pipeline's source stage); it is only handed over, never used concurrently.
+
+  public let path: String
+  public let geometry: FrameGeometry
+  /// 1 / the stream's average frame rate, when the file states one.
+  public let frameDuration: MediaTime?
+  public var isLive: Bool { false }
+  /// The container's duration, when known.
+  public let duration: MediaTime?
+  /// The video stream's first timestamp (`AVStream.start_time`), when the file states it:
+  /// pass it to `MovieWriter.startSession(atSourceTime:)` to keep the file's timeline.
+  public let videoStartTime: MediaTime?
+  /// The stream's frame count as the container states it (0 when unknown).
+  public let statedFrameCount: Int
+  /// The codec names, e.g. "h264", "aac".
+  public let videoCodecName: String
+  public let audioCodecName: String?
+  /// The rate and channel count of the PCM this reader delivers (nil: no audio).
+  public let audioSampleRate: Int?
+  public let audioChannels: Int?
+
+  private let input: InputContext
+  private let videoStreamIndex: Int32
+  private let videoTimeBase: AVRational
+  private let videoDecoder: FFmpegCodecContext
+  private let audioStreamIndex: Int32?
+  private let audioTimeBase: AVRational
+  private let audioDecoder: FFmpegCodecContext?
+  private var resampler: Resampler? = nil
+  private let scaler: Swscale
+  public let pool: PixelBufferPool
+  private let packet: FFmpegPacket
+  private let frame: FFmpegFrame
+  private var pendingAudio: [PCMBuffer] = []
+  private var lastVideoTime: MediaTime? = nil
+
+  /// Decoders that may still hold output; the first is drained before reading on.
+  private var draining: [Int32] = []
+  private var endOfFile = false
+  private var flushed = false
+
+  /// Opens `path`, finds its best video stream (and audio stream if `audio` is given)
+  /// and opens their decoders.
+  /// - Parameters:
+  ///   - audio: the PCM to deliver, or `nil` to ignore the file's audio.
+  ///   - poolCapacity: decoded frames that may be in flight downstream at once.
+  /// - Throws: `FFmpegError`, e.g. `avformat_open_input 'x.mp4' failed: No such file or
+  ///   directory`, or `av_find_best_stream 'x.wav' failed: no video stream`.
+  public init(path: String, audio: AudioOutputSettings? = nil, poolCapacity: Int = 8) throws(FFmpegError) {
+    self.path = path
+    input = try InputContext(path: path)
+    let ctx = input.context
+    let v = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+    if v < 0 {
+      throw FFmpegError(
+        code: v, operation: "av_find_best_stream '\(path)'",
+        message: v == CAMFX_AVERROR_STREAM_NOT_FOUND ? "no video stream" : FFmpegError.text(for: v))
+    }
+    videoStreamIndex = v
+    let vs = ctx.pointee.streams[Int(v)]!
+    videoTimeBase = vs.pointee.time_base
+    videoDecoder = try Self.openDecoder(for: vs, path: path)
+    let vc = videoDecoder.pointer.pointee
+    guard vc.width > 0, vc.height > 0 else {
+      throw FFmpegError(code: CAMFX_AVERROR_INVALIDDATA, operation: "open video stream '\(path)'", message: "the video stream has no frame size")
+    }
+    geometry = FrameGeometry(width: Int(vc.width), height: Int(vc.height))
+    videoCodecName = String(cString: avcodec_get_name(vc.codec_id))
+    let rate = vs.pointee.avg_frame_rate
+    frameDuration = rate.num > 0 && rate.den > 0 ? MediaTime(value: Int64(rate.den), timescale: rate.num) : nil
+    statedFrameCount = Int(vs.pointee.nb_frames)
+    let start = vs.pointee.start_time
+    videoStartTime = start != CAMFX_AV_NOPTS_VALUE ? Self.time(start, videoTimeBase) : nil
+    duration = ctx.pointee.duration > 0 ? MediaTime(value: ctx.pointee.duration, timescale: 1_000_000) : nil
+
+    if let audio, case let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, v, nil, 0), a >= 0 {
+      let stream = ctx.pointee.streams[Int(a)]!
+      let decoder = try Self.openDecoder(for: stream, path: path)
+      audioStreamIndex = a
+      audioTimeBase = stream.pointee.time_base
+      audioDecoder = decoder
+      audioCodecName = String(cString: avcodec_get_name(decoder.pointer.pointee.codec_id))
+      audioSampleRate = audio.sampleRate ?? Int(decoder.pointer.pointee.sample_rate)
+      audioChannels = audio.channels ?? Int(decoder.pointer.pointee.ch_layout.nb_channels)
+    } else {
+      audioStreamIndex = nil
+      audioTimeBase = AVRational(num: 1, den: 1)
+      audioDecoder = nil
+      audioCodecName = nil
+      audioSampleRate = nil
+      audioChannels = nil
+    }
+    // Streams we do not decode are not demuxed at all.
+    for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != videoStreamIndex && Int32(i) != audioStreamIndex {
+      ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
+    }
+    scaler = Swscale(width: geometry.width, height: geometry.height, format: AV_PIX_FMT_BGRA)
+    pool = PixelBufferPool(geometry: geometry, capacity: max(poolCapacity, 2))
+    packet = try FFmpegPacket()
+    frame = try FFmpegFrame()
+  }
+
+  private static func openDecoder(for stream: UnsafeMutablePointer<AVStream>, path: String) throws(FFmpegError) -> FFmpegCodecContext {
+    let par = stream.pointee.codecpar!
+    guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
+      throw FFmpegError(
+        code: CAMFX_AVERROR_DECODER_NOT_FOUND, operation: "avcodec_find_decoder '\(path)'",
+        message: "no decoder for \(String(cString: avcodec_get_name(par.pointee.codec_id)))")
+    }
+    let decoder = try FFmpegCodecContext(codec: codec)
+    try check(avcodec_parameters_to_context(decoder.pointer, par), "avcodec_parameters_to_context '\(path)'")
+    decoder.pointer.pointee.pkt_timebase = stream.pointee.time_base
+    decoder.pointer.pointee.thread_count = 0  // as many as useful
+    try check(avcodec_open2(decoder.pointer, codec, nil), "avcodec_open2 '\(path)'")
+    return decoder
+  }
+
+  /// The next decoded video frame or audio chunk, or `nil` at the end of the file.
+  /// - Throws: `FFmpegError` for a read or decode error.
+  public func nextSample() throws(FFmpegError) -> MovieSample? {
+    while true {
+      // 1. Output the decoders still hold.
+      while let index = draining.first {
+        if let sample = try receive(from: index) { return sample }
+        draining.removeFirst()
+      }
+      if flushed { return nil }
+      // 2. At the end, flush every decoder once.
+      if endOfFile {
+        flushed = true
+        try check(avcodec_send_packet(videoDecoder.pointer, nil), "avcodec_send_packet (flush) '\(path)'")
+        draining.append(videoStreamIndex)
+        if let audioDecoder, let a = audioStreamIndex {
+          try check(avcodec_send_packet(audioDecoder.pointer, nil), "avcodec_send_packet (flush) '\(path)'")
+          draining.append(a)
+        }
+        continue
+      }
+      // 3. Read and send one packet.
+      let r = av_read_frame(input.context, packet.pointer)
+      if r == CAMFX_AVERROR_EOF {
+        endOfFile = true
+        continue
+      }
+      try check(r, "av_read_frame '\(path)'")
+      defer { av_packet_unref(packet.pointer) }
+      let index = packet.pointer.pointee.stream_index
+      guard let decoder = decoder(for: index) else { continue }
+      let s = avcodec_send_packet(decoder.pointer, packet.pointer)
+      // Decoders are always drained before the next packet, so EAGAIN cannot happen;
+      // a damaged packet is reported, as ffmpeg does, but not fatal on its own.
+      if s < 0 && s != CAMFX_AVERROR_INVALIDDATA { try check(s, "avcodec_send_packet '\(path)'") }
+      draining.append(index)
+    }
+  }
+
+  private func decoder(for index: Int32) -> FFmpegCodecContext? {
+    if index == videoStreamIndex { return videoDecoder }
+    if index == audioStreamIndex { return audioDecoder }
+    return nil
+  }
+
+  /// One decoded sample from the decoder of stream `index`, or nil when it needs input.
+  private func receive(from index: Int32) throws(FFmpegError) -> MovieSample? {
+    guard let decoder = decoder(for: index) else { return nil }
+    while true {
+      let r = avcodec_receive_frame(decoder.pointer, frame.pointer)
+      if r == CAMFX_AVERROR_EAGAIN { return nil }
+      if r == CAMFX_AVERROR_EOF {
+        if index == audioStreamIndex, let pcm = try flushResampler() { return .audio(pcm) }
+        return nil
+      }
+      try check(r, "avcodec_receive_frame '\(path)'")
+      defer { av_frame_unref(frame.pointer) }
+      if index == videoStreamIndex { return .video(try convertVideo()) }
+      if let pcm = try convertAudio() { return .audio(pcm) }
+    }
+  }
+
+  /// The frame's time in the stream's time base, as an exact `MediaTime`.
+  private static func time(_ ticks: Int64, _ base: AVRational) -> MediaTime {
+    // value / (den / num) == ticks * num / den.
+    MediaTime(value: ticks * Int64(base.num), timescale: base.den)
+  }
+
+  private func convertVideo() throws(FFmpegError) -> PixelBuffer {
+    let f = frame.pointer
+    var ts = f.pointee.best_effort_timestamp
+    if ts == CAMFX_AV_NOPTS_VALUE { ts = f.pointee.pts }
+    let time: MediaTime
+    if ts != CAMFX_AV_NOPTS_VALUE {
+      time = Self.time(ts, videoTimeBase)
+    } else {
+      time = (lastVideoTime ?? .zero) + (lastVideoTime == nil ? .zero : (frameDuration ?? MediaTime(value: 1, timescale: 25)))
+    }
+    lastVideoTime = time
+    guard let buffer = pool.acquire(presentationTime: time) else {
+      throw FFmpegError.invalid("MovieReader", "no free frame buffer")
+    }
+    try scaler.prepare(
+      sourceWidth: Int(f.pointee.width), sourceHeight: Int(f.pointee.height),
+      sourceFormat: AVPixelFormat(rawValue: f.pointee.format),
+      colorspace: f.pointee.colorspace, fullRange: f.pointee.color_range == AVCOL_RANGE_JPEG)
+    let dst = (buffer.storage.baseAddress + buffer.offset).assumingMemoryBound(to: UInt8.self)
+    let planes = withUnsafePointer(to: f.pointee.data) {
+      $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 4) { p in
+        (0..<4).map { UnsafePointer(p[$0]) }
+      }
+    }
+    let strides = withUnsafePointer(to: f.pointee.linesize) {
+      $0.withMemoryRebound(to: Int32.self, capacity: 4) { p in (0..<4).map { p[$0] } }
+    }
+    try scaler.scale(source: planes, sourceStrides: strides, destination: [dst], destinationStrides: [Int32(buffer.bytesPerRow)])
+    return buffer
+  }
+
+  private func makeResampler() throws(FFmpegError) -> Resampler {
+    if let resampler { return resampler }
+    let d = audioDecoder!.pointer.pointee
+    let r = try Resampler(
+      inputRate: Int(d.sample_rate), inputChannels: Int(d.ch_layout.nb_channels), inputFormat: d.sample_fmt,
+      outputRate: audioSampleRate!, outputChannels: audioChannels!, outputFormat: AV_SAMPLE_FMT_S16)
+    resampler = r
+    return r
+  }
+
+  private func convertAudio() throws(FFmpegError) -> PCMBuffer? {
+    let f = frame.pointer
+    let resampler = try makeResampler()
+    let ts = f.pointee.best_effort_timestamp != CAMFX_AV_NOPTS_VALUE ? f.pointee.best_effort_timestamp : f.pointee.pts
+    let time = ts != CAMFX_AV_NOPTS_VALUE ? Self.time(ts, audioTimeBase) : nil
+    let samples = try resampler.convertToInterleaved(
+      planes: UnsafeMutableRawPointer(f.pointee.extended_data).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+      frames: Int(f.pointee.nb_samples))
+    return makePCM(samples, at: time)
+  }
+
+  /// pts of the next PCM chunk when the decoder gives none.
+  private var nextAudioTime: MediaTime? = nil
+
+  private func makePCM(_ samples: [Int16], at time: MediaTime?) -> PCMBuffer? {
+    guard !samples.isEmpty, let rate = audioSampleRate, let channels = audioChannels else { return nil }
+    let t = time ?? nextAudioTime ?? .zero
+    let pcm = PCMBuffer(samples: samples, channels: channels, sampleRate: rate, presentationTime: t)
+    nextAudioTime = t + pcm.duration
+    return pcm
+  }
+
+  private func flushResampler() throws(FFmpegError) -> PCMBuffer? {
+    guard let resampler else { return nil }
+    let samples = try resampler.convertToInterleaved(planes: nil, frames: 0)
+    return makePCM(samples, at: nil)
+  }
+
+  // MARK: VideoSource
+
+  /// The next video frame, keeping any audio met on the way for `takeAudio()`.
+  public func nextFrame() throws -> PixelBuffer? {
+    while let sample = try nextSample() {
+      switch sample {
+      case .video(let frame): return frame
+      case .audio(let pcm): pendingAudio.append(pcm)
+      }
+    }
+    return nil
+  }
+
+  /// Audio decoded by `nextFrame()` calls so far (and forgets it).
+  public func takeAudio() -> [PCMBuffer] {
+    defer { pendingAudio.removeAll(keepingCapacity: true) }
+    return pendingAudio
+  }
+}
+
+/// Owns an opened input `AVFormatContext` (`avformat_open_input` / `avformat_close_input`).
+final class InputContext {
+  let context: UnsafeMutablePointer<AVFormatContext>
+
+  init(path: String) throws(FFmpegError) {
+    var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+    try check(avformat_open_input(&ctx, path, nil, nil), "avformat_open_input '\(path)'")
+    guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_open_input") }
+    context = ctx
+    let r = avformat_find_stream_info(ctx, nil)
+    if r < 0 {
+      var c: UnsafeMutablePointer<AVFormatContext>? = ctx
+      avformat_close_input(&c)
+      throw FFmpegError(code: r, operation: "avformat_find_stream_info '\(path)'")
+    }
+  }
+
+  deinit {
+    var c: UnsafeMutablePointer<AVFormatContext>? = context
+    avformat_close_input(&c)
+  }
+}

@@ -1,0 +1,111 @@
+import CamfxCore
+
+/// How the video track is encoded, like AVFoundation's `AVVideoSettings` dictionary.
+///
+/// Defaults suit live recording: H.264 via libx264, CRF 23, no B-frames (so frames are
+/// never reordered), a keyframe every two seconds. Every field is checked by
+/// `validate()` (and by `MovieWriter.init`), which names the bad value.
+public struct VideoSettings: Sendable, Equatable {
+  /// Rate control: a target average bit rate, or a constant rate factor (quality).
+  public enum RateControl: Sendable, Equatable {
+    /// Average bits per second (`--video-bitrate 4M`).
+    case bitrate(Int)
+    /// Constant rate factor, 0 (lossless) ... 51 (worst); 23 is libx264's default (`--crf`).
+    case crf(Double)
+  }
+
+  /// H.264 profiles camfx accepts (`--profile`).
+  public enum Profile: String, Sendable, CaseIterable {
+    case baseline, main, high
+
+    /// Parses `baseline`, `main` or `high`.
+    /// - Throws: `MediaSettingsError` "unknown H.264 profile 'x' (expected baseline, main or high)".
+    public init(parsing text: String) throws(MediaSettingsError) {
+      guard let p = Profile(rawValue: text.lowercased()) else {
+        throw MediaSettingsError("unknown H.264 profile '\(text)' (expected baseline, main or high)")
+      }
+      self = p
+    }
+  }
+
+  /// libx264's speed/quality presets (`--x264-preset`), fastest first.
+  public static let x264Presets = [
+    "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo",
+  ]
+
+  /// Frame size. yuv420p stores chroma at half resolution, so both sides must be even
+  /// (see `validate()`).
+  public var width: Int
+  public var height: Int
+  /// FFmpeg encoder name (`avcodec_find_encoder_by_name`); it must accept yuv420p.
+  public var codec: String = "libx264"
+  public var rateControl: RateControl = .crf(23)
+  /// Nominal frames per second. Tells the encoder's rate control the frame rate and
+  /// sets the stream's average frame rate; timestamps still come from the frames.
+  public var fps: Double = 30
+  /// Maximum distance between keyframes in frames (`--gop`); `nil` means two seconds' worth.
+  public var gop: Int? = nil
+  /// Consecutive B-frames allowed (`--bframes`); 0 means no frame reordering.
+  public var bframes: Int = 0
+  /// H.264 profile; `nil` lets libx264 choose (high).
+  public var profile: Profile? = nil
+  /// libx264 preset (`--x264-preset`); `nil` means libx264's default, `medium`.
+  public var preset: String? = nil
+  /// Ticks per second of the encoder's time base. Frame timestamps are rescaled to
+  /// it (`av_rescale_q`), so it must be fine enough to keep them distinct: 90 kHz, as
+  /// in MPEG transport streams, represents every common frame rate exactly enough.
+  public var timescale: Int32 = 90_000
+
+  public init(width: Int, height: Int) {
+    self.width = width
+    self.height = height
+  }
+
+  public init(geometry: FrameGeometry) {
+    self.init(width: geometry.width, height: geometry.height)
+  }
+
+  public var geometry: FrameGeometry { FrameGeometry(width: width, height: height) }
+
+  /// The keyframe interval actually used: `gop`, or `2 × fps` rounded.
+  public var effectiveGOP: Int { gop ?? max(1, Int((fps * 2).rounded())) }
+
+  /// Checks every field and names the first bad one.
+  ///
+  /// An odd width or height is an error rather than silently rounded: yuv420p (what
+  /// H.264 encoders take) samples chroma per 2×2 block, and dropping a row or column
+  /// behind the user's back would change the picture they asked for.
+  /// - Throws: `MediaSettingsError`.
+  public func validate() throws(MediaSettingsError) {
+    do { try geometry.validate() } catch { throw MediaSettingsError("\(error)") }
+    if width % 2 != 0 || height % 2 != 0 {
+      let even = "\(width & ~1)x\(height & ~1)"
+      throw MediaSettingsError(
+        "frame size \(geometry) has an odd side; H.264 in yuv420p needs an even width and height (crop to e.g. \(even))")
+    }
+    guard fps.isFinite, fps > 0, fps <= 1000 else {
+      throw MediaSettingsError("invalid fps '\(fps)': must be between 0 and 1000")
+    }
+    switch rateControl {
+    case .bitrate(let b) where b < 1:
+      throw MediaSettingsError("invalid video bitrate \(b): must be positive")
+    case .crf(let c) where !(c >= 0 && c <= 51):
+      throw MediaSettingsError("invalid crf '\(c)': must be between 0 and 51")
+    default: break
+    }
+    if let gop, gop < 1 || gop > 100_000 {
+      throw MediaSettingsError("invalid gop \(gop): must be between 1 and 100000 frames")
+    }
+    guard bframes >= 0, bframes <= 16 else {
+      throw MediaSettingsError("invalid bframes \(bframes): must be between 0 and 16")
+    }
+    if profile == .baseline && bframes > 0 {
+      throw MediaSettingsError("the baseline profile has no B-frames; use --bframes 0 or another profile")
+    }
+    if let preset, !Self.x264Presets.contains(preset) {
+      throw MediaSettingsError(
+        "unknown x264 preset '\(preset)' (expected one of \(Self.x264Presets.joined(separator: ", ")))")
+    }
+    guard timescale > 0 else { throw MediaSettingsError("invalid video timescale \(timescale)") }
+  }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import XCTest
+
+/// Runs the built `camfx` executable and captures what it printed, for tests of
+/// commands as a user types them (`snapshot`, `filters`, `record`, `bench`, ...).
+///
+///     let result = try CLI.run(["snapshot", "-o", "out.png"], in: dir)
+///     XCTAssertEqual(result.status, 0)
+///     XCTAssertEqual(result.stderr, "")
+///
+/// The binary is the one `swift build --build-tests` put next to the test bundle
+/// (override with `CAMFX_BIN`). Output goes through temporary files, not pipes, so a
+/// chatty child can never block on a full pipe.
+enum CLI {
+  struct Result: CustomStringConvertible {
+    /// Exit status, or 128 + signal number if the process was killed by a signal.
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    /// True when the process ended by a signal (a crash, or the timeout's kill).
+    var wasSignalled: Bool
+
+    var description: String { "status \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
+  }
+
+  struct Failure: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  /// The `camfx` executable under test.
+  static var executable: URL {
+    get throws {
+      if let path = ProcessInfo.processInfo.environment["CAMFX_BIN"] { return URL(fileURLWithPath: path) }
+      // The test bundle (camfxPackageTests.xctest) sits in the build products folder.
+      let bundleDir = Bundle.main.bundleURL.pathExtension == "xctest"
+        ? Bundle.main.bundleURL.deletingLastPathComponent() : Bundle.main.bundleURL
+      for dir in [bundleDir, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()] {
+        let candidate = dir.appendingPathComponent("camfx")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      }
+      throw Failure(description: "camfx binary not found next to \(bundleDir.path); run `swift build --build-tests` first")
+    }
+  }
+
+  /// Runs `camfx args...` in `dir` (default: the current directory) and waits for it.
+  ///
+  /// - Parameters:
+  ///   - environment: extra variables, added to this process's environment.
+  ///   - unprivileged: run as user `nobody` when the tests run as root (so permission
+  ///     checks apply); a no-op for other users.
+  ///   - timeout: a hang guard, not a measurement: the child is killed after this many
+  ///     seconds and the result has `wasSignalled` set.
+  static func run(
+    _ args: [String], in dir: URL? = nil, environment: [String: String] = [:], unprivileged: Bool = false,
+    timeout: TimeInterval = 120
+  ) throws -> Result {
+    let binary = try executable
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let outURL = scratch.appendingPathComponent("stdout"), errURL = scratch.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    if unprivileged && geteuid() == 0 {
+      // nobody must be able to write its own output files.
+      chmod(scratch.path, 0o777); chmod(outURL.path, 0o666); chmod(errURL.path, 0o666)
+    }
+
+    let process = Process()
+    if unprivileged && geteuid() == 0 {
+      // A copy in the scratch folder, since the build folder may sit under a home
+      // directory that `nobody` cannot enter.
+      let copy = scratch.appendingPathComponent("camfx")
+      try FileManager.default.copyItem(at: binary, to: copy)
+      chmod(copy.path, 0o755)
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+      process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path] + args
+    } else {
+      process.executableURL = binary
+      process.arguments = args
+    }
+    if let dir { process.currentDirectoryURL = dir }
+    var env = ProcessInfo.processInfo.environment
+    env.merge(environment) { $1 }
+    process.environment = env
+    process.standardInput = FileHandle.nullDevice
+    let outHandle = try FileHandle(forWritingTo: outURL), errHandle = try FileHandle(forWritingTo: errURL)
+    process.standardOutput = outHandle
+    process.standardError = errHandle
+    try process.run()
+    try? outHandle.close()
+    try? errHandle.close()
+
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning {
+      if Date() > deadline {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        break
+      }
+      usleep(10_000)
+    }
+    process.waitUntilExit()
+    let signalled = process.terminationReason == .uncaughtSignal
+    return Result(
+      status: signalled ? 128 + process.terminationStatus : process.terminationStatus,
+      stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+      stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "",
+      wasSignalled: signalled)
+  }
+}
+
+/// A fresh empty directory per test, removed afterwards.
+class CLITestCase: XCTestCase {
+  var dir: URL!
+
+  override func setUpWithError() throws {
+    dir = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    if let dir {
+      chmod(dir.path, 0o755)
+      try? FileManager.default.removeItem(at: dir)
+    }
+  }
+
+  func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
+
+  /// The names in the test directory (hidden ones included), sorted.
+  func listing(_ sub: String = "") throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: sub.isEmpty ? dir.path : path(sub)).sorted()
+  }
+
+  /// Asserts that a command failed cleanly: non-zero status, no signal, nothing on
+  /// stdout, exactly one stderr line `expected` (or one starting with
+  /// `expectedPrefix`), and no files left behind in the test directory besides `keep`.
+  func assertFails(
+    _ args: [String], stderr expected: String? = nil, prefix expectedPrefix: String? = nil, status: Int32 = 1,
+    keep: [String] = [], unprivileged: Bool = false, file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    let result = try CLI.run(args, in: dir, unprivileged: unprivileged)
+    XCTAssertEqual(result.status, status, "\(args): \(result)", file: file, line: line)
+    XCTAssertFalse(result.wasSignalled, "\(args) crashed: \(result)", file: file, line: line)
+    XCTAssertEqual(result.stdout, "", file: file, line: line)
+    let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+    XCTAssertEqual(lines.count, 2, "one line on stderr: \(result.stderr)", file: file, line: line)
+    if let expected { XCTAssertEqual(result.stderr, expected + "\n", file: file, line: line) }
+    if let expectedPrefix {
+      XCTAssertTrue(result.stderr.hasPrefix(expectedPrefix), "\(result.stderr) should start with \(expectedPrefix)", file: file, line: line)
+    }
+    XCTAssertFalse(result.stderr.contains("Fatal error"), file: file, line: line)
+    XCTAssertEqual(try listing(), keep.sorted(), "files left behind by \(args)", file: file, line: line)
+  }
+}

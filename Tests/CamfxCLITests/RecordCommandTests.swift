@@ -1,0 +1,180 @@
+import Foundation
+import XCTest
+
+/// `camfx record` as a user runs it; every movie is decoded with ffprobe/ffmpeg.
+///
+/// `--no-realtime` makes testsrc deterministic (no live drops on a loaded machine) where
+/// the test is about content; the live path is exercised by the SIGINT test.
+final class RecordCommandTests: CLITestCase {
+  private let fast = ["--x264-preset", "ultrafast"]
+
+  func testRecordIsTheDefaultCommandAndPrintsASummary() throws {
+    let result = try CLI.run(["--size", "64x48", "--frames", "10", "--no-realtime", "-o", "out.mp4"] + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    // One line: recorded 10 frames (0.33 s) to out.mp4: 4.7 kB, 112.5 kbit/s, 0 dropped (...); stopped by frames after 0.1 s
+    XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
+    XCTAssertTrue(result.stderr.hasPrefix("recorded 10 frames (0.33 s) to out.mp4: "), result.stderr)
+    XCTAssertTrue(result.stderr.contains(" kbit/s, 0 dropped (late 0, out-of-buffers 0); stopped by frames after "), result.stderr)
+    XCTAssertTrue(result.stderr.hasSuffix(" s\n"), result.stderr)
+    let video = try XCTUnwrap(MovieOracle.probe(path("out.mp4"))["video"])
+    XCTAssertEqual(video.codec, "h264")
+    XCTAssertEqual([video.width, video.height], [64, 48])
+    XCTAssertEqual(video.frames, 10)
+    XCTAssertEqual(try listing(), ["out.mp4"], "no temporary file may be left")
+  }
+
+  func testTwoSecondsOfTestPatternAt30fps() throws {
+    let result = try CLI.run(
+      ["record", "--size", "640x360", "--fps", "30", "--duration", "2s", "--no-realtime", "--quiet", "-o", "out.mp4"] + fast,
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let video = try XCTUnwrap(MovieOracle.probe(path("out.mp4"))["video"])
+    XCTAssertEqual(video.codec, "h264")
+    XCTAssertEqual([video.width, video.height], [640, 360])
+    XCTAssertEqual(video.frames, 60)
+    XCTAssertEqual(video.frameTimes.count, 60)
+    for (a, b) in zip(video.frameTimes, video.frameTimes.dropFirst()) { XCTAssertLessThan(a, b) }
+    XCTAssertEqual(video.frameTimes.first ?? -1, 0, accuracy: 1e-6)
+    XCTAssertEqual(video.duration, 2.0, accuracy: 1.0 / 30)
+  }
+
+  func testSineAudioMatchesTheVideoAndIs440Hz() throws {
+    let result = try CLI.run(
+      ["record", "--size", "160x120", "--duration", "2s", "--audio", "sine=440", "--no-realtime", "-o", "tone.mp4"] + fast,
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let streams = try MovieOracle.probe(path("tone.mp4"))
+    let video = try XCTUnwrap(streams["video"])
+    let audio = try XCTUnwrap(streams["audio"])
+    XCTAssertEqual(audio.codec, "aac")
+    XCTAssertEqual(video.frames, 60)
+    XCTAssertEqual(audio.duration, video.duration, accuracy: 0.05)
+    let samples = try MovieOracle.decodeMono(path("tone.mp4"))
+    XCTAssertEqual(Double(samples.count) / 48_000, video.duration, accuracy: 0.05)
+    let middle = samples[24_000..<48_000]
+    XCTAssertEqual(MovieOracle.dominantFrequency(middle, rate: 48_000, range: 100...2000, step: 20), 440)
+    XCTAssertGreaterThan(middle.map { abs(Int($0)) }.max() ?? 0, 8000, "the tone must be loud, not silence")
+  }
+
+  func testStatsJSONHasTheFinalFigures() throws {
+    let result = try CLI.run(
+      ["record", "--size", "64x48", "--frames", "12", "--no-realtime", "--stats-json", "stats.json", "-o", "out.mkv"] + fast,
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let data = try Data(contentsOf: dir.appendingPathComponent("stats.json"))
+    let json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    XCTAssertEqual(json["frames_in"] as? Int, 12)
+    XCTAssertEqual(json["frames_out"] as? Int, 12)
+    XCTAssertEqual(json["dropped"] as? [String: Int], ["late": 0, "out-of-buffers": 0])
+    XCTAssertEqual(json["stop_reason"] as? String, "frames")
+    XCTAssertEqual(json["duration_seconds"] as? Double ?? 0, 0.4, accuracy: 1e-9)
+    let size = try FileManager.default.attributesOfItem(atPath: path("out.mkv"))[.size] as? Int
+    XCTAssertEqual(json["bytes"] as? Int, size)
+    XCTAssertEqual(try MovieOracle.probe(path("out.mkv"))["video"]?.frames, 12)
+  }
+
+  func testMaxSizeStopsWithAPlayableFile() throws {
+    let result = try CLI.run(
+      ["record", "--size", "320x240", "--frames", "300", "--crf", "0", "--max-size", "40k", "--no-realtime",
+       "--stats-json", "stats.json", "-o", "out.mp4"] + fast,
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+    XCTAssertEqual(json["stop_reason"] as? String, "max-size")
+    let written = try XCTUnwrap(json["frames_out"] as? Int)
+    XCTAssertLessThan(written, 300)
+    XCTAssertEqual(try MovieOracle.probe(path("out.mp4"))["video"]?.frames, written)
+  }
+
+  /// A live recording stopped with Ctrl-C: exit 0 and a file that decodes to the end.
+  func testSIGINTFinishesAPlayableFile() throws {
+    let process = Process()
+    process.executableURL = try CLI.executable
+    process.arguments = ["record", "--size", "160x120", "--audio", "sine", "-o", "live.mp4"] + fast
+    process.currentDirectoryURL = dir
+    let errPath = path("stderr.txt")
+    XCTAssertTrue(FileManager.default.createFile(atPath: errPath, contents: nil))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    // Let it record for a while (it has no limit of its own), then interrupt it.
+    sleep(2)
+    XCTAssertTrue(process.isRunning)
+    process.interrupt()
+    let deadline = Date().addingTimeInterval(60)
+    while process.isRunning && Date() < deadline { usleep(20_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+    XCTAssertEqual(process.terminationReason, .exit, stderr)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    XCTAssertTrue(stderr.contains("stopped by interrupted"), stderr)
+    let streams = try MovieOracle.probe(path("live.mp4"))
+    let video = try XCTUnwrap(streams["video"])
+    XCTAssertGreaterThan(video.frames, 5)
+    XCTAssertEqual(streams["audio"]?.codec, "aac")
+    // Decoding the whole file must not report any error (a truncated file would).
+    let decode = try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path("live.mp4"), "-f", "null", "-"])
+    XCTAssertEqual(decode.stderr, "")
+    XCTAssertEqual(try listing(), ["live.mp4", "stderr.txt"])
+  }
+
+  // MARK: Bad input: one line, non-zero exit, no file left behind.
+
+  func testUnknownProfile() throws {
+    try assertFails(
+      ["record", "--profile", "ultra", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: unknown H.264 profile 'ultra' (expected baseline, main or high)")
+  }
+
+  func testMalformedBitrate() throws {
+    try assertFails(
+      ["record", "--video-bitrate", "abc", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid bitrate 'abc': expected a number with an optional k or M suffix, e.g. 4M or 800k")
+  }
+
+  func testUnknownX264Preset() throws {
+    try assertFails(
+      ["record", "--x264-preset", "warp", "--frames", "1", "-o", "out.mp4"],
+      prefix: "camfx: error: unknown x264 preset 'warp' (expected one of ultrafast, ")
+  }
+
+  func testOddSizeIsAnErrorNotASilentRounding() throws {
+    try assertFails(
+      ["record", "--size", "641x360", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: frame size 641x360 has an odd side; H.264 in yuv420p needs an even width and height (crop to e.g. 640x360)")
+  }
+
+  func testOutputInAMissingDirectory() throws {
+    try assertFails(
+      ["record", "--frames", "1", "-o", "nowhere/out.mp4"],
+      stderr: "camfx: error: output directory 'nowhere' does not exist")
+  }
+
+  func testExistingOutputWithoutOverwrite() throws {
+    try Data("keep me".utf8).write(to: dir.appendingPathComponent("out.mp4"))
+    try assertFails(
+      ["record", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: output file 'out.mp4' already exists (use -y or --overwrite to replace it)", keep: ["out.mp4"])
+    XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("out.mp4"), encoding: .utf8), "keep me")
+  }
+
+  func testUnsupportedContainer() throws {
+    try assertFails(
+      ["record", "--frames", "1", "-o", "out.avi"],
+      stderr: "camfx: error: unsupported output file 'out.avi' ('.avi'); use .mp4, .mov or .mkv")
+  }
+
+  func testBadAudioDurationAndSizeValues() throws {
+    try assertFails(
+      ["record", "--audio", "noise", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid --audio 'noise' (expected none, sine or sine=FREQ, e.g. sine=440)")
+    try assertFails(
+      ["record", "--duration", "abc", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid duration 'abc': expected a positive time such as 10s, 1.5s, 500ms or 2m (at least 1ms)")
+    try assertFails(
+      ["record", "--max-size", "lots", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid size 'lots': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
+  }
+}

@@ -1,0 +1,47 @@
+import Camfx
+import CamfxPNG
+import Foundation
+import XCTest
+
+final class SourceTests: CLITestCase {
+  func testParsingSourceNames() throws {
+    XCTAssertEqual(try SourceSpec(parsing: "testsrc"), .testPattern)
+    XCTAssertEqual(try SourceSpec(parsing: "a.png"), .image(path: "a.png"))
+    XCTAssertEqual(try SourceSpec(parsing: "/dev/video2"), .camera(device: "/dev/video2"))
+    XCTAssertThrowsError(try SourceSpec(parsing: ""))
+  }
+
+  func testTestPatternDefaultsTo640x480() throws {
+    let source = try SourceSpec.testPattern.open()
+    XCTAssertEqual(source.geometry, FrameGeometry(width: 640, height: 480))
+    XCTAssertTrue(source is TestPatternSource)
+  }
+
+  func testCamerasAreNotSupportedYet() {
+    XCTAssertThrowsError(try SourceSpec.camera(device: "/dev/video0").open()) { error in
+      XCTAssertEqual(error as? SourceError, SourceError(source: "/dev/video0", reason: "cameras are not supported yet"))
+    }
+  }
+
+  func testPNGSourceRepeatsTheImageWithAdvancingTimes() throws {
+    let image = PixelBuffer(width: 3, height: 2)
+    for y in 0..<2 { for x in 0..<3 { image[x, y] = BGRA(r: UInt8(x * 80), g: UInt8(y * 200), b: 1, a: 128) } }
+    try PNGFile.write(image, to: path("a.png"), alpha: true)
+    let source = try PNGImageSource(path: path("a.png"), frameRate: 10, frameCount: 3, poolCapacity: 2)
+    XCTAssertEqual(source.geometry, image.geometry)
+    var count: Int64 = 0
+    while let frame = try source.nextFrame() {
+      XCTAssertTrue(frame.hasSamePixels(as: image))
+      XCTAssertEqual(frame.presentationTime, MediaTime(value: count, timescale: 10))
+      frame.fill(BGRA(r: 0, g: 0, b: 0))  // a filter scribbling on a frame must not change the next one
+      count += 1
+    }
+    XCTAssertEqual(count, 3)
+  }
+
+  func testPNGSourceRejectsAnotherSize() throws {
+    try PNGFile.write(PixelBuffer(width: 3, height: 2), to: path("a.png"), alpha: false)
+    XCTAssertThrowsError(try SourceSpec.image(path: path("a.png")).open(size: FrameGeometry(width: 2, height: 2)))
+    XCTAssertEqual(try SourceSpec.image(path: path("a.png")).open(size: FrameGeometry(width: 3, height: 2)).geometry.width, 3)
+  }
+}

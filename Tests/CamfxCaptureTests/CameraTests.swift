@@ -1,0 +1,120 @@
+import CamfxCore
+import XCTest
+
+@testable import CamfxCapture
+
+final class CameraTests: XCTestCase {
+  func testOpeningAMissingNodeSaysNoSuchDevice() {
+    XCTAssertThrowsError(try V4L2Camera(path: "/dev/video-camfx-missing")) { error in
+      let e = error as? V4L2Error
+      XCTAssertEqual(e?.kind, .noSuchDevice)
+      XCTAssertEqual(e?.operation, "open")
+      XCTAssertEqual("\(error)", "camera /dev/video-camfx-missing: no such device")
+    }
+  }
+
+  func testANonV4L2FileIsNotACaptureDevice() {
+    XCTAssertThrowsError(try V4L2Camera(path: "/dev/null")) { error in
+      XCTAssertEqual((error as? V4L2Error)?.kind, .notCaptureDevice, "\(error)")
+      XCTAssertTrue("\(error)".hasPrefix("/dev/null is not a video capture device"), "\(error)")
+    }
+  }
+
+  func testDiscoveryInADirectoryWithoutCamerasFindsNone() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-nodev-\(getpid())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    // A regular file named like a node is not a camera, and not a problem either.
+    _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("video3").path, contents: Data())
+    _ = FileManager.default.createFile(atPath: dir.appendingPathComponent("video10").path, contents: Data())
+    XCTAssertEqual(CameraDevice.videoNodes(in: dir.path), [dir.path + "/video3", dir.path + "/video10"])
+    let found = CameraDevice.discover(in: dir.path)
+    XCTAssertEqual(found.cameras, [])
+    XCTAssertNil(V4L2Camera.openFirst(in: dir.path))
+  }
+
+  func testErrnoClassification() {
+    XCTAssertEqual(V4L2Error(errno: EBUSY, operation: "VIDIOC_S_FMT", device: "/dev/video0").description,
+                   "camera /dev/video0 is busy: another program is using it (VIDIOC_S_FMT)")
+    XCTAssertEqual(V4L2Error(errno: ENODEV, operation: "VIDIOC_DQBUF", device: "/dev/video0").kind, .disconnected)
+    XCTAssertEqual(V4L2Error(errno: EIO, operation: "VIDIOC_DQBUF", device: "/dev/video0").kind, .disconnected)
+    XCTAssertEqual(V4L2Error(errno: EIO, operation: "VIDIOC_S_CTRL", device: "/dev/video0").kind, .failed)
+    let denied = V4L2Error(errno: EACCES, operation: "open", device: "/nonexistent/video0")
+    XCTAssertEqual(denied.kind, .permissionDenied(group: "video"))
+    XCTAssertTrue(denied.description.contains("'video' group"), denied.description)
+  }
+
+  // MARK: Negotiation
+
+  let webcam: [CameraFormat] = [
+    CameraFormat(pixelFormat: .yuyv, size: .init(width: 640, height: 480), frameIntervals: [.init(framesPerSecond: 30), .init(framesPerSecond: 15)]),
+    CameraFormat(pixelFormat: .yuyv, size: .init(width: 1280, height: 720), frameIntervals: [.init(framesPerSecond: 10)]),
+    CameraFormat(pixelFormat: .yuyv, size: .init(width: 320, height: 240), frameIntervals: [.init(framesPerSecond: 30)]),
+    CameraFormat(pixelFormat: .mjpeg, size: .init(width: 640, height: 480), frameIntervals: [.init(framesPerSecond: 30)]),
+    CameraFormat(pixelFormat: .mjpeg, size: .init(width: 1280, height: 720), frameIntervals: [.init(framesPerSecond: 30)]),
+    CameraFormat(pixelFormat: .mjpeg, size: .init(width: 1920, height: 1080), frameIntervals: [.init(framesPerSecond: 30)]),
+    CameraFormat(pixelFormat: .rgb24, size: .init(width: 640, height: 480), frameIntervals: [.init(framesPerSecond: 30)], isEmulated: true),
+    CameraFormat(pixelFormat: CameraPixelFormat("H264"), size: .init(width: 1920, height: 1080), frameIntervals: [.init(framesPerSecond: 30)]),
+  ]
+
+  func choose(_ settings: CameraSettings) throws -> CameraFormatChoice {
+    try settings.chooseFormat(from: webcam, device: "/dev/video0")
+  }
+
+  func testDefaultIsYUYV640x480At30() throws {
+    let c = try choose(CameraSettings())
+    XCTAssertEqual(c.format.pixelFormat, .yuyv)
+    XCTAssertEqual(c.format.size, FrameGeometry(width: 640, height: 480))
+    XCTAssertEqual(c.frameInterval, FrameInterval(framesPerSecond: 30))
+    XCTAssertEqual(c.notes, [])
+  }
+
+  func testLargeSizesPreferMJPEGAndPresetsPickSizes() throws {
+    XCTAssertEqual(try choose(CameraSettings(preset: .hd720)).format.pixelFormat, .mjpeg)
+    XCTAssertEqual(try choose(CameraSettings(preset: .high)).format.size, FrameGeometry(width: 1920, height: 1080))
+    XCTAssertEqual(try choose(CameraSettings(preset: .low)).format.size, FrameGeometry(width: 320, height: 240))
+    XCTAssertEqual(try choose(CameraSettings(preset: .medium)).format.size, FrameGeometry(width: 640, height: 480))
+    // YUYV 720p only offers 10 fps; asking for it explicitly gets it.
+    let slow = try choose(CameraSettings(size: .init(width: 1280, height: 720), frameRate: .init(framesPerSecond: 10)))
+    XCTAssertEqual(slow.format.pixelFormat, .yuyv)
+  }
+
+  func testInputFormatIsHonouredAndEmulatedFormatsAreAvoided() throws {
+    XCTAssertEqual(try choose(CameraSettings(pixelFormat: .mjpeg)).format.pixelFormat, .mjpeg)
+    XCTAssertEqual(try choose(CameraSettings(pixelFormat: .rgb24)).format.pixelFormat, .rgb24)
+    XCTAssertThrowsError(try choose(CameraSettings(pixelFormat: .nv12))) { error in
+      XCTAssertEqual(
+        "\(error)",
+        "camera /dev/video0 cannot deliver input format NV12; it offers: YUYV 640x480 @ 30, 15; YUYV 1280x720 @ 10; "
+          + "YUYV 320x240 @ 30; MJPG 640x480 @ 30; MJPG 1280x720 @ 30; MJPG 1920x1080 @ 30; RGB3 640x480 @ 30; H264 1920x1080 @ 30")
+    }
+  }
+
+  func testImpossibleSizeAndRateListWhatIsOffered() throws {
+    XCTAssertThrowsError(try choose(CameraSettings(size: .init(width: 800, height: 600)))) { error in
+      XCTAssertTrue("\(error)".hasPrefix("camera /dev/video0 cannot deliver size 800x600; it offers: YUYV 640x480 @ 30, 15;"), "\(error)")
+    }
+    XCTAssertThrowsError(try choose(CameraSettings(size: .init(width: 1920, height: 1080), frameRate: .init(framesPerSecond: 60)))) { error in
+      XCTAssertEqual("\(error)", "camera /dev/video0 cannot deliver 60 fps at 1920x1080; it offers: MJPG 1920x1080 @ 30")
+    }
+    // Without an explicit rate the nearest one is taken, and the user is told.
+    let c = try choose(CameraSettings(size: .init(width: 1280, height: 720), pixelFormat: .yuyv))
+    XCTAssertEqual(c.frameInterval, FrameInterval(framesPerSecond: 10))
+    XCTAssertEqual(c.notes, ["30 fps is not offered at 1280x720; using 10 fps"])
+  }
+
+  func testOptionParsing() throws {
+    XCTAssertEqual(try CameraPixelFormat(parsing: "YUYV"), .yuyv)
+    XCTAssertEqual(try CameraPixelFormat(parsing: "i420"), .yuv420)
+    XCTAssertThrowsError(try CameraPixelFormat(parsing: "h265")) { XCTAssertTrue("\($0)".hasPrefix("unknown input format 'h265'; expected one of: yuyv, nv12")) }
+    XCTAssertEqual(try CapturePreset(parsing: "720p"), .hd720)
+    XCTAssertThrowsError(try CapturePreset(parsing: "4k")) {
+      XCTAssertEqual("\($0)", "unknown preset '4k'; expected one of: vga, 720p, 1080p, high, medium, low")
+    }
+    XCTAssertEqual(try ControlAssignment(parsing: "Horizontal Flip=on"), ControlAssignment(name: "horizontal_flip", value: 1))
+    XCTAssertEqual(try ControlAssignment(parsing: "brightness=-5"), ControlAssignment(name: "brightness", value: -5))
+    XCTAssertThrowsError(try ControlAssignment(parsing: "brightness")) { XCTAssertEqual("\($0)", "invalid control 'brightness': expected name=value, e.g. brightness=140") }
+    XCTAssertThrowsError(try ControlAssignment(parsing: "brightness=abc")) { XCTAssertEqual("\($0)", "invalid control 'brightness=abc': value 'abc' is not an integer") }
+    XCTAssertEqual(CameraControl.normalizedName("White Balance, Automatic"), "white_balance_automatic")
+  }
+}

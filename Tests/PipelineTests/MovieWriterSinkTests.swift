@@ -1,0 +1,77 @@
+import Camfx
+import CamfxMedia
+import Foundation
+import XCTest
+
+/// The session writing a real movie: the frames and the generated tone reach the file
+/// with their timestamps (checked with ffprobe, which decodes what was written).
+final class MovieWriterSinkTests: XCTestCase {
+  func testSessionWritesEveryFrameAndAToneOfTheSameLength() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-sink-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("out.mp4").path
+
+    let input = CountingInput(geometry: FrameGeometry(width: 64, height: 48), live: false, total: 45)
+    var video = VideoSettings(width: 32, height: 48)
+    video.preset = "ultrafast"
+    let audio = AudioSettings(sampleRate: 48_000, channels: 1)
+    let writer = try MovieWriter(path: path, settings: MovieSettings(video: video, audio: audio))
+    let generator = SineToneGenerator(try SineAudioSource(frequency: 440, sampleRate: 48_000, channels: 1))
+    let session = try RecordingSession<PCMBuffer>(
+      input: VideoSourceInput(CountingVideoSource(input)), chain: configuredChain([LeftHalf()], for: input.geometry),
+      generator: generator, sink: MovieWriterSink(writer: writer))
+    session.start()
+    let summary = session.waitUntilFinished()
+    XCTAssertNil(summary.error)
+    XCTAssertEqual(summary.framesOut, 45)
+    XCTAssertEqual(writer.status, .completed)
+    XCTAssertEqual(summary.bytes, Int64(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int))
+
+    let video0 = try ffprobe(["-select_streams", "v:0", "-count_frames", "-show_entries",
+      "stream=codec_name,width,height,nb_read_frames,duration", path])
+    XCTAssertEqual(video0["codec_name"], "h264")
+    XCTAssertEqual(video0["width"], "32")
+    XCTAssertEqual(video0["height"], "48")
+    XCTAssertEqual(video0["nb_read_frames"], "45")
+    let videoDuration = try XCTUnwrap(Double(video0["duration"] ?? ""))
+    XCTAssertEqual(videoDuration, 1.5, accuracy: 1.0 / 30)
+    let audio0 = try ffprobe(["-select_streams", "a:0", "-show_entries", "stream=codec_name,duration", path])
+    XCTAssertEqual(audio0["codec_name"], "aac")
+    let audioDuration = try XCTUnwrap(Double(audio0["duration"] ?? ""))
+    XCTAssertEqual(audioDuration, videoDuration, accuracy: 0.05)
+  }
+}
+
+/// `CountingInput` as a plain `VideoSource` (the session's `PCMBuffer` flavour).
+final class CountingVideoSource: VideoSource {
+  let inner: CountingInput
+  init(_ inner: CountingInput) { self.inner = inner }
+  var geometry: FrameGeometry { inner.geometry }
+  var frameDuration: MediaTime? { inner.frameDuration }
+  var isLive: Bool { inner.isLive }
+  func nextFrame() throws -> PixelBuffer? {
+    while let sample = try inner.nextSample() {
+      if case .video(let frame) = sample { return frame }
+    }
+    return nil
+  }
+}
+
+/// Runs ffprobe and returns the `key=value` lines of its default output.
+func ffprobe(_ arguments: [String]) throws -> [String: String] {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
+  process.arguments = ["-v", "error", "-of", "default=noprint_wrappers=1"] + arguments
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  try process.run()
+  let data = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  var result: [String: String] = [:]
+  for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+    let parts = line.split(separator: "=", maxSplits: 1)
+    if parts.count == 2 { result[String(parts[0])] = String(parts[1]) }
+  }
+  return result
+}

@@ -1,0 +1,174 @@
+import Camfx
+import Foundation
+import Synchronization
+
+/// A block of generated samples: where it starts (in samples) and how many.
+struct TestAudio: Sendable, Equatable {
+  var start: Int64
+  var count: Int
+}
+
+/// Frames whose every pixel holds the frame number (B = n % 256, G = n / 256), stamped
+/// n/30 s, from a small pool; live or file-like.
+final class CountingInput: RecordingInput {
+  typealias Audio = TestAudio
+  let geometry: FrameGeometry
+  let frameDuration: MediaTime? = MediaTime(value: 1, timescale: 30)
+  let isLive: Bool
+  let pool: PixelBufferPool
+  let total: Int?
+  /// File-like inputs with a sound track interleave one audio block per frame.
+  let audioPerFrame: Int?
+  let failAt: Int?
+  private(set) var next = 0
+  /// Called before each frame is produced (on the source thread).
+  var beforeFrame: (Int) -> Void = { _ in }
+
+  init(
+    geometry: FrameGeometry = FrameGeometry(width: 8, height: 4), live: Bool, poolCapacity: Int = 4,
+    total: Int?, audioPerFrame: Int? = nil, failAt: Int? = nil
+  ) {
+    self.geometry = geometry
+    self.isLive = live
+    self.pool = PixelBufferPool(geometry: geometry, capacity: poolCapacity)
+    self.total = total
+    self.audioPerFrame = audioPerFrame
+    self.failAt = failAt
+  }
+
+  var hasAudio: Bool { audioPerFrame != nil }
+  private var audioDue = false
+
+  func nextSample() throws -> RecordingSample<TestAudio>? {
+    if let perFrame = audioPerFrame, audioDue {
+      audioDue = false
+      return .audio(TestAudio(start: Int64((next - 1) * perFrame), count: perFrame))
+    }
+    if let total, next >= total { return nil }
+    if let failAt, next == failAt { throw RecordingSessionError("input broke at frame \(next)") }
+    beforeFrame(next)
+    let time = MediaTime(value: Int64(next), timescale: 30)
+    let frame: PixelBuffer
+    if isLive {
+      guard let b = pool.tryAcquire(presentationTime: time) else {
+        next += 1
+        return .dropped(.outOfBuffers)
+      }
+      frame = b
+    } else {
+      frame = pool.acquire(presentationTime: time)!
+    }
+    frame.fill(BGRA(b: UInt8(next % 256), g: UInt8(next / 256 % 256), r: 0))
+    next += 1
+    audioDue = audioPerFrame != nil
+    return .video(frame)
+  }
+}
+
+/// What a sink saw, checked after the session ended.
+struct SinkRecord {
+  var times: [MediaTime] = []
+  /// Pixel (0, 0) of every frame: proves the filter ran and frames kept their content.
+  var firstPixels: [BGRA] = []
+  var geometries: Set<FrameGeometry> = []
+  var audio: [TestAudio] = []
+  var finished = 0
+  var cancelled = 0
+}
+
+/// A sink that records everything appended; may fail or wait on request.
+///
+/// `@unchecked Sendable`: the record is behind a `Mutex`; the hooks are set before the
+/// session starts and only called from the writer thread.
+final class RecordingTestSink: RecordingSink, @unchecked Sendable {
+  typealias Audio = TestAudio
+  let record = Mutex(SinkRecord())
+  var failAtFrame: Int?
+  var beforeAppend: (Int) -> Void = { _ in }
+  private var count = 0
+
+  var bytesWritten: Int64 { Int64(count) * 1000 }
+
+  func appendVideo(_ frame: PixelBuffer) throws {
+    beforeAppend(count)
+    if let failAtFrame, count == failAtFrame { throw RecordingSessionError("disk full at frame \(count)") }
+    record.withLock {
+      $0.times.append(frame.presentationTime)
+      $0.firstPixels.append(frame[0, 0])
+      $0.geometries.insert(frame.geometry)
+    }
+    count += 1
+  }
+
+  func appendAudio(_ audio: TestAudio) throws {
+    record.withLock { $0.audio.append(audio) }
+  }
+
+  func finish() throws { record.withLock { $0.finished += 1 } }
+  func cancel() { record.withLock { $0.cancelled += 1 } }
+
+  var snapshot: SinkRecord { record.withLock { $0 } }
+}
+
+/// A tone generator that only counts samples: 48 kHz, blocks of up to 1000 samples.
+final class CountingToneGenerator: AudioGenerator {
+  typealias Audio = TestAudio
+  let sampleRate: Int32 = 48_000
+  private var position: Int64 = 0
+  private(set) var startTime: MediaTime?
+
+  func start(at time: MediaTime) {
+    startTime = time
+    position = time.converted(to: sampleRate).value
+  }
+
+  func nextChunk(until end: MediaTime) throws -> TestAudio? {
+    let endSample = end.converted(to: sampleRate).value
+    guard position < endSample else { return nil }
+    let count = Int(min(1000, endSample - position))
+    defer { position += Int64(count) }
+    return TestAudio(start: position, count: count)
+  }
+}
+
+/// Adds 1 to the blue byte of every pixel: cheap, and visible in the sink's record.
+struct IncrementBlue: VideoFilter {
+  static let name = "increment-blue"
+  static let summary = "Adds 1 to blue (tests)."
+  static let example = "none"
+  static let options: [FilterOption] = []
+  init(options: FilterOptions) throws {}
+  init() {}
+  mutating func configure(input: FrameGeometry) throws -> FrameGeometry { input }
+  func process(_ frame: inout PixelBuffer) {
+    let (w, h, stride) = (frame.width, frame.height, frame.bytesPerRow)
+    frame.withUnsafeMutableBytes { base in
+      for y in 0..<h {
+        let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
+        for x in 0..<w { row[x * 4] &+= 1 }
+      }
+    }
+  }
+}
+
+/// Keeps the left half of the frame (a view, like the crop filter).
+struct LeftHalf: VideoFilter {
+  static let name = "left-half"
+  static let summary = "Keeps the left half (tests)."
+  static let example = "none"
+  static let options: [FilterOption] = []
+  init(options: FilterOptions) throws {}
+  init() {}
+  mutating func configure(input: FrameGeometry) throws -> FrameGeometry {
+    FrameGeometry(width: input.width / 2, height: input.height)
+  }
+  func process(_ frame: inout PixelBuffer) {
+    frame.crop(x: 0, y: 0, width: frame.width / 2, height: frame.height)
+  }
+}
+
+func configuredChain(_ filters: [any VideoFilter], for geometry: FrameGeometry) throws -> FilterChain {
+  var chain = FilterChain(filters)
+  try chain.configure(input: geometry)
+  return chain
+}

@@ -1,0 +1,91 @@
+import Camfx
+import XCTest
+
+/// `--duration` and `--max-size` values, the status line and summary, and drops a live
+/// source counted itself.
+final class RecordingOptionsTests: XCTestCase {
+  func testDurations() throws {
+    XCTAssertEqual(try RecordingLimits.parseDuration("10s"), MediaTime(value: 10, timescale: 1))
+    XCTAssertEqual(try RecordingLimits.parseDuration("10"), MediaTime(value: 10, timescale: 1))
+    XCTAssertEqual(try RecordingLimits.parseDuration("1.5s"), MediaTime(value: 3, timescale: 2))
+    XCTAssertEqual(try RecordingLimits.parseDuration("500ms"), MediaTime(value: 1, timescale: 2))
+    XCTAssertEqual(try RecordingLimits.parseDuration("2m"), MediaTime(value: 120, timescale: 1))
+    XCTAssertEqual(try RecordingLimits.parseDuration("1h"), MediaTime(value: 3600, timescale: 1))
+    for bad in ["", "abc", "-1s", "0", "0s", "1.2.3s", "5x", "s", "1e3", " 5s", "0.0001s"] {
+      XCTAssertThrowsError(try RecordingLimits.parseDuration(bad), bad) { error in
+        XCTAssertEqual(
+          "\(error)",
+          "invalid duration '\(bad)': expected a positive time such as 10s, 1.5s, 500ms or 2m (at least 1ms)")
+      }
+    }
+  }
+
+  func testByteCounts() throws {
+    XCTAssertEqual(try RecordingLimits.parseByteCount("50M"), 50_000_000)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("1.5G"), 1_500_000_000)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("800k"), 800_000)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("800kB"), 800_000)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("64MiB"), 64 * 1_048_576)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("4096"), 4096)
+    for bad in ["", "abc", "-5M", "0", "5X", "M", "1.5.5M"] {
+      XCTAssertThrowsError(try RecordingLimits.parseByteCount(bad), bad) { error in
+        XCTAssertEqual("\(error)", "invalid size '\(bad)': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
+      }
+    }
+  }
+
+  func testStatusLineShowsRecentFpsAndTotals() {
+    var line = RecordingStatusLine()
+    let s1 = RecordingStatistics.Snapshot(
+      framesIn: 15, framesWritten: 15, droppedLate: 0, droppedOutOfBuffers: 0, bytesWritten: 62_500)
+    XCTAssertEqual(line.text(for: s1, elapsed: 0.5), "00:00.5  30.0 fps  frames 15  dropped 0  62.5 kB  1.0 Mbit/s")
+    let s2 = RecordingStatistics.Snapshot(
+      framesIn: 1830, framesWritten: 1820, droppedLate: 7, droppedOutOfBuffers: 3, bytesWritten: 12_345_678)
+    XCTAssertEqual(
+      line.text(for: s2, elapsed: 61.0), "01:01.0  29.8 fps  frames 1820  dropped 10  12.3 MB  1.6 Mbit/s")
+  }
+
+  func testSummaryNamesEveryFigure() {
+    let summary = RecordingSummary(
+      framesIn: 61, framesOut: 60, dropped: ["late": 1, "out-of-buffers": 0], audioChunks: 90,
+      durationSeconds: 2.0, elapsedSeconds: 2.14, bytes: 181_234, stopReason: .duration, error: nil)
+    XCTAssertEqual(
+      RecordingStatusLine.summary(summary, output: "out.mp4"),
+      "recorded 60 frames (2.00 s) to out.mp4: 181.2 kB, 724.9 kbit/s, 1 dropped (late 1, out-of-buffers 0); stopped by duration after 2.1 s"
+    )
+  }
+
+  func testDropsCountedByALiveSourceReachTheStatistics() throws {
+    /// Every third frame number is "skipped late", every fifth "out of buffers".
+    final class DroppingSource: VideoSource, LiveDropCounting {
+      let geometry = FrameGeometry(width: 4, height: 2)
+      let frameDuration: MediaTime? = MediaTime(value: 1, timescale: 30)
+      let isLive = true
+      let pool = PixelBufferPool(geometry: FrameGeometry(width: 4, height: 2), capacity: 30)
+      var framesSkippedLate = 0
+      var framesDroppedOutOfBuffers = 0
+      var n = 0
+      func nextFrame() throws -> PixelBuffer? {
+        while n < 30 {
+          defer { n += 1 }
+          if n % 3 == 2 { framesSkippedLate += 1; continue }
+          if n % 5 == 4 { framesDroppedOutOfBuffers += 1; continue }
+          return pool.tryAcquire(presentationTime: MediaTime(value: Int64(n), timescale: 30))
+        }
+        return nil
+      }
+    }
+    let source = DroppingSource()
+    let input = VideoSourceInput<TestAudio>(source)
+    let sink = RecordingTestSink()
+    let session = try RecordingSession<TestAudio>(
+      input: input, chain: configuredChain([], for: input.geometry), sink: sink, ringCapacity: 64)
+    session.start()
+    let summary = session.waitUntilFinished()
+    XCTAssertEqual(summary.dropped["late"], 10)
+    XCTAssertEqual(summary.dropped["out-of-buffers"], 4)  // 4, 19, 24, 29 (14 is late already)
+    XCTAssertEqual(summary.framesIn, 30)
+    XCTAssertEqual(summary.framesOut, 16)
+    XCTAssertEqual(sink.snapshot.times.map(\.value), [0, 1, 3, 6, 7, 10, 12, 13, 15, 16, 18, 21, 22, 25, 27, 28])
+  }
+}

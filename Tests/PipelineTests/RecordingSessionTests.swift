@@ -1,0 +1,198 @@
+import Camfx
+import Foundation
+import XCTest
+
+/// The staged pipeline against a recording sink: flow modes, drops, limits, audio on the
+/// video clock, shutdown and failures. (The real movie writer is tested in CamfxCLITests.)
+final class RecordingSessionTests: XCTestCase {
+  private func run(
+    _ input: CountingInput, filters: [any VideoFilter] = [IncrementBlue()], generator: CountingToneGenerator? = nil,
+    sink: RecordingTestSink = RecordingTestSink(), limits: RecordingLimits = RecordingLimits(), ringCapacity: Int = 2,
+    whileRunning: (RecordingSession<TestAudio>) -> Void = { _ in }
+  ) throws -> (RecordingSummary, SinkRecord) {
+    let session = try RecordingSession<TestAudio>(
+      input: input, chain: configuredChain(filters, for: input.geometry), generator: generator, sink: sink,
+      limits: limits, ringCapacity: ringCapacity)
+    session.start()
+    whileRunning(session)
+    let summary = session.waitUntilFinished(statusInterval: 0.05)
+    XCTAssertEqual(input.pool.buffersInUse, 0, "every frame must be back in its pool after the recording")
+    return (summary, sink.snapshot)
+  }
+
+  func testFileInputDeliversEveryFrameInOrderThroughTheFilter() throws {
+    let input = CountingInput(live: false, poolCapacity: 3, total: 300)
+    let (summary, record) = try run(input)
+    XCTAssertEqual(summary.framesIn, 300)
+    XCTAssertEqual(summary.framesOut, 300)
+    XCTAssertEqual(summary.droppedTotal, 0)
+    XCTAssertEqual(summary.stopReason, .endOfInput)
+    XCTAssertNil(summary.error)
+    XCTAssertEqual(record.times, (0..<300).map { MediaTime(value: Int64($0), timescale: 30) })
+    // The filter added 1 to blue, which held the frame number.
+    XCTAssertEqual(record.firstPixels.map(\.b), (0..<300).map { UInt8(($0 + 1) % 256) })
+    XCTAssertEqual(record.firstPixels.map(\.g), (0..<300).map { UInt8($0 / 256) })
+    XCTAssertEqual(record.finished, 1)
+    XCTAssertEqual(record.cancelled, 0)
+    XCTAssertEqual(summary.durationSeconds, 10.0, accuracy: 1e-9)
+  }
+
+  func testFileInputWaitsForASlowWriterInsteadOfDropping() throws {
+    let input = CountingInput(live: false, poolCapacity: 2, total: 40)
+    let sink = RecordingTestSink()
+    sink.beforeAppend = { _ in usleep(2000) }
+    let (summary, record) = try run(input, sink: sink)
+    XCTAssertEqual(summary.framesOut, 40)
+    XCTAssertEqual(summary.droppedTotal, 0)
+    XCTAssertEqual(record.times.count, 40)
+  }
+
+  func testLiveInputDropsAndCountsFramesWhileTheWriterIsBlocked() throws {
+    let input = CountingInput(live: true, poolCapacity: 4, total: 40)
+    let sink = RecordingTestSink()
+    let gate = DispatchSemaphore(value: 0)
+    // The writer holds frame 0 until the input has tried 20 more frames.
+    sink.beforeAppend = { i in if i == 0 { gate.wait() } }
+    input.beforeFrame = { n in if n == 21 { gate.signal() } }
+    let (summary, record) = try run(input, sink: sink)
+    XCTAssertEqual(summary.framesIn, 40)
+    XCTAssertGreaterThan(summary.droppedTotal, 0, "a blocked live pipeline must drop")
+    XCTAssertEqual(summary.framesOut + summary.droppedTotal, 40, "every frame is either written or counted as dropped")
+    XCTAssertEqual(record.times.count, summary.framesOut)
+    for (a, b) in zip(record.times, record.times.dropFirst()) { XCTAssertLessThan(a, b) }
+    // Each written frame still carries its own pixels (a dropped frame's buffer was reused).
+    for (time, pixel) in zip(record.times, record.firstPixels) {
+      XCTAssertEqual(Int(pixel.b), (Int(time.value) + 1) % 256)
+    }
+    XCTAssertEqual(record.finished, 1)
+  }
+
+  func testFrameLimitStopsAfterExactlyThatManyFrames() throws {
+    let input = CountingInput(live: false, total: nil)
+    let (summary, record) = try run(input, limits: RecordingLimits(frames: 25))
+    XCTAssertEqual(summary.stopReason, .frames)
+    XCTAssertEqual(record.times.count, 25)
+    XCTAssertEqual(record.finished, 1)
+  }
+
+  func testDurationLimitKeepsFramesBeforeTheLimit() throws {
+    let input = CountingInput(live: false, total: nil)
+    let (summary, record) = try run(input, limits: RecordingLimits(duration: MediaTime(value: 2, timescale: 1)))
+    XCTAssertEqual(summary.stopReason, .duration)
+    XCTAssertEqual(record.times.count, 60)
+    XCTAssertEqual(record.times.last, MediaTime(value: 59, timescale: 30))
+    XCTAssertEqual(summary.durationSeconds, 2.0, accuracy: 1e-9)
+  }
+
+  func testMaxSizeStopsCleanly() throws {
+    let input = CountingInput(live: false, total: 1000)
+    let (summary, record) = try run(input, limits: RecordingLimits(bytes: 10_000))
+    XCTAssertEqual(summary.stopReason, .maxSize)
+    XCTAssertGreaterThanOrEqual(record.times.count, 10)
+    XCTAssertLessThan(record.times.count, 1000)
+    XCTAssertEqual(summary.framesOut, record.times.count, "frames in flight at the limit are still written")
+    XCTAssertEqual(record.finished, 1)
+  }
+
+  func testStopFinishesEveryAcceptedFrameOfAnEndlessLiveInput() throws {
+    let input = CountingInput(live: true, total: nil)
+    let sink = RecordingTestSink()
+    let tenWritten = DispatchSemaphore(value: 0)
+    sink.beforeAppend = { i in if i == 10 { tenWritten.signal() } }
+    let (summary, record) = try run(input, sink: sink) { session in
+      tenWritten.wait()
+      session.stop()
+    }
+    XCTAssertEqual(summary.stopReason, .interrupted)
+    XCTAssertNil(summary.error)
+    XCTAssertGreaterThanOrEqual(record.times.count, 10)
+    XCTAssertEqual(record.times.count, summary.framesIn - summary.droppedTotal)
+    XCTAssertEqual(record.finished, 1)
+  }
+
+  func testGeneratedAudioCoversExactlyTheVideo() throws {
+    let input = CountingInput(live: false, total: 60)
+    let generator = CountingToneGenerator()
+    let (summary, record) = try run(input, generator: generator)
+    XCTAssertEqual(summary.framesOut, 60)
+    XCTAssertEqual(generator.startTime, .zero)
+    var position: Int64 = 0
+    for block in record.audio {
+      XCTAssertEqual(block.start, position, "audio blocks must be contiguous")
+      position += Int64(block.count)
+    }
+    XCTAssertEqual(position, 96_000, "2 s of video at 48 kHz")
+    XCTAssertEqual(summary.audioChunks, record.audio.count)
+  }
+
+  func testGeneratedAudioStartsAtTheFirstFrame() throws {
+    final class LateInput: RecordingInput {
+      typealias Audio = TestAudio
+      let inner = CountingInput(live: false, total: 30)
+      var geometry: FrameGeometry { inner.geometry }
+      var frameDuration: MediaTime? { inner.frameDuration }
+      var isLive: Bool { false }
+      var hasAudio: Bool { false }
+      func nextSample() throws -> RecordingSample<TestAudio>? {
+        guard case .video(var frame)? = try inner.nextSample() else { return nil }
+        frame.presentationTime = frame.presentationTime + MediaTime(value: 5, timescale: 1)
+        return .video(frame)
+      }
+    }
+    let input = LateInput()
+    let generator = CountingToneGenerator()
+    let sink = RecordingTestSink()
+    let session = try RecordingSession<TestAudio>(
+      input: input, chain: configuredChain([], for: input.geometry), generator: generator, sink: sink)
+    session.start()
+    _ = session.waitUntilFinished()
+    let audio = sink.snapshot.audio
+    XCTAssertEqual(generator.startTime, MediaTime(value: 5, timescale: 1))
+    XCTAssertEqual(audio.first?.start, 240_000)
+    XCTAssertEqual(audio.map(\.count).reduce(0, +), 48_000)
+  }
+
+  func testInputSoundTrackPassesThroughItsOwnRing() throws {
+    let input = CountingInput(live: false, total: 120, audioPerFrame: 1600)
+    let (summary, record) = try run(input)
+    XCTAssertEqual(summary.framesOut, 120)
+    XCTAssertEqual(record.audio, (0..<120).map { TestAudio(start: Int64($0 * 1600), count: 1600) })
+  }
+
+  func testGeometryChangingChainReachesTheSinkAtTheNegotiatedSize() throws {
+    let input = CountingInput(geometry: FrameGeometry(width: 16, height: 6), live: false, total: 10)
+    let (summary, record) = try run(input, filters: [LeftHalf(), IncrementBlue()])
+    XCTAssertEqual(summary.framesOut, 10)
+    XCTAssertEqual(record.geometries, [FrameGeometry(width: 8, height: 6)])
+  }
+
+  func testChainConfiguredForAnotherSizeIsRejectedBeforeStarting() throws {
+    let input = CountingInput(live: false, total: 10)
+    let chain = try configuredChain([IncrementBlue()], for: FrameGeometry(width: 2, height: 2))
+    XCTAssertThrowsError(
+      try RecordingSession<TestAudio>(input: input, chain: chain, sink: RecordingTestSink())
+    ) { error in
+      XCTAssertEqual("\(error)", "the filter chain was configured for 2x2, the input delivers 8x4")
+    }
+  }
+
+  func testFailingSinkCancelsTheFileAndReportsTheError() throws {
+    let input = CountingInput(live: false, total: 100)
+    let sink = RecordingTestSink()
+    sink.failAtFrame = 10
+    let (summary, record) = try run(input, sink: sink)
+    XCTAssertEqual(summary.stopReason, .failed)
+    XCTAssertEqual(summary.error, "disk full at frame 10")
+    XCTAssertEqual(record.cancelled, 1)
+    XCTAssertEqual(record.finished, 0)
+  }
+
+  func testFailingInputStillFinishesWhatWasRead() throws {
+    let input = CountingInput(live: false, total: 100, failAt: 30)
+    let (summary, record) = try run(input)
+    XCTAssertEqual(summary.stopReason, .failed)
+    XCTAssertEqual(summary.error, "input broke at frame 30")
+    XCTAssertEqual(record.times.count, 30)
+    XCTAssertEqual(record.finished, 1, "a read error must still leave a playable file")
+  }
+}

@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Camfx
+import CPeers
+
+/// Every operation of issue 5 at one frame size, each with camfx and its peers.
+///
+/// camfx's contenders come from the public API a user has (`FilterRegistry.builtin`,
+/// the adaptor's and the camera's converters); a kernel that is not on main yet is
+/// listed with `missing` set, and the peers still run.
+public enum Catalog {
+  public static func operations(at geometry: FrameGeometry) -> [FrameOperation] {
+    [
+      reference(geometry),
+      grayscale(geometry), mirror(geometry), crop(geometry), watermark(geometry),
+      toYUV420p(geometry), fromYUYV(geometry), fromNV12(geometry),
+      chain(geometry),
+    ]
+  }
+
+  // MARK: Reference points
+
+  static func reference(_ g: FrameGeometry) -> FrameOperation {
+    FrameOperation(name: "memory", geometry: g, contenders: [
+      Contender(.reference, "memcpy") {
+        let source = TestImages.frame(g), destination = PixelBuffer(width: g.width, height: g.height)
+        let bytes = source.bytesPerRow * g.height
+        return {
+          source.withUnsafeBytes { s in destination.withUnsafeMutableBytes { d in _ = memcpy(d, s, bytes) } }
+        }
+      },
+      Contender(.reference, "in-place read-modify-write (SIMD xor)") {
+        let frame = TestImages.frame(g)
+        return { ReferenceKernels.invertInPlace(frame) }
+      },
+    ])
+  }
+
+  // MARK: Filters
+
+  static func grayscale(_ g: FrameGeometry) -> FrameOperation {
+    let camfx = camfxFilter("grayscale", g)
+    return FrameOperation(name: "grayscale", geometry: g, contenders: [
+      camfx,
+      Contender(.libyuv, "ARGBGray") {
+        let frame = TestImages.frame(g)
+        return { try LibYUV.gray(frame) }
+      },
+      Contender(.ffmpeg, "libavfilter format=gray,format=bgra") {
+        let frame = TestImages.frame(g)
+        let graph = try FilterGraph("[in]format=gray,format=bgra[out]", geometry: g)
+        return { try graph.run(frame) }
+      },
+    ].compactMap { $0 }, missing: camfx == nil ? "grayscale filter not on main yet" : nil)
+  }
+
+  static func mirror(_ g: FrameGeometry) -> FrameOperation {
+    let camfx = camfxFilter("mirror", g)
+    return FrameOperation(name: "mirror", geometry: g, contenders: [
+      camfx,
+      Contender(.libyuv, "ARGBMirror") {
+        let frame = TestImages.frame(g), out = PixelBuffer(width: g.width, height: g.height)
+        return { try LibYUV.mirror(frame, into: out) }
+      },
+      Contender(.ffmpeg, "libavfilter hflip") {
+        let frame = TestImages.frame(g)
+        let graph = try FilterGraph("[in]hflip[out]", geometry: g)
+        return { try graph.run(frame) }
+      },
+    ].compactMap { $0 }, missing: camfx == nil ? "mirror filter not on main yet" : nil)
+  }
+
+  static func crop(_ g: FrameGeometry) -> FrameOperation {
+    let r = TestImages.cropRect(of: g)
+    let camfx = camfxFilter("crop=x=\(r.x):y=\(r.y):width=\(r.width):height=\(r.height)", g)
+    return FrameOperation(name: "crop", geometry: g, contenders: [
+      camfx,
+      Contender(.libyuv, "ARGBCopy of the rectangle") {
+        var frame = TestImages.frame(g)
+        frame.crop(x: r.x, y: r.y, width: r.width, height: r.height)
+        let out = PixelBuffer(width: r.width, height: r.height)
+        return { [frame] in try LibYUV.copy(frame, into: out) }
+      },
+      Contender(.ffmpeg, "libavfilter crop") {
+        let frame = TestImages.frame(g)
+        let graph = try FilterGraph("[in]crop=w=\(r.width):h=\(r.height):x=\(r.x):y=\(r.y)[out]", geometry: g)
+        return { try graph.run(frame) }
+      },
+    ].compactMap { $0 }, missing: camfx == nil ? "crop filter not on main yet" : nil)
+  }
+
+  static func watermark(_ g: FrameGeometry) -> FrameOperation {
+    let camfx = CamfxHooks.watermark(g)
+    let m = TestImages.markGeometry, o = TestImages.markOrigin(on: g)
+    return FrameOperation(name: "watermark", geometry: g, contenders: [
+      camfx,
+      Contender(.libyuv, "ARGBBlend \(m.width)x\(m.height)") {
+        let frame = TestImages.frame(g)
+        let mark = try LibYUV.premultiplied(TestImages.mark())
+        return { try LibYUV.blend(mark, over: frame, x: o.x, y: o.y) }
+      },
+      Contender(.ffmpeg, "libavfilter overlay format=rgb") {
+        let frame = TestImages.frame(g)
+        let graph = try FilterGraph(
+          "[in][mark]overlay=x=\(o.x):y=\(o.y):format=rgb[out]", geometry: g, mark: TestImages.mark())
+        return { try graph.run(frame) }
+      },
+    ].compactMap { $0 }, missing: camfx == nil ? "watermark filter (or a PNG writer for its 256x64 mark) not on main yet" : nil)
+  }
+
+  // MARK: Conversions
+
+  static func toYUV420p(_ g: FrameGeometry) -> FrameOperation {
+    let camfx = CamfxHooks.toYUV420p(g)
+    return FrameOperation(name: "bgra-to-yuv420p", geometry: g, contenders: [
+      camfx,
+      Contender(.libyuv, "ARGBToI420") {
+        let frame = TestImages.frame(g), planes = PlanarImage.yuv420p(width: g.width, height: g.height)
+        return { try LibYUV.toI420(frame, into: planes) }
+      },
+      Contender(.ffmpeg, "libswscale bgra→yuv420p") {
+        let frame = TestImages.frame(g), planes = PlanarImage.yuv420p(width: g.width, height: g.height)
+        let sws = try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_BGRA, to: CAMFX_PEER_YUV420P)
+        return { try sws.convert(frame, into: planes) }
+      },
+    ].compactMap { $0 }, missing: camfx == nil ? "BGRA→yuv420p adaptor not on main yet" : nil)
+  }
+
+  static func fromYUYV(_ g: FrameGeometry) -> FrameOperation {
+    let camfx = CamfxHooks.fromYUYV(g)
+    return FrameOperation(name: "yuyv-to-bgra", geometry: g, contenders: [
+      camfx,
+      Contender(.libyuv, "YUY2ToARGB") {
+        let image = PlanarImage.yuyv(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
+        image.fillPseudoRandom(seed: 7)
+        return { try LibYUV.fromYUY2(image, into: frame) }
+      },
+      Contender(.ffmpeg, "libswscale yuyv422→bgra") {
+        let image = PlanarImage.yuyv(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
+        image.fillPseudoRandom(seed: 7)
+        let sws = try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_YUYV422, to: CAMFX_PEER_BGRA)
+        return { try sws.convert(image, into: frame) }
+      },
+    ].compactMap { $0 }, missing: camfx == nil ? "YUYV→BGRA converter not on main yet" : nil)
+  }
+
+  static func fromNV12(_ g: FrameGeometry) -> FrameOperation {
+    let camfx = CamfxHooks.fromNV12(g)
+    return FrameOperation(name: "nv12-to-bgra", geometry: g, contenders: [
+      camfx,
+      Contender(.libyuv, "NV12ToARGB") {
+        let image = PlanarImage.nv12(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
+        image.fillPseudoRandom(seed: 11)
+        return { try LibYUV.fromNV12(image, into: frame) }
+      },
+      Contender(.ffmpeg, "libswscale nv12→bgra") {
+        let image = PlanarImage.nv12(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
+        image.fillPseudoRandom(seed: 11)
+        let sws = try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_NV12, to: CAMFX_PEER_BGRA)
+        return { try sws.convert(image, into: frame) }
+      },
+    ].compactMap { $0 }, missing: camfx == nil ? "NV12→BGRA converter not on main yet" : nil)
+  }
+
+  // MARK: A whole chain
+
+  /// mirror → grayscale → watermark, the chain of `make run` plus a mirror.
+  static func chain(_ g: FrameGeometry) -> FrameOperation {
+    let camfx = CamfxHooks.chain(g)
+    let o = TestImages.markOrigin(on: g)
+    return FrameOperation(name: "chain", geometry: g, contenders: [
+      camfx,
+      Contender(.libyuv, "ARGBMirror+ARGBGray+ARGBBlend") {
+        let frame = TestImages.frame(g), out = PixelBuffer(width: g.width, height: g.height)
+        let mark = try LibYUV.premultiplied(TestImages.mark())
+        return {
+          try LibYUV.mirror(frame, into: out)
+          try LibYUV.gray(out)
+          try LibYUV.blend(mark, over: out, x: o.x, y: o.y)
+        }
+      },
+      Contender(.ffmpeg, "libavfilter hflip,format=gray,format=bgra,overlay") {
+        let frame = TestImages.frame(g)
+        let graph = try FilterGraph(
+          "[in]hflip,format=gray,format=bgra[main];[main][mark]overlay=x=\(o.x):y=\(o.y):format=rgb[out]",
+          geometry: g, mark: TestImages.mark())
+        return { try graph.run(frame) }
+      },
+    ].compactMap { $0 }, missing: camfx == nil ? "mirror, grayscale or watermark not on main yet" : nil)
+  }
+
+  /// camfx's built-in filter `spec`, run through a `FilterChain` as the pipeline does;
+  /// `nil` while the filter is not registered.
+  static func camfxFilter(_ spec: String, _ g: FrameGeometry) -> Contender? {
+    CamfxHooks.filterChain([spec], g)
+  }
+}

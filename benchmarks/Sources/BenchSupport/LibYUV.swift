@@ -1,0 +1,102 @@
+import Camfx
+import CPeers
+
+/// libyuv's functions on camfx buffers. libyuv's "ARGB" is camfx's BGRA byte order.
+public enum LibYUV {
+  /// `ARGBGray`, in place.
+  public static func gray(_ frame: PixelBuffer) throws(PeerError) {
+    let code = frame.withUnsafeMutableBytes {
+      camfx_yuv_gray($0.assumingMemoryBound(to: UInt8.self), Int32(frame.bytesPerRow), Int32(frame.width), Int32(frame.height))
+    }
+    try PeerError.check(code, "ARGBGray")
+  }
+
+  /// `ARGBMirror`, from `source` into `destination` (libyuv cannot mirror in place).
+  public static func mirror(_ source: PixelBuffer, into destination: PixelBuffer) throws(PeerError) {
+    let code = source.withUnsafeBytes { src in
+      destination.withUnsafeMutableBytes { dst in
+        camfx_yuv_mirror(
+          src.assumingMemoryBound(to: UInt8.self), Int32(source.bytesPerRow),
+          dst.assumingMemoryBound(to: UInt8.self), Int32(destination.bytesPerRow),
+          Int32(source.width), Int32(source.height))
+      }
+    }
+    try PeerError.check(code, "ARGBMirror")
+  }
+
+  /// `ARGBCopy` of all of `source` (already narrowed to the rectangle) into `destination`.
+  public static func copy(_ source: PixelBuffer, into destination: PixelBuffer) throws(PeerError) {
+    let code = source.withUnsafeBytes { src in
+      destination.withUnsafeMutableBytes { dst in
+        camfx_yuv_copy(
+          src.assumingMemoryBound(to: UInt8.self), Int32(source.bytesPerRow),
+          dst.assumingMemoryBound(to: UInt8.self), Int32(destination.bytesPerRow),
+          Int32(source.width), Int32(source.height))
+      }
+    }
+    try PeerError.check(code, "ARGBCopy")
+  }
+
+  /// `ARGBBlend` of premultiplied `mark` over `frame` at (x, y), in place.
+  public static func blend(_ mark: PixelBuffer, over frame: PixelBuffer, x: Int, y: Int) throws(PeerError) {
+    var target = frame
+    target.crop(x: x, y: y, width: mark.width, height: mark.height)
+    let code = mark.withUnsafeBytes { fg in
+      target.withUnsafeMutableBytes { bg in
+        camfx_yuv_blend(
+          fg.assumingMemoryBound(to: UInt8.self), Int32(mark.bytesPerRow),
+          bg.assumingMemoryBound(to: UInt8.self), Int32(target.bytesPerRow),
+          bg.assumingMemoryBound(to: UInt8.self), Int32(target.bytesPerRow),
+          Int32(mark.width), Int32(mark.height))
+      }
+    }
+    try PeerError.check(code, "ARGBBlend")
+  }
+
+  /// `ARGBAttenuate`: a premultiplied copy of a straight-alpha image.
+  public static func premultiplied(_ image: PixelBuffer) throws(PeerError) -> PixelBuffer {
+    let result = PixelBuffer(width: image.width, height: image.height)
+    let code = image.withUnsafeBytes { src in
+      result.withUnsafeMutableBytes { dst in
+        camfx_yuv_attenuate(
+          src.assumingMemoryBound(to: UInt8.self), Int32(image.bytesPerRow),
+          dst.assumingMemoryBound(to: UInt8.self), Int32(result.bytesPerRow),
+          Int32(image.width), Int32(image.height))
+      }
+    }
+    try PeerError.check(code, "ARGBAttenuate")
+    return result
+  }
+
+  /// `ARGBToI420`.
+  public static func toI420(_ frame: PixelBuffer, into image: PlanarImage) throws(PeerError) {
+    let p = image.planes, s = image.strides
+    let code = frame.withUnsafeBytes {
+      camfx_yuv_argb_to_i420(
+        $0.assumingMemoryBound(to: UInt8.self), Int32(frame.bytesPerRow),
+        p[0].baseAddress, Int32(s[0]), p[1].baseAddress, Int32(s[1]), p[2].baseAddress, Int32(s[2]),
+        Int32(frame.width), Int32(frame.height))
+    }
+    try PeerError.check(code, "ARGBToI420")
+  }
+
+  /// `YUY2ToARGB`.
+  public static func fromYUY2(_ image: PlanarImage, into frame: PixelBuffer) throws(PeerError) {
+    let code = frame.withUnsafeMutableBytes {
+      camfx_yuv_yuy2_to_argb(
+        image.planes[0].baseAddress, Int32(image.strides[0]),
+        $0.assumingMemoryBound(to: UInt8.self), Int32(frame.bytesPerRow), Int32(frame.width), Int32(frame.height))
+    }
+    try PeerError.check(code, "YUY2ToARGB")
+  }
+
+  /// `NV12ToARGB`.
+  public static func fromNV12(_ image: PlanarImage, into frame: PixelBuffer) throws(PeerError) {
+    let code = frame.withUnsafeMutableBytes {
+      camfx_yuv_nv12_to_argb(
+        image.planes[0].baseAddress, Int32(image.strides[0]), image.planes[1].baseAddress, Int32(image.strides[1]),
+        $0.assumingMemoryBound(to: UInt8.self), Int32(frame.bytesPerRow), Int32(frame.width), Int32(frame.height))
+    }
+    try PeerError.check(code, "NV12ToARGB")
+  }
+}

@@ -1,0 +1,39 @@
+// Thin wrappers so Swift never imports libyuv's headers (C++-shaped, no pkg-config file).
+#include "camfx_peers.h"
+#include <libyuv.h>
+
+int camfx_yuv_gray(uint8_t *argb, int stride, int width, int height) {
+  return ARGBGray(argb, stride, 0, 0, width, height);
+}
+
+int camfx_yuv_mirror(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride, int width, int height) {
+  return ARGBMirror(src, src_stride, dst, dst_stride, width, height);
+}
+
+int camfx_yuv_copy(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride, int width, int height) {
+  return ARGBCopy(src, src_stride, dst, dst_stride, width, height);
+}
+
+int camfx_yuv_blend(const uint8_t *fg, int fg_stride, const uint8_t *bg, int bg_stride,
+                    uint8_t *dst, int dst_stride, int width, int height) {
+  return ARGBBlend(fg, fg_stride, bg, bg_stride, dst, dst_stride, width, height);
+}
+
+int camfx_yuv_attenuate(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride, int width, int height) {
+  return ARGBAttenuate(src, src_stride, dst, dst_stride, width, height);
+}
+
+int camfx_yuv_argb_to_i420(const uint8_t *argb, int argb_stride, uint8_t *y, int y_stride,
+                           uint8_t *u, int u_stride, uint8_t *v, int v_stride, int width, int height) {
+  return ARGBToI420(argb, argb_stride, y, y_stride, u, u_stride, v, v_stride, width, height);
+}
+
+int camfx_yuv_yuy2_to_argb(const uint8_t *yuy2, int yuy2_stride, uint8_t *argb, int argb_stride,
+                           int width, int height) {
+  return YUY2ToARGB(yuy2, yuy2_stride, argb, argb_stride, width, height);
+}
+
+int camfx_yuv_nv12_to_argb(const uint8_t *y, int y_stride, const uint8_t *uv, int uv_stride,
+                           uint8_t *argb, int argb_stride, int width, int height) {
+  return NV12ToARGB(y, y_stride, uv, uv_stride, argb, argb_stride, width, height);
+}

@@ -1,0 +1,21 @@
+import BenchSupport
+
+/// Issue 5's targets, as ratios of camfx's frames per second to a peer's, measured in
+/// one run at 1920x1080 on one core.
+struct Target {
+  let operation: String
+  let peer: Library
+  let minimumRatio: Double
+  let text: String
+
+  static let all: [Target] = [
+    Target(operation: "grayscale", peer: .libyuv, minimumRatio: 1.5, text: "≥ 1.5× libyuv ARGBGray"),
+    Target(operation: "mirror", peer: .libyuv, minimumRatio: 1.2, text: "≥ 1.2× libyuv ARGBMirror"),
+    Target(operation: "crop", peer: .libyuv, minimumRatio: 1.0, text: "a view, or ≥ libyuv ARGBCopy"),
+    Target(operation: "watermark", peer: .libyuv, minimumRatio: 1.0, text: "time ≤ libyuv ARGBBlend"),
+    Target(operation: "bgra-to-yuv420p", peer: .libyuv, minimumRatio: 1.0, text: "≥ libyuv ARGBToI420"),
+    Target(operation: "bgra-to-yuv420p", peer: .ffmpeg, minimumRatio: 10.0, text: "≥ 10× libswscale"),
+    Target(operation: "yuyv-to-bgra", peer: .libyuv, minimumRatio: 1.0, text: "≥ libyuv YUY2ToARGB"),
+    Target(operation: "nv12-to-bgra", peer: .libyuv, minimumRatio: 1.0, text: "≥ libyuv NV12ToARGB"),
+  ]
+}

@@ -1,0 +1,130 @@
+// camfx-compare: camfx next to libyuv and FFmpeg, interleaved in one process.
+//
+//   camfx-compare [table] [--sizes WxH,...] [--rounds N] [--budget-ms MS] [--out DIR]
+//       the peer table; writes DIR/comparison.{md,json,png} (default DIR: results)
+//   camfx-compare ring [--rounds N]      SPSC ring items/s and round-trip latency
+//   camfx-compare bands [--sizes WxH,...] [--rounds N]
+//       one core vs the frame split into two row bands on two threads
+#if canImport(Glibc)
+import Glibc
+#endif
+import BenchSupport
+import Camfx
+import CamfxPNG
+
+struct Options {
+  var mode = "table"
+  var sizes = TestImages.sizes
+  var rounds = 5
+  var budgetMilliseconds = 60
+  var outputDirectory = "results"
+  var writeFiles = true
+
+  init(_ arguments: [String]) throws {
+    var args = arguments[...]
+    if let first = args.first, !first.hasPrefix("-") { mode = first; args = args.dropFirst() }
+    guard ["table", "ring", "bands"].contains(mode) else { throw UsageError("unknown mode '\(mode)' (table, ring, bands)") }
+    while let arg = args.popFirst() {
+      func value() throws -> String {
+        guard let v = args.popFirst() else { throw UsageError("\(arg) needs a value") }
+        return v
+      }
+      switch arg {
+      case "--sizes": sizes = try value().split(separator: ",").map { try FrameGeometry(parsing: String($0)) }
+      case "--rounds":
+        let v = try value()
+        guard let n = Int(v), n > 0 else { throw UsageError("--rounds: '\(v)' is not a positive number") }
+        rounds = n
+      case "--budget-ms":
+        let v = try value()
+        guard let n = Int(v), n > 0 else { throw UsageError("--budget-ms: '\(v)' is not a positive number") }
+        budgetMilliseconds = n
+      case "--out": outputDirectory = try value()
+      case "--no-files": writeFiles = false
+      default: throw UsageError("unknown option '\(arg)'")
+      }
+    }
+  }
+}
+
+struct UsageError: Error, CustomStringConvertible {
+  let description: String
+  init(_ d: String) { description = d }
+}
+
+func utcNow() -> String {
+  var t = time(nil)
+  var tm = tm()
+  gmtime_r(&t, &tm)
+  var buffer = [CChar](repeating: 0, count: 32)
+  strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M UTC", &tm)
+  return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+func runTable(_ options: Options) throws {
+  var all: [Measurement] = []
+  for geometry in options.sizes {
+    for operation in Catalog.operations(at: geometry) {
+      if let missing = operation.missing { print("note: \(operation.name) \(geometry): \(missing)") }
+      let results = try measure(
+        operation, rounds: options.rounds, budgetNanoseconds: UInt64(options.budgetMilliseconds) * 1_000_000)
+      for m in results {
+        print(
+          "\(m.operation.padding(toLength: 16, withPad: " ", startingAt: 0)) \(m.size.padding(toLength: 10, withPad: " ", startingAt: 0)) "
+            + "\(m.library.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) "
+            + "\(String(Int(m.framesPerSecond.rounded())).padding(toLength: 10, withPad: " ", startingAt: 0)) fps  \(m.detail)")
+      }
+      all += results
+    }
+  }
+  let report = Report(date: utcNow(), rounds: options.rounds, budgetMilliseconds: options.budgetMilliseconds, measurements: all)
+  let markdown = report.markdown()
+  print("")
+  print(markdown)
+  guard options.writeFiles else { return }
+  guard mkdir(options.outputDirectory, 0o755) == 0 || errno == EEXIST else {
+    throw UsageError("cannot create \(options.outputDirectory): \(String(cString: strerror(errno)))")
+  }
+  try writeText(markdown, to: "\(options.outputDirectory)/comparison.md")
+  try writeText(String(decoding: try JSONOutput.encode(report), as: UTF8.self), to: "\(options.outputDirectory)/comparison.json")
+  let chartSize = report.sizes.contains("1920x1080") ? "1920x1080" : report.sizes[0]
+  let png = "\(options.outputDirectory)/comparison.png"
+  try PNGFile.write(Chart.render(report, size: chartSize), to: png, alpha: false)
+  print("wrote \(options.outputDirectory)/comparison.md, comparison.json, comparison.png")
+}
+
+func writeText(_ text: String, to path: String) throws {
+  guard let file = fopen(path, "w") else { throw UsageError("cannot write \(path): \(String(cString: strerror(errno)))") }
+  defer { fclose(file) }
+  guard fputs(text, file) >= 0 else { throw UsageError("cannot write \(path): \(String(cString: strerror(errno)))") }
+}
+
+func runRing(_ options: Options) {
+  let items = 10_000_000, trips = 100_000
+  var best = Double.infinity, bestTrip = Double.infinity
+  for round in 0..<options.rounds {
+    let t = RingBench.transfer(count: items)
+    let echo = RingBench.Echo()
+    let start = Stopwatch.now()
+    echo.roundTrips(trips)
+    let trip = Double(Stopwatch.now() - start) / Double(trips)
+    echo.finish()
+    best = min(best, t)
+    bestTrip = min(bestTrip, trip)
+    print("camfx FrameRing round \(round): \(((Double(items) / t / 1e5).rounded()) / 10) M items/s, \(Int(trip.rounded())) ns/round trip")
+  }
+  print("camfx FrameRing best: \(((Double(items) / best / 1e5).rounded()) / 10) M items/s, \(Int(bestTrip.rounded())) ns/round trip")
+}
+
+do {
+  let options = try Options(Array(CommandLine.arguments.dropFirst()))
+  switch options.mode {
+  case "ring": runRing(options)
+  case "bands": try runBands(options)
+  default: try runTable(options)
+  }
+} catch {
+  let line = "camfx-compare: \(error)\n"
+  _ = line.withCString { write(2, $0, strlen($0)) }
+  exit(1)
+}
