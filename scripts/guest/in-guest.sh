@@ -14,11 +14,20 @@ tone="$GUEST_IN/tone.wav"
 # The loopback's capture end takes the playback end's format: both 48 kHz mono S16.
 rate=48000 channels=1
 
-# Plays the tone into the loopback's playback end until stop_tone.
+# Plays the tone into the loopback's playback end until stop_tone. Returns once the
+# playback stream runs (starting aplay takes seconds under TCG on a busy host), so a
+# recording never begins with silence.
 start_tone() {
-  aplay -q -D hw:Loopback,0,0 "$tone" &
+  aplay -D hw:Loopback,0,0 "$tone" 2>>"$out/aplay.log" &
   player=$!
-  sleep 1
+  waited=0
+  until grep -q RUNNING /proc/asound/Loopback/pcm0p/sub*/status 2>/dev/null; do
+    if [ "$waited" -ge 120 ] || ! kill -0 "$player" 2>/dev/null; then
+      echo "the tone did not start playing into hw:Loopback,0,0 (see aplay.log)"
+      return 1
+    fi
+    sleep 0.5; waited=$((waited + 1))
+  done
 }
 stop_tone() {
   kill "$player" 2>/dev/null
@@ -37,7 +46,7 @@ check "snd-aloop is a sound card" grep -q Loopback /proc/asound/cards
 check "ffmpeg grabs a 640x480 YUYV frame from /dev/video0" \
   ffmpeg -v error -y -f v4l2 -input_format yuyv422 -video_size 640x480 -i /dev/video0 \
     -frames:v 1 "$out/ffmpeg-yuyv.png"
-start_tone
+check "aplay plays a 440 Hz tone into the loopback's playback end" start_tone
 check "arecord records 2 s from the loopback's capture end" \
   arecord -q -D hw:Loopback,1,0 -f S16_LE -r "$rate" -c "$channels" -d 2 "$out/arecord.wav"
 stop_tone

@@ -19,9 +19,12 @@ camfx="$(realpath "${CAMFX:-$repo/.build/debug/camfx}")"
 # Which camfx features this build has, from its --help (camfx's capture features land
 # one by one; scenarios for missing ones are skipped, not failed).
 # has_help 'SUBCOMMAND' OPTION...: camfx SUBCOMMAND --help works and mentions each OPTION.
+# The usage line must name the subcommand: an unknown one would show the default
+# subcommand's (record's) help.
 has_help() {
   local help
   help="$("$camfx" $1 --help 2>&1)" || return 1
+  grep -q "camfx $1" <<<"$help" || return 1
   shift
   for o in "$@"; do grep -q -e "$o" <<<"$help" || return 1; done
 }
