@@ -9,7 +9,7 @@ struct CamfxCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "camfx",
     abstract: "Record, filter and snapshot camera frames on Linux.",
-    subcommands: [RecordCommand.self, SnapshotCommand.self, FiltersCommand.self],
+    subcommands: [RecordCommand.self, SnapshotCommand.self, FiltersCommand.self, DevicesCommand.self, ControlsCommand.self],
     defaultSubcommand: RecordCommand.self)
 
   static func main() async {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Camfx
+import CamfxCapture
 import CamfxPNG
 
 /// `camfx snapshot`: one frame from a source, through the filter chain, into a PNG.
@@ -16,11 +17,13 @@ struct SnapshotCommand: ParsableCommand {
       snapshot leaves no file behind.
       """)
 
-  @Option(help: ArgumentHelp("testsrc, a PNG file (repeated as frames) or a camera such as /dev/video0.", valueName: "source"))
-  var source = SourceSpec.testPatternName
+  @Option(help: ArgumentHelp(
+    "testsrc, a PNG file (repeated as frames) or a camera such as /dev/video0 (default: the first camera, else testsrc).",
+    valueName: "source"))
+  var source: String?
 
   @Option(help: ArgumentHelp(
-    "Frame size of the test pattern (default 640x480). A PNG source has its own size.", valueName: "WxH"))
+    "Frame size of the test pattern or camera (default 640x480). A PNG source has its own size.", valueName: "WxH"))
   var size: String?
 
   @Option(name: .customLong("filter"), help: ArgumentHelp(
@@ -29,6 +32,9 @@ struct SnapshotCommand: ParsableCommand {
 
   @Option(help: ArgumentHelp("Which test-pattern frame to take (its counter shows it).", valueName: "n"))
   var frame: Int64 = 0
+
+  @OptionGroup(title: "Camera options")
+  var camera: CameraOptions
 
   @Flag(help: "Always write an RGBA PNG.")
   var alpha = false
@@ -46,14 +52,22 @@ struct SnapshotCommand: ParsableCommand {
   func run() throws {
     // Everything that can be checked without touching the disk comes first.
     let geometry = try size.map { try FrameGeometry(parsing: $0) }
-    let sourceSpec = try SourceSpec(parsing: source)
+    let cameraSettings = try camera.settings()
+    let sourceSpec = try source.map { try SourceSpec(parsing: $0) } ?? SourceSpec.defaultSource(camera: cameraSettings)
     var chain = try FilterRegistry.builtin.makeChain(filters)
     let destination = try OutputFile(path: output, overwrite: overwrite)
 
-    let frameSource = try sourceSpec.open(size: geometry, live: false, firstFrame: frame, poolCapacity: 1)
+    let frameSource: any VideoSource
+    if case .camera = sourceSpec {
+      let camera = try sourceSpec.open(size: geometry, frameRate: nil, live: true, poolCapacity: 2, camera: cameraSettings)
+      if let camera = camera as? V4L2Camera { reportNotes(camera.notes, from: camera.path) }
+      frameSource = camera
+    } else {
+      frameSource = try sourceSpec.open(size: geometry, live: false, firstFrame: frame, poolCapacity: 1)
+    }
     try chain.configure(input: frameSource.geometry)
     guard var picture = try frameSource.nextFrame() else {
-      throw SourceError(source: source, reason: "delivered no frame")
+      throw SourceError(source: sourceSpec.description, reason: "delivered no frame")
     }
     chain.process(&picture)
 

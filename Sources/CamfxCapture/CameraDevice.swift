@@ -50,7 +50,7 @@ public struct CameraDevice: Sendable, Hashable {
   }
 
   /// `/dev/video0`, `/dev/video1`, … sorted by number.
-  static func videoNodes(in directory: String) -> [String] {
+  public static func videoNodes(in directory: String = "/dev") -> [String] {
     guard let dir = opendir(directory) else { return [] }
     defer { closedir(dir) }
     var numbers: [Int] = []

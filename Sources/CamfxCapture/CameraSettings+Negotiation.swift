@@ -25,9 +25,9 @@ extension CameraSettings {
   /// - Throws: `V4L2Error(.unsupportedFormat(offered:))` listing what the camera offers
   ///   when an explicit format, size or rate is impossible.
   public func chooseFormat(from formats: [CameraFormat], device: String) throws -> CameraFormatChoice {
-    func impossible(_ what: String, offered: [CameraFormat]) -> V4L2Error {
+    func impossible(_ what: String, offered: [CameraFormat], rates: Bool = false) -> V4L2Error {
       V4L2Error(
-        .unsupportedFormat(offered: offered.map(\.description).joined(separator: "; ")),
+        .unsupportedFormat(offered: rates ? offered.map(\.description).joined(separator: "; ") : Self.summary(of: offered)),
         operation: "negotiate", device: device, detail: what)
     }
     var notes: [String] = []
@@ -76,7 +76,7 @@ extension CameraSettings {
       return CameraFormatChoice(format: best, frameInterval: interval, notes: notes)
     }
     if frameRate != nil {
-      throw impossible("\(rate) fps at \(size)", offered: atSize)
+      throw impossible("\(rate) fps at \(size)", offered: atSize, rates: true)
     }
     // No explicit rate and 30 fps is not offered: the nearest rate.
     let nearest = best.frameIntervals.min {
@@ -84,6 +84,18 @@ extension CameraSettings {
     }!
     notes.append("\(rate) fps is not offered at \(size); using \(nearest) fps")
     return CameraFormatChoice(format: best, frameInterval: nearest, notes: notes)
+  }
+
+  /// `YUYV 320x180, 640x480 (up to 25 fps); NV12 …`: each format once with its sizes.
+  static func summary(of formats: [CameraFormat]) -> String {
+    var order: [CameraPixelFormat] = []
+    var sizes: [CameraPixelFormat: [String]] = [:]
+    for f in formats {
+      if sizes[f.pixelFormat] == nil { order.append(f.pixelFormat) }
+      let fastest = f.frameIntervals.first.map { " up to \($0) fps" } ?? ""
+      sizes[f.pixelFormat, default: []].append("\(f.size)\(fastest)")
+    }
+    return order.map { "\($0.code) \(sizes[$0]!.joined(separator: ", "))" }.joined(separator: "; ")
   }
 
   /// The offered size whose area is nearest to `target`'s (by ratio), ties to the wider.

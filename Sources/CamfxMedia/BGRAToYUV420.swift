@@ -10,8 +10,10 @@ import CamfxCore
 ///     V = (112 R -  94 G -  18 B + 128) >> 8 + 128
 ///
 /// Two source rows are processed at a time: each pair gives two rows of Y and one row
-/// of U and V, whose samples are the rounded mean of a 2×2 block (chroma centred
-/// between the two rows and the two columns, as libswscale places it).
+/// of U and V, whose samples come from the mean of a 2×2 block (chroma centred between
+/// the two rows and the two columns, as libswscale places it). The mean is taken as
+/// libyuv's `ARGBToUVRow` takes it: a rounding byte average (`pavgb`) of the two rows,
+/// then of the two columns.
 ///
 ///     BGRA rows y, y+1        Y plane           U, V planes (half size)
 ///     +--+--+--+--+          +--+--+--+--+      +-----+-----+
@@ -20,8 +22,9 @@ import CamfxCore
 ///     |q0|q1|q2|q3|          |Y0|Y1|Y2|Y3|
 ///     +--+--+--+--+          +--+--+--+--+
 ///
-/// The inner loop handles 16 pixels per step in 16-bit SIMD lanes (every intermediate
-/// fits: Y's sum is at most 60 324, U's and V's, offset by 32 896, stay in 4 336...61 456);
+/// The inner loop handles 16 pixels of both rows per step in 16-bit SIMD lanes (every
+/// intermediate fits: Y's sum is at most 60 324, U's and V's, offset by 32 896, stay in
+/// 4 336...61 456); it is SSE2-only, so it runs on any x86-64 (and NEON on arm64);
 /// the remaining columns go through the scalar formula. Odd widths and heights are
 /// accepted: the last column or row stands for its missing neighbour. Nothing is
 /// allocated.
@@ -73,27 +76,36 @@ public enum BGRAToYUV420 {
     u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>
   ) {
     var x = 0
+    let low: SIMD16<UInt16> = .init(repeating: 0xFF)
+    let low8: SIMD8<UInt16> = .init(repeating: 0xFF)
     // 16 pixels (64 bytes) per row and step: 16 Y per row, 8 U and 8 V.
     while x + 16 <= width {
       let a = src0.loadUnaligned(fromByteOffset: x * 4, as: SIMD32<UInt16>.self)
       let b = src1.loadUnaligned(fromByteOffset: x * 4, as: SIMD32<UInt16>.self)
-      // In memory B,G,R,A: as 16-bit lanes, even lanes are B | G << 8, odd lanes R | A << 8.
+      // Luma. In memory B,G,R,A: as 16-bit lanes, even lanes are B | G << 8, odd lanes R | A << 8.
       let aBG = a.evenHalf, aRA = a.oddHalf
       let bBG = b.evenHalf, bRA = b.oddHalf
-      let low: SIMD16<UInt16> = .init(repeating: 0xFF)
-      let aB = aBG & low, aG = aBG &>> 8, aR = aRA & low
-      let bB = bBG & low, bG = bBG &>> 8, bR = bRA & low
-      let ya = luma(r: aR, g: aG, b: aB)
-      let yb = luma(r: bR, g: bG, b: bB)
+      let ya = luma(r: aRA & low, g: aBG &>> 8, b: aBG & low)
+      let yb = luma(r: bRA & low, g: bBG &>> 8, b: bBG & low)
       UnsafeMutableRawPointer(y0 + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: ya), as: SIMD16<UInt8>.self)
       UnsafeMutableRawPointer(y1 + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: yb), as: SIMD16<UInt8>.self)
-      // 2×2 means: add the rows, then neighbouring columns, then round.
-      let sB = aB &+ bB, sG = aG &+ bG, sR = aR &+ bR
-      let two: SIMD8<UInt16> = .init(repeating: 2)
-      let mB = (sB.evenHalf &+ sB.oddHalf &+ two) &>> 2
-      let mG = (sG.evenHalf &+ sG.oddHalf &+ two) &>> 2
-      let mR = (sR.evenHalf &+ sR.oddHalf &+ two) &>> 2
-      let (cu, cv) = chroma(r: mR, g: mG, b: mB)
+      // Chroma. Byte averages of the two rows, then of each pixel with its right
+      // neighbour (even and odd pixels split with one shuffle): 2×2 means in BGRA order.
+      let r0 = average(src0.loadUnaligned(fromByteOffset: x * 4, as: SIMD16<UInt8>.self),
+                       src1.loadUnaligned(fromByteOffset: x * 4, as: SIMD16<UInt8>.self))
+      let r1 = average(src0.loadUnaligned(fromByteOffset: x * 4 + 16, as: SIMD16<UInt8>.self),
+                       src1.loadUnaligned(fromByteOffset: x * 4 + 16, as: SIMD16<UInt8>.self))
+      let r2 = average(src0.loadUnaligned(fromByteOffset: x * 4 + 32, as: SIMD16<UInt8>.self),
+                       src1.loadUnaligned(fromByteOffset: x * 4 + 32, as: SIMD16<UInt8>.self))
+      let r3 = average(src0.loadUnaligned(fromByteOffset: x * 4 + 48, as: SIMD16<UInt8>.self),
+                       src1.loadUnaligned(fromByteOffset: x * 4 + 48, as: SIMD16<UInt8>.self))
+      let p01 = SIMD8<UInt32>(lowHalf: unsafeBitCast(r0, to: SIMD4<UInt32>.self), highHalf: unsafeBitCast(r1, to: SIMD4<UInt32>.self))
+      let p23 = SIMD8<UInt32>(lowHalf: unsafeBitCast(r2, to: SIMD4<UInt32>.self), highHalf: unsafeBitCast(r3, to: SIMD4<UInt32>.self))
+      let m01 = average(unsafeBitCast(p01.evenHalf, to: SIMD16<UInt8>.self), unsafeBitCast(p01.oddHalf, to: SIMD16<UInt8>.self))
+      let m23 = average(unsafeBitCast(p23.evenHalf, to: SIMD16<UInt8>.self), unsafeBitCast(p23.oddHalf, to: SIMD16<UInt8>.self))
+      let m = SIMD16<UInt16>(lowHalf: unsafeBitCast(m01, to: SIMD8<UInt16>.self), highHalf: unsafeBitCast(m23, to: SIMD8<UInt16>.self))
+      let mBG = m.evenHalf, mRA = m.oddHalf
+      let (cu, cv) = chroma(r: mRA & low8, g: mBG &>> 8, b: mBG & low8)
       UnsafeMutableRawPointer(u + x / 2).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: cu), as: SIMD8<UInt8>.self)
       UnsafeMutableRawPointer(v + x / 2).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: cv), as: SIMD8<UInt8>.self)
       x += 16
@@ -111,13 +123,21 @@ public enum BGRAToYUV420 {
       y0[x1] = scalarLuma(r: r01, g: g01, b: b01)
       y1[x] = scalarLuma(r: r10, g: g10, b: b10)
       y1[x1] = scalarLuma(r: r11, g: g11, b: b11)
-      let mB = (b00 + b01 + b10 + b11 + 2) >> 2
-      let mG = (g00 + g01 + g10 + g11 + 2) >> 2
-      let mR = (r00 + r01 + r10 + r11 + 2) >> 2
+      // The same rounding as the SIMD path: rows first, then columns.
+      let mB = (((b00 + b10 + 1) >> 1) + ((b01 + b11 + 1) >> 1) + 1) >> 1
+      let mG = (((g00 + g10 + 1) >> 1) + ((g01 + g11 + 1) >> 1) + 1) >> 1
+      let mR = (((r00 + r10 + 1) >> 1) + ((r01 + r11 + 1) >> 1) + 1) >> 1
       u[x / 2] = UInt8(truncatingIfNeeded: (112 * mB - 74 * mG - 38 * mR + 32896) >> 8)
       v[x / 2] = UInt8(truncatingIfNeeded: (112 * mR - 94 * mG - 18 * mB + 32896) >> 8)
       x += 2
     }
+  }
+
+  /// Rounding-up byte average, `(a + b + 1) >> 1` per lane, written so that LLVM
+  /// emits one `pavgb`.
+  @inline(__always)
+  static func average(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD16<UInt8> {
+    (a | b) &- ((a ^ b) &>> 1)
   }
 
   @inline(__always)

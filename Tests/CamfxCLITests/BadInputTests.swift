@@ -115,8 +115,9 @@ final class BadInputTests: CLITestCase {
 
   // MARK: sources
 
-  func testCameraSourceNotSupportedYet() throws {
-    try snapshotFails(["--source", "/dev/video0"], "camfx: error: source '/dev/video0': cameras are not supported yet")
+  func testMissingCameraSource() throws {
+    // The test machine has no camera: /dev/video0 does not exist.
+    try snapshotFails(["--source", "/dev/video0"], "camfx: error: camera /dev/video0: no such device")
   }
 
   func testMissingPNGSource() throws {
@@ -183,7 +184,7 @@ final class BadInputTests: CLITestCase {
 
   func testFailureAfterOutputChecksLeavesNoFile() throws {
     // The output checks pass, then the source fails: nothing may be left behind.
-    try snapshotFails(["--source", "/dev/video0"], "camfx: error: source '/dev/video0': cameras are not supported yet")
+    try snapshotFails(["--source", "/dev/video0"], "camfx: error: camera /dev/video0: no such device")
     try snapshotFails(["--size", "16x16", "--filter", "crop=width=32:height=8"], prefix: "camfx: error: filter 'crop'")
   }
 

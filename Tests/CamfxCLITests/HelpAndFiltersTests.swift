@@ -27,13 +27,24 @@ final class HelpAndFiltersTests: CLITestCase {
       --alpha). It is written to a temporary file and renamed into place, so a failed
       snapshot leaves no file behind.
 
-      USAGE: camfx snapshot [--source <source>] [--size <WxH>] [--filter <spec> ...] [--frame <n>] [--alpha] [--overwrite] --output <out.png>
+      USAGE: camfx snapshot [--source <source>] [--size <WxH>] [--filter <spec> ...] [--frame <n>] [--input-format <format>] [--preset <preset>] [--skip <n>] [--control <name=value> ...] [--alpha] [--overwrite] --output <out.png>
+
+      CAMERA OPTIONS:
+        --input-format <format> Camera pixel format: mjpeg, yuyv, nv12, yu12, rgb24,
+                                bgr24 (default: the best the camera offers).
+        --preset <preset>       Camera size preset: vga, 720p, 1080p, high (largest),
+                                medium (640x480), low (320x240).
+        --skip <n>              Camera frames to discard first, while exposure
+                                settles. (default: 0)
+        --control <name=value>  Set a camera control before capture, e.g.
+                                brightness=140; repeatable (see `camfx controls`).
 
       OPTIONS:
         --source <source>       testsrc, a PNG file (repeated as frames) or a camera
-                                such as /dev/video0. (default: testsrc)
-        --size <WxH>            Frame size of the test pattern (default 640x480). A
-                                PNG source has its own size.
+                                such as /dev/video0 (default: the first camera, else
+                                testsrc).
+        --size <WxH>            Frame size of the test pattern or camera (default
+                                640x480). A PNG source has its own size.
         --filter <spec>         NAME or NAME=KEY=VALUE:KEY=VALUE; repeat to chain, in
                                 order (see `camfx filters`).
         --frame <n>             Which test-pattern frame to take (its counter shows

@@ -23,21 +23,6 @@ final class RecordCommandTests: CLITestCase {
     XCTAssertEqual(try listing(), ["out.mp4"], "no temporary file may be left")
   }
 
-  func testTwoSecondsOfTestPatternAt30fps() throws {
-    let result = try CLI.run(
-      ["record", "--size", "640x360", "--fps", "30", "--duration", "2s", "--no-realtime", "--quiet", "-o", "out.mp4"] + fast,
-      in: dir)
-    XCTAssertEqual(result.status, 0, "\(result)")
-    let video = try XCTUnwrap(MovieOracle.probe(path("out.mp4"))["video"])
-    XCTAssertEqual(video.codec, "h264")
-    XCTAssertEqual([video.width, video.height], [640, 360])
-    XCTAssertEqual(video.frames, 60)
-    XCTAssertEqual(video.frameTimes.count, 60)
-    for (a, b) in zip(video.frameTimes, video.frameTimes.dropFirst()) { XCTAssertLessThan(a, b) }
-    XCTAssertEqual(video.frameTimes.first ?? -1, 0, accuracy: 1e-6)
-    XCTAssertEqual(video.duration, 2.0, accuracy: 1.0 / 30)
-  }
-
   func testSineAudioMatchesTheVideoAndIs440Hz() throws {
     let result = try CLI.run(
       ["record", "--size", "160x120", "--duration", "2s", "--audio", "sine=440", "--no-realtime", "-o", "tone.mp4"] + fast,

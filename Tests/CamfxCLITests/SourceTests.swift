@@ -17,9 +17,9 @@ final class SourceTests: CLITestCase {
     XCTAssertTrue(source is TestPatternSource)
   }
 
-  func testCamerasAreNotSupportedYet() {
-    XCTAssertThrowsError(try SourceSpec.camera(device: "/dev/video0").open()) { error in
-      XCTAssertEqual(error as? SourceError, SourceError(source: "/dev/video0", reason: "cameras are not supported yet"))
+  func testAMissingCameraIsNoSuchDevice() {
+    XCTAssertThrowsError(try SourceSpec.camera(device: "/dev/video-camfx-missing").open()) { error in
+      XCTAssertEqual("\(error)", "camera /dev/video-camfx-missing: no such device")
     }
   }
 

@@ -44,7 +44,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
   ///   - live: pace frames on the wall clock (recording) rather than as fast as asked.
   ///   - firstFrame: the test pattern's first frame number.
   ///   - poolCapacity: how many frames may be out of the source at once.
-  /// - Throws: `SourceError`, or the `PNGError` of an unreadable image.
+  /// - Throws: `SourceError`, the `PNGError` of an unreadable image, or a camera's `V4L2Error`.
   public func open(
     size: FrameGeometry? = nil, frameRate: Int = 30, live: Bool = false, firstFrame: Int64 = 0,
     poolCapacity: Int = 8
@@ -66,7 +66,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
       }
       return source
     case .camera(let device):
-      throw SourceError(source: device, reason: "cameras are not supported yet")
+      return try Self.openCamera(device: device, size: size, frameRate: nil, poolCapacity: poolCapacity)
     }
   }
 }

@@ -1,0 +1,46 @@
+import CamfxCapture
+import CamfxCore
+
+extension SourceSpec {
+  /// Opens the source, with the camera options (`--input-format`, `--preset`, `--skip`,
+  /// `--control`) applied when it is a camera.
+  ///
+  /// - Parameters:
+  ///   - frameRate: `--fps` when the user gave it: a camera must then offer exactly that
+  ///     rate; `nil` lets a camera pick the nearest to 30 fps (and other sources use 30).
+  ///   - camera: the camera options; `size`, `frameRate` and `poolCapacity` here win.
+  /// - Throws: `V4L2Error` for a camera, else what `open(size:frameRate:…)` throws.
+  public func open(
+    size: FrameGeometry?, frameRate: Int?, live: Bool, poolCapacity: Int = 8, camera: CameraSettings
+  ) throws -> any VideoSource {
+    guard case .camera(let device) = self else {
+      return try open(size: size, frameRate: frameRate ?? 30, live: live, poolCapacity: poolCapacity)
+    }
+    return try Self.openCamera(device: device, size: size, frameRate: frameRate, poolCapacity: poolCapacity, camera: camera)
+  }
+
+  /// The camera branch of `open`: `V4L2Camera` with `camera` plus the common options.
+  static func openCamera(
+    device: String, size: FrameGeometry?, frameRate: Int?, poolCapacity: Int, camera: CameraSettings = CameraSettings()
+  ) throws -> V4L2Camera {
+    var settings = camera
+    if let size { settings.size = size }
+    if let frameRate {
+      guard frameRate > 0 && frameRate <= 1000 else {
+        throw SourceError(source: device, reason: "frame rate \(frameRate) must be in 1...1000")
+      }
+      settings.frameRate = FrameInterval(framesPerSecond: frameRate)
+    }
+    settings.poolCapacity = max(poolCapacity, 2)
+    return try V4L2Camera(path: device, settings: settings)
+  }
+
+  /// What `--source` means when it is not given: the first camera that opens with
+  /// `camera`, else the test pattern.
+  public static func defaultSource(camera: CameraSettings = CameraSettings()) -> SourceSpec {
+    for path in CameraDevice.videoNodes(in: "/dev") where (try? CameraDevice(path: path)) != nil {
+      return .camera(device: path)
+    }
+    return .testPattern
+  }
+}
