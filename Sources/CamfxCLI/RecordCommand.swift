@@ -116,6 +116,7 @@ struct RecordCommand: ParsableCommand {
 
   func run() throws {
     guard let output else { throw ValidationError("Missing expected argument '--output <out.mp4>'") }
+    FFmpegLogging.fatalOnly()
     // 1. Everything that can be checked without opening anything.
     let limits = RecordingLimits(
       duration: try duration.map(RecordingLimits.parseDuration),
@@ -160,7 +161,6 @@ struct RecordCommand: ParsableCommand {
     let input = opened.input
 
     // 3. The file: a temporary next to the destination, renamed into place when finished.
-    FFmpegLogging.errorsOnly()
     let staged = try destination.begin()
     let writer = try MovieWriter(path: staged.temporaryPath, settings: settings)
     let sink = MovieWriterSink(writer: writer)
@@ -231,8 +231,13 @@ struct RecordCommand: ParsableCommand {
     source: String?, input: String?, size: FrameGeometry?, fps: Int, realtime: Bool, inputAudio: Bool
   ) throws -> OpenedInput {
     if let input {
-      _ = (input, inputAudio)
-      throw RecordingOptionError("--input is not supported yet")
+      if size != nil { throw RecordingOptionError("--size cannot be used with --input (camfx does not scale)") }
+      // Frames in flight: two rings of 8 plus one per stage; the reader waits beyond that.
+      let reader = try MovieReader(path: input, audio: inputAudio ? AudioOutputSettings() : nil, poolCapacity: 20)
+      let duration = reader.frameDuration ?? MediaTime(value: 1, timescale: 30)
+      return OpenedInput(
+        input: MovieReaderInput(reader), fps: Double(duration.timescale) / Double(duration.value),
+        audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels)
     }
     let spec = try SourceSpec(parsing: source ?? SourceSpec.testPatternName)
     // Frames in flight: two rings of 8 plus one per stage; beyond that a live source
