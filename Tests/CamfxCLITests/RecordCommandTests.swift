@@ -74,6 +74,15 @@ final class RecordCommandTests: CLITestCase {
 
   /// A live recording stopped with Ctrl-C: exit 0 and a file that decodes to the end.
   func testSIGINTFinishesAPlayableFile() throws {
+    try assertSignalFinishesAPlayableFile(SIGINT)
+  }
+
+  /// `kill` (SIGTERM) from a service manager stops the same clean way.
+  func testSIGTERMFinishesAPlayableFile() throws {
+    try assertSignalFinishesAPlayableFile(SIGTERM)
+  }
+
+  private func assertSignalFinishesAPlayableFile(_ signal: Int32) throws {
     let process = Process()
     process.executableURL = try CLI.executable
     process.arguments = ["record", "--size", "160x120", "--audio", "sine", "-o", "live.mp4"] + fast
@@ -83,10 +92,19 @@ final class RecordCommandTests: CLITestCase {
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    // Let it record for a while (it has no limit of its own), then interrupt it.
+    // Wait until it is writing (the hidden temporary movie has its header), let it
+    // record for about two seconds (it has no limit of its own), then signal it.
+    let started = Date().addingTimeInterval(60)
+    func writing() -> Bool {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+      return names.contains { name in
+        name.hasPrefix(".camfx-") && ((try? FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int) ?? 0) > 0
+      }
+    }
+    while !writing() && process.isRunning && Date() < started { usleep(20_000) }
     sleep(2)
     XCTAssertTrue(process.isRunning)
-    process.interrupt()
+    kill(process.processIdentifier, signal)
     let deadline = Date().addingTimeInterval(60)
     while process.isRunning && Date() < deadline { usleep(20_000) }
     if process.isRunning { process.terminate() }
