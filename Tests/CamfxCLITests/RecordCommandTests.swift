@@ -163,6 +163,17 @@ final class RecordCommandTests: CLITestCase {
     XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("out.mp4"), encoding: .utf8), "keep me")
   }
 
+  /// The chain is negotiated before the first frame: an impossible crop fails then,
+  /// and a crop to an odd size is refused for yuv420p, both before any file exists.
+  func testChainGeometryIsCheckedBeforeRecording() throws {
+    try assertFails(
+      ["record", "--size", "160x120", "--filter", "crop=width=320:height=240", "-o", "out.mp4"],
+      stderr: "camfx: error: filter 'crop': rectangle 320x240 at (-80, -60) does not fit inside the 160x120 input frame")
+    try assertFails(
+      ["record", "--size", "160x120", "--filter", "grayscale", "--filter", "crop=width=81:height=60", "-o", "out.mp4"],
+      stderr: "camfx: error: frame size 81x60 has an odd side; H.264 in yuv420p needs an even width and height (crop to e.g. 80x60)")
+  }
+
   func testUnsupportedContainer() throws {
     try assertFails(
       ["record", "--frames", "1", "-o", "out.avi"],
