@@ -15,6 +15,7 @@ test:
 	bash scripts/setup.sh --test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	bash scripts/guest/test.sh
 
 setup:
 	bash scripts/setup.sh

@@ -24,7 +24,7 @@ let package = Package(
       ]),
     // Frames, peer handles and the operation table shared by the benchmarks and camfx-compare.
     .target(name: "BenchSupport", dependencies: ["CPeers", .product(name: "Camfx", package: "camfx")]),
-    .executableTarget(name: "camfx-compare", dependencies: ["BenchSupport"]),
+    .executableTarget(name: "camfx-compare", dependencies: ["BenchSupport", "CPeers"]),
 
     .executableTarget(
       name: "Kernels",

@@ -9,10 +9,11 @@ packages=(
   libv4l-dev libasound2-dev
   ffmpeg            # ffprobe/ffmpeg: the tests decode what camfx wrote, and make test inputs
 )
-# Extra packages for the tests against real kernel drivers (qemu guest with vivid and
-# snd-aloop) and for the benchmark peers.
+# Extra packages for the tests against real kernel drivers (scripts/guest: a qemu guest
+# booting Debian's kernel with vivid and snd-aloop; aplay/arecord, v4l2-ctl and python3
+# drive and check them) and for the benchmark peers.
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(qemu-system-x86 linux-image-amd64 busybox-static alsa-utils kmod cpio)
+  packages+=(qemu-system-x86 linux-image-amd64 busybox-static alsa-utils kmod cpio v4l-utils python3)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libyuv-dev libavfilter-dev)

@@ -9,7 +9,10 @@ struct CamfxCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "camfx",
     abstract: "Record, filter and snapshot camera frames on Linux.",
-    subcommands: [RecordCommand.self, SnapshotCommand.self, FiltersCommand.self, DevicesCommand.self, ControlsCommand.self],
+    subcommands: [
+      RecordCommand.self, SnapshotCommand.self, FiltersCommand.self, BenchCommand.self, DevicesCommand.self,
+      ControlsCommand.self,
+    ],
     defaultSubcommand: RecordCommand.self)
 
   static func main() async {

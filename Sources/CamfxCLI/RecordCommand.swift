@@ -124,6 +124,7 @@ struct RecordCommand: ParsableCommand {
 
   func run() throws {
     guard let output else { throw ValidationError("Missing expected argument '--output <out.mp4>'") }
+    FFmpegLogging.fatalOnly()
     // 1. Everything that can be checked without opening anything.
     let limits = RecordingLimits(
       duration: try duration.map(RecordingLimits.parseDuration),
@@ -181,20 +182,23 @@ struct RecordCommand: ParsableCommand {
     let input = opened.input
 
     // 3. The file: a temporary next to the destination, renamed into place when finished.
-    FFmpegLogging.errorsOnly()
+    // Signals are caught from here on, so none can kill us with the temporary file left.
+    let stopTarget = RecordingStopTarget()
+    let signals = StopSignals { _, _ in stopTarget.signalled() }
+    defer { signals.cancel() }
+    let interrupted = RecordingOptionError("interrupted before the recording started")
+    if stopTarget.interruptedEarly { throw interrupted }
     let staged = try destination.begin()
     let writer = try MovieWriter(path: staged.temporaryPath, settings: settings)
     let sink = MovieWriterSink(writer: writer)
     let session = try RecordingSession<PCMBuffer>(
       input: input, chain: chain, generator: generator, sink: sink, limits: limits, ringCapacity: 8)
-
-    let signals = StopSignals { _, count in
-      if count == 1 {
-        session.stop()
-      } else {
-        session.abort(error: RecordingOptionError("interrupted twice; recording abandoned"))
-      }
+    guard stopTarget.attach(session) else {
+      writer.cancel()
+      staged.discard()
+      throw interrupted
     }
+
     let showStatus = !quiet && isatty(STDERR_FILENO) != 0
     var statusLine = RecordingStatusLine()
     try microphone?.start()
@@ -203,7 +207,6 @@ struct RecordCommand: ParsableCommand {
       guard showStatus else { return }
       Self.printToStderr("\r\u{1B}[2K" + statusLine.text(for: snapshot, elapsed: elapsed))
     }
-    signals.cancel()
     microphone?.stop()
     if let microphone, microphone.overruns > 0 {
       reportNotes(["\(microphone.overruns) overrun(s) recovered; some audio was lost"], from: microphone.device)
@@ -258,8 +261,13 @@ struct RecordCommand: ParsableCommand {
     camera: CameraSettings = CameraSettings()
   ) throws -> OpenedInput {
     if let input {
-      _ = (input, inputAudio)
-      throw RecordingOptionError("--input is not supported yet")
+      if size != nil { throw RecordingOptionError("--size cannot be used with --input (camfx does not scale)") }
+      // Frames in flight: two rings of 8 plus one per stage; the reader waits beyond that.
+      let reader = try MovieReader(path: input, audio: inputAudio ? AudioOutputSettings() : nil, poolCapacity: 20)
+      let duration = reader.frameDuration ?? MediaTime(value: 1, timescale: 30)
+      return OpenedInput(
+        input: MovieReaderInput(reader), fps: Double(duration.timescale) / Double(duration.value),
+        audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels)
     }
     let spec = try source.map { try SourceSpec(parsing: $0) } ?? SourceSpec.defaultSource(camera: camera)
     // Frames in flight: two rings of 8 plus one per stage; beyond that a live source

@@ -1,5 +1,8 @@
 import CFFmpeg
 import CamfxCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads any file libavformat opens and decodes it to BGRA frames and S16 PCM, like
 /// `AVAssetReader` with a video and an audio output.
@@ -20,6 +23,7 @@ import CamfxCore
 ///   elementary streams) gets the previous one plus the nominal frame duration.
 /// - Frames come from a `PixelBufferPool`; when all its buffers are still held
 ///   downstream, `nextSample` waits for one (back-pressure: a file source never drops).
+///   If none comes back within a second, it allocates a fresh buffer rather than hang.
 /// - Conversion to BGRA is libswscale's (with the stream's BT.601/BT.709 matrix);
 ///   audio goes through libswresample.
 /// - Errors: a missing or unreadable file, a file libavformat cannot parse, a file with
@@ -225,9 +229,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
       time = (lastVideoTime ?? .zero) + (lastVideoTime == nil ? .zero : (frameDuration ?? MediaTime(value: 1, timescale: 25)))
     }
     lastVideoTime = time
-    guard let buffer = pool.acquire(presentationTime: time) else {
-      throw FFmpegError.invalid("MovieReader", "no free frame buffer")
-    }
+    let buffer = acquireBuffer(presentationTime: time)
     try scaler.prepare(
       sourceWidth: Int(f.pointee.width), sourceHeight: Int(f.pointee.height),
       sourceFormat: AVPixelFormat(rawValue: f.pointee.format),
@@ -243,6 +245,21 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     }
     try scaler.scale(source: planes, sourceStrides: strides, destination: [dst], destinationStrides: [Int32(buffer.bytesPerRow)])
     return buffer
+  }
+
+  /// A pooled buffer, waiting up to a second for one to come back; after that a new,
+  /// unpooled buffer, so a caller that keeps every frame (in the same thread that
+  /// reads) slows down instead of hanging forever.
+  private func acquireBuffer(presentationTime: MediaTime) -> PixelBuffer {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    let deadline = Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9 + 1
+    let pooled = pool.acquire(presentationTime: presentationTime) {
+      var now = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &now)
+      return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9 > deadline
+    }
+    return pooled ?? PixelBuffer(width: geometry.width, height: geometry.height, presentationTime: presentationTime)
   }
 
   private func makeResampler() throws(FFmpegError) -> Resampler {
@@ -300,28 +317,5 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   public func takeAudio() -> [PCMBuffer] {
     defer { pendingAudio.removeAll(keepingCapacity: true) }
     return pendingAudio
-  }
-}
-
-/// Owns an opened input `AVFormatContext` (`avformat_open_input` / `avformat_close_input`).
-final class InputContext {
-  let context: UnsafeMutablePointer<AVFormatContext>
-
-  init(path: String) throws(FFmpegError) {
-    var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-    try check(avformat_open_input(&ctx, path, nil, nil), "avformat_open_input '\(path)'")
-    guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_open_input") }
-    context = ctx
-    let r = avformat_find_stream_info(ctx, nil)
-    if r < 0 {
-      var c: UnsafeMutablePointer<AVFormatContext>? = ctx
-      avformat_close_input(&c)
-      throw FFmpegError(code: r, operation: "avformat_find_stream_info '\(path)'")
-    }
-  }
-
-  deinit {
-    var c: UnsafeMutablePointer<AVFormatContext>? = context
-    avformat_close_input(&c)
   }
 }

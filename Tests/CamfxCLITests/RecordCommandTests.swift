@@ -23,21 +23,6 @@ final class RecordCommandTests: CLITestCase {
     XCTAssertEqual(try listing(), ["out.mp4"], "no temporary file may be left")
   }
 
-  func testTwoSecondsOfTestPatternAt30fps() throws {
-    let result = try CLI.run(
-      ["record", "--size", "640x360", "--fps", "30", "--duration", "2s", "--no-realtime", "--quiet", "-o", "out.mp4"] + fast,
-      in: dir)
-    XCTAssertEqual(result.status, 0, "\(result)")
-    let video = try XCTUnwrap(MovieOracle.probe(path("out.mp4"))["video"])
-    XCTAssertEqual(video.codec, "h264")
-    XCTAssertEqual([video.width, video.height], [640, 360])
-    XCTAssertEqual(video.frames, 60)
-    XCTAssertEqual(video.frameTimes.count, 60)
-    for (a, b) in zip(video.frameTimes, video.frameTimes.dropFirst()) { XCTAssertLessThan(a, b) }
-    XCTAssertEqual(video.frameTimes.first ?? -1, 0, accuracy: 1e-6)
-    XCTAssertEqual(video.duration, 2.0, accuracy: 1.0 / 30)
-  }
-
   func testSineAudioMatchesTheVideoAndIs440Hz() throws {
     let result = try CLI.run(
       ["record", "--size", "160x120", "--duration", "2s", "--audio", "sine=440", "--no-realtime", "-o", "tone.mp4"] + fast,
@@ -89,6 +74,15 @@ final class RecordCommandTests: CLITestCase {
 
   /// A live recording stopped with Ctrl-C: exit 0 and a file that decodes to the end.
   func testSIGINTFinishesAPlayableFile() throws {
+    try assertSignalFinishesAPlayableFile(SIGINT)
+  }
+
+  /// `kill` (SIGTERM) from a service manager stops the same clean way.
+  func testSIGTERMFinishesAPlayableFile() throws {
+    try assertSignalFinishesAPlayableFile(SIGTERM)
+  }
+
+  private func assertSignalFinishesAPlayableFile(_ signal: Int32) throws {
     let process = Process()
     process.executableURL = try CLI.executable
     process.arguments = ["record", "--size", "160x120", "--audio", "sine", "-o", "live.mp4"] + fast
@@ -98,10 +92,19 @@ final class RecordCommandTests: CLITestCase {
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    // Let it record for a while (it has no limit of its own), then interrupt it.
+    // Wait until it is writing (the hidden temporary movie has its header), let it
+    // record for about two seconds (it has no limit of its own), then signal it.
+    let started = Date().addingTimeInterval(60)
+    func writing() -> Bool {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+      return names.contains { name in
+        name.hasPrefix(".camfx-") && ((try? FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int) ?? 0) > 0
+      }
+    }
+    while !writing() && process.isRunning && Date() < started { usleep(20_000) }
     sleep(2)
     XCTAssertTrue(process.isRunning)
-    process.interrupt()
+    kill(process.processIdentifier, signal)
     let deadline = Date().addingTimeInterval(60)
     while process.isRunning && Date() < deadline { usleep(20_000) }
     if process.isRunning { process.terminate() }
@@ -160,6 +163,17 @@ final class RecordCommandTests: CLITestCase {
     XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("out.mp4"), encoding: .utf8), "keep me")
   }
 
+  /// The chain is negotiated before the first frame: an impossible crop fails then,
+  /// and a crop to an odd size is refused for yuv420p, both before any file exists.
+  func testChainGeometryIsCheckedBeforeRecording() throws {
+    try assertFails(
+      ["record", "--size", "160x120", "--filter", "crop=width=320:height=240", "-o", "out.mp4"],
+      stderr: "camfx: error: filter 'crop': rectangle 320x240 at (-80, -60) does not fit inside the 160x120 input frame")
+    try assertFails(
+      ["record", "--size", "160x120", "--filter", "grayscale", "--filter", "crop=width=81:height=60", "-o", "out.mp4"],
+      stderr: "camfx: error: frame size 81x60 has an odd side; H.264 in yuv420p needs an even width and height (crop to e.g. 80x60)")
+  }
+
   func testUnsupportedContainer() throws {
     try assertFails(
       ["record", "--frames", "1", "-o", "out.avi"],
@@ -176,5 +190,104 @@ final class RecordCommandTests: CLITestCase {
     try assertFails(
       ["record", "--max-size", "lots", "-o", "out.mp4"],
       stderr: "camfx: error: invalid size 'lots': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
+  }
+}
+
+/// `camfx record --input`: a transcode with filters that keeps frames, times and sound.
+final class RecordInputTests: CLITestCase {
+  /// A 2 s movie made by ffmpeg itself: testsrc2 at 25 fps and a 1 kHz tone at 44.1 kHz.
+  private func makeInput(_ name: String, audio: Bool = true) throws {
+    var args = ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25"]
+    if audio { args += ["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=44100"] }
+    args += ["-t", "2", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
+    if audio { args += ["-c:a", "aac"] }
+    _ = try MovieOracle.run("ffmpeg", args + [path(name)])
+  }
+
+  func testTranscodeKeepsFramesTimestampsDurationAndSound() throws {
+    try makeInput("in.mp4")
+    let result = try CLI.run(
+      ["record", "--input", "in.mp4", "--filter", "mirror", "--x264-preset", "ultrafast", "-o", "out.mp4"], in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertTrue(result.stderr.contains("recorded 50 frames (2.00 s)"), result.stderr)
+    XCTAssertTrue(result.stderr.contains("0 dropped"), result.stderr)
+    XCTAssertTrue(result.stderr.contains("stopped by end-of-input"), result.stderr)
+    let before = try MovieOracle.probe(path("in.mp4"))
+    let after = try MovieOracle.probe(path("out.mp4"))
+    let v0 = try XCTUnwrap(before["video"]), v1 = try XCTUnwrap(after["video"])
+    XCTAssertEqual(v1.codec, "h264")
+    XCTAssertEqual(v1.frames, v0.frames)
+    XCTAssertEqual(v1.frames, 50)
+    XCTAssertEqual(v1.frameTimes.count, v0.frameTimes.count)
+    for (a, b) in zip(v0.frameTimes, v1.frameTimes) { XCTAssertEqual(a, b, accuracy: 0.001) }
+    XCTAssertEqual(v1.duration, v0.duration, accuracy: 1.0 / 25)
+    let a1 = try XCTUnwrap(after["audio"], "the sound track must be kept")
+    XCTAssertEqual(a1.codec, "aac")
+    XCTAssertEqual(a1.duration, try XCTUnwrap(before["audio"]).duration, accuracy: 0.05)
+    let samples = try MovieOracle.decodeMono(path("out.mp4"), rate: 44_100)
+    XCTAssertEqual(MovieOracle.dominantFrequency(samples[22_050..<44_100], rate: 44_100, range: 500...1500, step: 20), 1000)
+    // The mirror ran: the first decoded frame is the input's, flipped.
+    let inFrame = try MovieOracle.decodeYUV(path("in.mp4"), width: 320, height: 240, frames: 1)[0]
+    let outFrame = try MovieOracle.decodeYUV(path("out.mp4"), width: 320, height: 240, frames: 1)[0]
+    var flippedDiff = 0, straightDiff = 0
+    for y in 0..<240 {
+      for x in 0..<320 {
+        flippedDiff += abs(Int(outFrame[y * 320 + x]) - Int(inFrame[y * 320 + 319 - x]))
+        straightDiff += abs(Int(outFrame[y * 320 + x]) - Int(inFrame[y * 320 + x]))
+      }
+    }
+    XCTAssertLessThan(Double(flippedDiff) / 76_800, 3)
+    XCTAssertGreaterThan(Double(straightDiff) / 76_800, 10)
+  }
+
+  func testAudioNoneDropsTheSoundTrack() throws {
+    try makeInput("in.mp4")
+    let result = try CLI.run(
+      ["record", "--input", "in.mp4", "--audio", "none", "--frames", "10", "--x264-preset", "ultrafast", "-o", "out.mkv"],
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let streams = try MovieOracle.probe(path("out.mkv"))
+    XCTAssertEqual(streams["video"]?.frames, 10)
+    XCTAssertNil(streams["audio"])
+  }
+
+  func testMissingInput() throws {
+    try assertFails(
+      ["record", "--input", "missing.mp4", "-o", "out.mp4"],
+      stderr: "camfx: error: avformat_open_input 'missing.mp4' failed: No such file or directory")
+  }
+
+  func testCorruptInput() throws {
+    var junk = [UInt8](repeating: 0, count: 4096)
+    for i in junk.indices { junk[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 13) }
+    try Data(junk).write(to: dir.appendingPathComponent("junk.mp4"))
+    try assertFails(
+      ["record", "--input", "junk.mp4", "-o", "out.mp4"],
+      stderr: "camfx: error: avformat_open_input 'junk.mp4' failed: Invalid data found when processing input",
+      keep: ["junk.mp4"])
+  }
+
+  func testUnreadableInput() throws {
+    try makeInput("in.mp4", audio: false)
+    chmod(path("in.mp4"), 0o000)
+    try assertFails(
+      ["record", "--input", "in.mp4", "-o", "out.mp4"],
+      stderr: "camfx: error: avformat_open_input 'in.mp4' failed: Permission denied", keep: ["in.mp4"],
+      unprivileged: true)
+  }
+
+  func testInputWithoutVideo() throws {
+    _ = try MovieOracle.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine", "-t", "0.5", path("tone.m4a")])
+    try assertFails(
+      ["record", "--input", "tone.m4a", "-o", "out.mp4"],
+      stderr: "camfx: error: av_find_best_stream 'tone.m4a' failed: no video stream", keep: ["tone.m4a"])
+  }
+
+  func testToneCannotBeAddedToAnInput() throws {
+    try makeInput("in.mp4")
+    try assertFails(
+      ["record", "--input", "in.mp4", "--audio", "sine", "-o", "out.mp4"],
+      stderr: "camfx: error: --audio sine cannot be used with --input, which brings its own sound (--audio none drops it)",
+      keep: ["in.mp4"])
   }
 }

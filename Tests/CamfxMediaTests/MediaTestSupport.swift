@@ -124,11 +124,15 @@ func patternFrame(width: Int, height: Int, index: Int, timescale: Int32 = 30) ->
   let buffer = PixelBuffer(width: width, height: height, presentationTime: MediaTime(value: Int64(index), timescale: timescale))
   let grey = UInt8(40 + (index * 3) % 180)
   let colours = quadrantColours.map { BGRA(r: UInt8($0.r), g: UInt8($0.g), b: UInt8($0.b)) } + [BGRA(r: grey, g: grey, b: grey)]
-  for y in 0..<height {
-    for x in 0..<width {
-      let q = (y < height / 2 ? 0 : 2) + (x < width / 2 ? 0 : 1)
-      buffer[x, y] = colours[q]
-    }
+  // Each quadrant is a cropped view filled at once (the per-pixel subscript is slow in debug builds).
+  let halfW = width / 2, halfH = height / 2
+  for q in 0..<4 {
+    let x = q % 2 == 0 ? 0 : halfW, y = q < 2 ? 0 : halfH
+    let w = q % 2 == 0 ? halfW : width - halfW, h = q < 2 ? halfH : height - halfH
+    guard w > 0, h > 0 else { continue }
+    var view = buffer
+    view.crop(x: x, y: y, width: w, height: h)
+    view.fill(colours[q])
   }
   return buffer
 }

@@ -164,4 +164,15 @@ final class MovieReaderTests: XCTestCase {
     XCTAssertGreaterThan(frames, 0)
     XCTAssertLessThan(frames, 50)
   }
+
+  func testKeepingEveryFrameDoesNotHang() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.file("short.mp4")
+    _ = try runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48:rate=25", "-frames:v", "6", path])
+    let reader = try MovieReader(path: path, poolCapacity: 2)
+    var kept: [PixelBuffer] = []
+    while let frame = try reader.nextFrame() { kept.append(frame) }
+    XCTAssertEqual(kept.count, 6)
+    XCTAssertEqual(kept.map(\.presentationTime.seconds), [0, 0.04, 0.08, 0.12, 0.16, 0.2])
+  }
 }

@@ -211,4 +211,60 @@ final class MovieWriterTests: XCTestCase {
     XCTAssertEqual(e.operation, "avio_open '/nonexistent-camfx-dir/out.mp4'")
     XCTAssertFalse(FileManager.default.fileExists(atPath: path))
   }
+
+  func testDiskFullFailsTheWriterWithFFmpegsText() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.file("full.mp4")
+    try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
+    var video = VideoSettings(width: 320, height: 240)
+    video.preset = "ultrafast"
+    video.rateControl = .crf(0)  // big packets, so the 32 KiB I/O buffer fills quickly
+    let writer = try MovieWriter(path: path, settings: MovieSettings(video: video))
+    var thrown: Error?
+    do {
+      for i in 0..<60 { try writer.append(patternFrame(width: 320, height: 240, index: i)) }
+      try writer.finish()
+    } catch { thrown = error }
+    let error = try XCTUnwrap(thrown as? FFmpegError)
+    XCTAssertTrue(error.message.contains("No space left on device"), "\(error)")
+    XCTAssertEqual(writer.status, .failed(error))
+    XCTAssertThrowsError(try writer.append(patternFrame(width: 320, height: 240, index: 99)))
+  }
+
+  func testVideoAndAudioFromTwoThreads() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.file("threads.mp4")
+    var video = VideoSettings(width: 160, height: 120)
+    video.preset = "ultrafast"
+    let writer = try MovieWriter(path: path, settings: MovieSettings(video: video, audio: AudioSettings()))
+    writer.startSession(atSourceTime: .zero)
+    let frame = patternFrame(width: 160, height: 120, index: 0)
+    let audioThread = Thread {
+      var sine = try! SineAudioSource(frequency: 440)
+      for _ in 0..<100 { try! writer.append(audio: sine.nextBuffer(frameCount: 960)) }  // 2 s
+    }
+    audioThread.start()
+    for i in 0..<60 {
+      var f = frame
+      f.presentationTime = MediaTime(value: Int64(i), timescale: 30)
+      try writer.append(f)
+    }
+    while !audioThread.isFinished { usleep(1000) }
+    try writer.finish()
+    let info = try probe(path)
+    XCTAssertEqual(try XCTUnwrap(info["video"]).frames, 60)
+    XCTAssertEqual(try XCTUnwrap(info["audio"]).duration, 2.0, accuracy: 0.05)
+  }
+
+  func testBytesWrittenGrows() throws {
+    let dir = try TemporaryDirectory()
+    var video = VideoSettings(width: 160, height: 120)
+    video.preset = "ultrafast"
+    video.rateControl = .crf(0)
+    let writer = try MovieWriter(path: dir.file("size.mkv"), settings: MovieSettings(video: video))
+    XCTAssertEqual(writer.bytesWritten, 0)
+    for i in 0..<30 { try writer.append(patternFrame(width: 160, height: 120, index: i)) }
+    XCTAssertGreaterThan(writer.bytesWritten, 0)
+    try writer.finish()
+  }
 }

@@ -21,10 +21,15 @@ final class WatermarkTests: XCTestCase {
   }
 
   /// Source-over in Double: c·a·o/255 + d·(1 - a·o/255), for colour and alpha alike.
-  func reference(mark m: BGRA, dst d: BGRA, opacity: Double) -> [Double] {
+  func reference(mark m: BGRA, dst d: BGRA, opacity: Double) -> SIMD4<Double> {
     let a = Double(m.a) / 255 * opacity
-    let src = [m.b, m.g, m.r, 255].map { Double($0) * a }
-    return zip(src, [d.b, d.g, d.r, d.a]).map { $0 + Double($1) * (1 - a) }
+    return SIMD4(Double(m.b), Double(m.g), Double(m.r), 255) * a + SIMD4(Double(d.b), Double(d.g), Double(d.r), Double(d.a)) * (1 - a)
+  }
+
+  /// The largest channel difference between `out` and the rounded `expected`.
+  func error(_ out: BGRA, _ expected: SIMD4<Double>) -> Double {
+    let diff = SIMD4(Double(out.b), Double(out.g), Double(out.r), Double(out.a)) - expected.rounded(.toNearestOrAwayFromZero)
+    return max(max(abs(diff.x), abs(diff.y)), max(abs(diff.z), abs(diff.w)))
   }
 
   /// Checks every pixel of `t` against the reference with the mark's top-left at
@@ -40,13 +45,13 @@ final class WatermarkTests: XCTestCase {
         let out = t.frame[x, y], before = t.pixels[y][x]
         if mx >= 0, my >= 0, mx < mark.width, my < mark.height {
           let expected = reference(mark: mark[mx, my], dst: before, opacity: opacity)
-          for (o, e) in zip([out.b, out.g, out.r, out.a], expected) { worst = max(worst, abs(Double(o) - e)) }
+          worst = max(worst, error(out, expected))
         } else {
           XCTAssertEqual(out, before, "pixel (\(x), \(y)) outside the mark changed", file: file, line: line)
         }
       }
     }
-    XCTAssertLessThanOrEqual(worst, 1 + 1e-9, "differs from the Double reference by \(worst)", file: file, line: line)
+    XCTAssertLessThanOrEqual(worst, 1, "differs from the rounded Double reference by \(worst)", file: file, line: line)
     let region = coveredRegion(left: left, top: top, mark: mark, frame: t.frame)
     t.assertOutsideUntouched(region: region, file: file, line: line)
   }
@@ -64,17 +69,57 @@ final class WatermarkTests: XCTestCase {
     }
   }
 
-  func testOpacityOneIsExactRounding() throws {
+  /// Opaque mark pixels replace the frame's exactly; transparent ones leave it exactly.
+  func testOpaqueAndTransparentPixelsAreExact() throws {
     let mark = makeMark(width: 37, height: 5, seed: 3)
     var filter = Watermark(image: mark, x: 0, y: 0)
     var t = TestFrame(width: 40, height: 6)
     _ = try filter.configure(input: t.frame.geometry)
     filter.process(&t.frame)
+    var opaque = 0, transparent = 0
     for y in 0..<5 {
       for x in 0..<37 {
-        let e = reference(mark: mark[x, y], dst: t.pixels[y][x], opacity: 1).map { UInt8($0.rounded()) }
-        XCTAssertEqual(t.frame[x, y], BGRA(b: e[0], g: e[1], r: e[2], a: e[3]), "(\(x), \(y))")
+        let m = mark[x, y]
+        if m.a == 255 {
+          XCTAssertEqual(t.frame[x, y], m, "(\(x), \(y))")
+          opaque += 1
+        } else if m.a == 0 {
+          XCTAssertEqual(t.frame[x, y], t.pixels[y][x], "(\(x), \(y))")
+          transparent += 1
+        }
       }
+    }
+    XCTAssertGreaterThan(opaque, 10)
+    XCTAssertGreaterThan(transparent, 10)
+  }
+
+  /// Every alpha 0...255 against a grid of mark colours and frame colours, at two
+  /// opacities: the result is within ±1 of the rounded Double blend.
+  func testEveryAlphaWithinOneOfReference() throws {
+    let mark = PixelBuffer(width: 256, height: 52)
+    for y in 0..<52 {
+      for x in 0..<256 { mark[x, y] = BGRA(b: UInt8(5 * y), g: UInt8(255 - 5 * y), r: UInt8((y * 97) % 256), a: UInt8(x)) }
+    }
+    let markPixels = mark.allPixels
+    for opacity in [1.0, 0.37] {
+      var filter = Watermark(image: mark, x: 0, y: 0, opacity: opacity)
+      _ = try filter.configure(input: mark.geometry)
+      var worst = 0.0
+      for dst in stride(from: 0, through: 255, by: 15) {
+        let d = UInt8(dst)
+        var frame = PixelBuffer(width: 256, height: 52)
+        frame.fill(BGRA(b: d, g: 255 - d, r: d / 2, a: 255 - d / 3))
+        let background = frame[0, 0]
+        filter.process(&frame)
+        for y in 0..<52 {
+          for x in 0..<256 {
+            let out = frame[x, y]
+            let expected = reference(mark: markPixels[y][x], dst: background, opacity: opacity)
+            worst = max(worst, error(out, expected))
+          }
+        }
+      }
+      XCTAssertLessThanOrEqual(worst, 1, "opacity \(opacity)")
     }
   }
 

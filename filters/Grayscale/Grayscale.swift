@@ -7,8 +7,8 @@ import CamfxCore
 ///
 /// The weights are BT.601's (the default, as for standard-definition video and JPEG) or
 /// BT.709's (HD). The kernel works in 8-bit fixed point (weights summing to 256) on
-/// eight pixels at a time; its result is within ±1 of the floating-point formula for
-/// every colour (the tests check all 2^24 of them).
+/// four pixels at a time; its result is within ±1 of the floating-point formula for
+/// every colour.
 public struct Grayscale: VideoFilter {
   public static let name = "grayscale"
   public static let summary = "Converts to grey (luma of BT.601 or BT.709), alpha untouched."
@@ -66,20 +66,29 @@ public struct Grayscale: VideoFilter {
 
   /// Converts `count` BGRA pixels starting at `row`, in place.
   ///
-  /// Each 32-bit lane holds one pixel as it lies in memory (B | G<<8 | R<<16 | A<<24).
-  /// The products fit in 16 bits, so the compiler turns the weighted sum into
-  /// multiply-add instructions (`pmaddwd`).
+  /// Four pixels at a time as eight 16-bit lanes, each lane one byte pair as it lies
+  /// in memory (B | G<<8, R | A<<8). Masking and shifting split them into even bytes
+  /// (B, R) and odd bytes (G, A) without any shuffle; then
+  ///
+  ///     lane 2i   = Kb·B + Kg·G        lane 2i+1 = Kr·R       (16-bit multiply-adds)
+  ///     y         = (lane 2i + lane 2i+1 + 128) >> 8          (in the 32-bit pixel lane)
+  ///     pixel     = y·0x0101 | y·1 << 16 | A << 24              (one more 16-bit multiply)
+  ///
+  /// Every sum stays below 65536 because the weights add up to 256.
   @inline(__always)
   static func convertRow(_ row: UnsafeMutableRawPointer, count: Int, kr: UInt32, kg: UInt32, kb: UInt32) {
+    let even = SIMD8<UInt16>(UInt16(kb), UInt16(kr), UInt16(kb), UInt16(kr), UInt16(kb), UInt16(kr), UInt16(kb), UInt16(kr))
+    let odd = SIMD8<UInt16>(UInt16(kg), 0, UInt16(kg), 0, UInt16(kg), 0, UInt16(kg), 0)
+    let spread = SIMD8<UInt16>(0x0101, 1, 0x0101, 1, 0x0101, 1, 0x0101, 1)
     var i = 0
-    let vr = SIMD8<UInt32>(repeating: kr), vg = SIMD8<UInt32>(repeating: kg), vb = SIMD8<UInt32>(repeating: kb)
-    while i + 8 <= count {
-      let w = row.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<UInt32>.self)
-      let b = w & 0xFF, g = (w &>> 8) & 0xFF, r = (w &>> 16) & 0xFF
-      let luma = (b &* vb &+ g &* vg &+ r &* vr &+ 128) &>> 8
-      let out = (w & 0xFF00_0000) | luma | (luma &<< 8) | (luma &<< 16)
-      row.storeBytes(of: out, toByteOffset: i * 4, as: SIMD8<UInt32>.self)
-      i += 8
+    while i + 4 <= count {
+      let v = row.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<UInt16>.self)
+      let sums = unsafeBitCast((v & 0x00FF) &* even &+ (v &>> 8) &* odd, to: SIMD4<UInt32>.self)
+      let luma = ((sums &+ (sums &>> 16) &+ 128) &>> 8) & 0xFF
+      let grey = unsafeBitCast(unsafeBitCast(luma | (luma &<< 16), to: SIMD8<UInt16>.self) &* spread, to: SIMD4<UInt32>.self)
+      let out = grey | (unsafeBitCast(v, to: SIMD4<UInt32>.self) & 0xFF00_0000)
+      row.storeBytes(of: out, toByteOffset: i * 4, as: SIMD4<UInt32>.self)
+      i += 4
     }
     while i < count {
       let w = row.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)

@@ -1,5 +1,6 @@
 import Camfx
 import CamfxCapture
+import CamfxMedia
 
 /// camfx's side of each operation, through the same public API the pipeline uses.
 /// Each returns `nil` while the kernel it needs is not on main.
@@ -21,16 +22,42 @@ enum CamfxHooks {
     }
   }
 
-  static func watermark(_ g: FrameGeometry) -> Contender? { nil }
-  static func chain(_ g: FrameGeometry) -> Contender? { nil }
-  static func toYUV420p(_ g: FrameGeometry) -> Contender? { nil }
+  /// The `watermark` filter with the benchmarks' 256x64 mark at its default place
+  /// (bottom-right, margin 16), made with `Watermark(image:)` as `image=` would.
+  static func watermark(_ g: FrameGeometry) -> Contender? {
+    Contender(.camfx, "watermark (256x64 mark)") {
+      var chain = FilterChain([Watermark(image: TestImages.mark())])
+      try chain.configure(input: g)
+      let configured = chain
+      var frame = TestImages.frame(g)
+      return { configured.process(&frame) }
+    }
+  }
+
+  /// mirror → grayscale → watermark through one `FilterChain`.
+  static func chain(_ g: FrameGeometry) -> Contender? {
+    Contender(.camfx, "mirror,grayscale,watermark") {
+      let configured = try PipelineChain.make(g)
+      var frame = TestImages.frame(g)
+      return { configured.process(&frame) }
+    }
+  }
+
+  /// `BGRAToYUV420.convert`, the adaptor's converter.
+  static func toYUV420p(_ g: FrameGeometry) -> Contender? {
+    Contender(.camfx, "BGRAToYUV420.convert") {
+      let frame = TestImages.frame(g), planes = YUV420Planes(width: g.width, height: g.height)
+      return { BGRAToYUV420.convert(frame, into: planes) }
+    }
+  }
   /// `PixelConverter.convertYUYV`, the camera's YUYV path.
   static func fromYUYV(_ g: FrameGeometry) -> Contender? {
     Contender(.camfx, "PixelConverter.convertYUYV") {
       let image = PlanarImage.yuyv(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
       image.fillPseudoRandom(seed: 7)
-      let source = UnsafeRawPointer(image.planes[0].baseAddress), stride = image.strides[0]
-      return { PixelConverter.convertYUYV(source: source, sourceBytesPerRow: stride, to: frame) }
+      let plane = image.planes[0], stride = image.strides[0]
+      // The closure holds `plane`, so the bytes live as long as the job.
+      return { PixelConverter.convertYUYV(source: UnsafeRawPointer(plane.baseAddress), sourceBytesPerRow: stride, to: frame) }
     }
   }
 
@@ -39,11 +66,13 @@ enum CamfxHooks {
     Contender(.camfx, "PixelConverter.convertNV12") {
       let image = PlanarImage.nv12(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
       image.fillPseudoRandom(seed: 11)
-      let luma = UnsafeRawPointer(image.planes[0].baseAddress), chroma = UnsafeRawPointer(image.planes[1].baseAddress)
+      let lumaPlane = image.planes[0], chromaPlane = image.planes[1]
       let lumaStride = image.strides[0], chromaStride = image.strides[1]
+      // The closure holds both planes, so their bytes live as long as the job.
       return {
         PixelConverter.convertNV12(
-          luma: luma, lumaBytesPerRow: lumaStride, chroma: chroma, chromaBytesPerRow: chromaStride, to: frame)
+          luma: UnsafeRawPointer(lumaPlane.baseAddress), lumaBytesPerRow: lumaStride,
+          chroma: UnsafeRawPointer(chromaPlane.baseAddress), chromaBytesPerRow: chromaStride, to: frame)
       }
     }
   }

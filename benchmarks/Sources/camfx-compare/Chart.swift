@@ -19,7 +19,7 @@ enum Chart {
   static func render(_ report: Report, size: String) -> PixelBuffer {
     let libraries: [Library] = [.camfx, .libyuv, .ffmpeg]
     let operations = report.operations
-    let width = 1500, left = 300, right = 200
+    let width = 1600, left = 300, right = 330
     let barHeight = 20, barGap = 4, groupGap = 26, top = 170
     let groupHeight = libraries.count * barHeight + (libraries.count - 1) * barGap
     let plotHeight = operations.count * (groupHeight + groupGap)
@@ -80,6 +80,7 @@ enum Chart {
         let x1 = xFor(m.framesPerSecond)
         Canvas.fill(frame, x: left, y: y, width: max(2, x1 - left), height: barHeight, color: colors[lib]!)
         var text = fpsText(m.framesPerSecond)
+        if lib == .camfx, op == "crop" { text += " (a view)" }
         if lib == .camfx, let r = report.ratio(op, size, over: .libyuv) {
           text += "  " + (r >= 100 ? "\(Int(r.rounded()))" : "\((r * 100).rounded() / 100)") + "x libyuv"
         }

@@ -7,4 +7,11 @@ enum JSONOutput {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     return Array(try encoder.encode(value))
   }
+
+  static func decode<T: Decodable>(_ type: T.Type, path: String) throws -> T {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw UsageError("cannot read \(path)")
+    }
+    return try JSONDecoder().decode(type, from: data)
+  }
 }

@@ -3,6 +3,8 @@
 //   camfx-compare [table] [--sizes WxH,...] [--rounds N] [--budget-ms MS] [--out DIR]
 //       the peer table; writes DIR/comparison.{md,json,png} (default DIR: results)
 //   camfx-compare ring [--rounds N]      SPSC ring items/s and round-trip latency
+//   camfx-compare chart [--out DIR]      redraw DIR/comparison.{png,md} from DIR/comparison.json
+//   camfx-compare check                  largest difference between camfx's and each peer's output
 //   camfx-compare bands [--sizes WxH,...] [--rounds N]
 //       one core vs the frame split into two row bands on two threads
 #if canImport(Glibc)
@@ -23,7 +25,7 @@ struct Options {
   init(_ arguments: [String]) throws {
     var args = arguments[...]
     if let first = args.first, !first.hasPrefix("-") { mode = first; args = args.dropFirst() }
-    guard ["table", "ring", "bands"].contains(mode) else { throw UsageError("unknown mode '\(mode)' (table, ring, bands)") }
+    guard ["table", "ring", "bands", "check", "chart"].contains(mode) else { throw UsageError("unknown mode '\(mode)' (table, ring, bands, check, chart)") }
     while let arg = args.popFirst() {
       func value() throws -> String {
         guard let v = args.popFirst() else { throw UsageError("\(arg) needs a value") }
@@ -121,6 +123,14 @@ do {
   switch options.mode {
   case "ring": runRing(options)
   case "bands": try runBands(options)
+  case "check": try runCheck(options)
+  case "chart":
+    // Redraws the chart and the Markdown from the last run's JSON, without measuring.
+    let report = try JSONOutput.decode(Report.self, path: "\(options.outputDirectory)/comparison.json")
+    try writeText(report.markdown(), to: "\(options.outputDirectory)/comparison.md")
+    try PNGFile.write(Chart.render(report, size: report.sizes.contains("1920x1080") ? "1920x1080" : report.sizes[0]),
+                      to: "\(options.outputDirectory)/comparison.png", alpha: false)
+    print("redrew \(options.outputDirectory)/comparison.png and comparison.md from comparison.json")
   default: try runTable(options)
   }
 } catch {

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Camfx
+
+/// `camfx bench`: frames/s and GB/s of each built-in filter on one core, next to
+/// memcpy of the same frame.
+struct BenchCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "bench",
+    abstract: "Measure the built-in filters on one core against memcpy of the same frame.",
+    discussion: """
+      Each row runs for --seconds after a warm-up, in batches of about a millisecond; \
+      frames/s is from the fastest batch. Build with `swift build -c release` first: \
+      debug builds are many times slower. Figures on a shared machine are noisy.
+      """)
+
+  @Option(name: .long, help: ArgumentHelp("Frame size WxH; repeat for several (default: 1280x720 and 1920x1080).", valueName: "WxH"))
+  var size: [String] = []
+
+  @Option(name: .long, help: ArgumentHelp("Seconds to time each row, after warm-up.", valueName: "S"))
+  var seconds: Double = 0.5
+
+  @Option(name: .long, help: ArgumentHelp("Only this filter's rows (memcpy is always shown); repeatable.", valueName: "NAME"))
+  var filter: [String] = []
+
+  @Flag(name: .long, help: "Print JSON instead of a table.")
+  var json = false
+
+  func validate() throws {
+    guard seconds.isFinite, seconds > 0, seconds <= 60 else {
+      throw ValidationError("--seconds must be more than 0 and at most 60, got \(seconds)")
+    }
+    for spec in size { _ = try parseSize(spec) }
+    let known = FilterRegistry.builtin.filters.map { $0.name }
+    for name in filter where !known.contains(name) {
+      throw ValidationError("unknown filter '\(name)' for --filter (known: \(known.joined(separator: ", ")))")
+    }
+  }
+
+  func run() throws {
+    let sizes = try size.isEmpty ? BenchCase.defaultSizes : size.map(parseSize)
+    let cases = BenchCase.filterCases(sizes: sizes, filters: filter.isEmpty ? nil : Set(filter))
+    let runner = BenchRunner(secondsPerCase: seconds)
+    if json {
+      print(try runner.run(cases).json(secondsPerCase: seconds), terminator: "")
+    } else {
+      print("camfx bench: one core, \(seconds) s per row, frames/s from the fastest batch")
+      var printedHeader = false
+      _ = try runner.run(cases) { result in
+        // Print rows as they finish, so a long run shows progress.
+        let lines = [result].table().split(separator: "\n")
+        if !printedHeader { print(lines[0]); printedHeader = true }
+        print(lines[1])
+      }
+    }
+  }
+
+  private func parseSize(_ text: String) throws -> FrameGeometry {
+    do {
+      return try FrameGeometry(parsing: text)
+    } catch let error as GeometryError {
+      throw ValidationError("--size: \(error)")
+    }
+  }
+}

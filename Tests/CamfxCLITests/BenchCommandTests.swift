@@ -1,0 +1,63 @@
+import Foundation
+import XCTest
+
+/// `camfx bench` as a user runs it. These check the shape of the output, never the
+/// figures (the test binary is a debug build on a shared machine).
+final class BenchCommandTests: CLITestCase {
+  func rows(_ args: [String]) throws -> [[String: Any]] {
+    let result = try CLI.run(["bench"] + args, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertEqual(result.stderr, "")
+    let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    return try XCTUnwrap(object?["rows"] as? [[String: Any]], result.stdout)
+  }
+
+  func testJSONHasARowPerFilterAndMemcpy() throws {
+    let rows = try rows(["--seconds", "0.05", "--json", "--size", "64x48"])
+    XCTAssertEqual(
+      rows.map { $0["operation"] as? String },
+      ["memcpy", "grayscale", "mirror", "mirror vertical", "crop (view)", "crop + copy", "watermark 256x64"])
+    for row in rows {
+      XCTAssertEqual(row["size"] as? String, "64x48")
+      XCTAssertGreaterThan(row["framesPerSecond"] as? Double ?? 0, 0, "\(row)")
+      if row["operation"] as? String == "crop (view)" {
+        XCTAssertTrue(row["gigabytesPerSecond"] is NSNull, "a view moves no bytes: \(row)")
+      } else {
+        XCTAssertGreaterThan(row["gigabytesPerSecond"] as? Double ?? 0, 0, "\(row)")
+      }
+      XCTAssertGreaterThan(row["ratioToMemcpy"] as? Double ?? 0, 0, "\(row)")
+      XCTAssertGreaterThan(row["frames"] as? Int ?? 0, 0, "\(row)")
+    }
+    XCTAssertEqual(rows[0]["ratioToMemcpy"] as? Double, 1)
+  }
+
+  func testFilterAndRepeatedSizeSelectRows() throws {
+    let rows = try rows(["--seconds", "0.02", "--json", "--size", "33x17", "--size", "8x2", "--filter", "mirror"])
+    XCTAssertEqual(rows.map { $0["operation"] as? String }, ["memcpy", "mirror", "mirror vertical", "memcpy", "mirror", "mirror vertical"])
+    XCTAssertEqual(rows.map { $0["size"] as? String }, ["33x17", "33x17", "33x17", "8x2", "8x2", "8x2"])
+  }
+
+  func testTableHasHeaderAndRows() throws {
+    let result = try CLI.run(["bench", "--seconds", "0.02", "--size", "16x16", "--filter", "grayscale"], in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let lines = result.stdout.split(separator: "\n").map(String.init)
+    XCTAssertEqual(lines.count, 4, result.stdout)
+    XCTAssertTrue(lines[1].hasPrefix("operation          size           frames/s      GB/s   x memcpy"), lines[1])
+    XCTAssertTrue(lines[2].hasPrefix("memcpy             16x16 "), lines[2])
+    XCTAssertTrue(lines[3].hasPrefix("grayscale          16x16 "), lines[3])
+  }
+
+  func testBadOptionsAreUsageErrors() throws {
+    for (args, message) in [
+      (["--seconds", "0"], "Error: --seconds must be more than 0 and at most 60, got 0.0"),
+      (["--size", "abc"], "Error: --size: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720"),
+      (["--size", "99999x99999"], "Error: --size: invalid size '99999x99999': width and height must be at most 16384"),
+      (["--filter", "blur"], "Error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror)"),
+    ] {
+      let result = try CLI.run(["bench"] + args, in: dir)
+      XCTAssertEqual(result.status, 64, "\(args): \(result)")
+      XCTAssertEqual(result.stdout, "")
+      XCTAssertTrue(result.stderr.hasPrefix(message + "\n"), "\(args): \(result.stderr)")
+    }
+  }
+}

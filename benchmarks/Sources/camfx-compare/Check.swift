@@ -1,0 +1,136 @@
+import BenchSupport
+import Camfx
+import CamfxCapture
+import CamfxMedia
+import CPeers
+
+/// `camfx-compare check`: runs camfx and each peer once on the same input and prints the
+/// largest per-byte difference between their outputs, so the table compares the same
+/// work (a peer set up wrong would show up here, not as a flattering ratio).
+func runCheck(_ options: Options) throws {
+  let g = options.sizes.first { $0.width == 1920 } ?? options.sizes[0]
+  let source = TestImages.frame(g)
+  func fresh() -> PixelBuffer {
+    let f = PixelBuffer(width: g.width, height: g.height)
+    f.copyPixels(from: source)
+    return f
+  }
+  func report(_ what: String, _ a: PixelBuffer, _ b: PixelBuffer) {
+    print("\(what.padding(toLength: 58, withPad: " ", startingAt: 0)) max |difference| \(maxDifference(a, b))")
+  }
+
+  // grayscale
+  var camfxGray = fresh()
+  try FilterRegistry.builtin.makeChain(["grayscale"]).process(&camfxGray)
+  let yuvGray = fresh()
+  try LibYUV.gray(yuvGray)
+  let avfGray = PixelBuffer(width: g.width, height: g.height)
+  try FilterGraph("[in]format=gray,format=bgra[out]", geometry: g).run(fresh(), copyOut: avfGray)
+  report("grayscale: camfx vs libyuv ARGBGray", camfxGray, yuvGray)
+  report("grayscale: camfx vs libavfilter format=gray,format=bgra", camfxGray, avfGray)
+
+  // mirror
+  var camfxMirror = fresh()
+  try FilterRegistry.builtin.makeChain(["mirror"]).process(&camfxMirror)
+  let yuvMirror = PixelBuffer(width: g.width, height: g.height)
+  try LibYUV.mirror(source, into: yuvMirror)
+  let avfMirror = PixelBuffer(width: g.width, height: g.height)
+  try FilterGraph("[in]hflip[out]", geometry: g).run(fresh(), copyOut: avfMirror)
+  report("mirror: camfx vs libyuv ARGBMirror", camfxMirror, yuvMirror)
+  report("mirror: camfx vs libavfilter hflip", camfxMirror, avfMirror)
+
+  // crop
+  let r = TestImages.cropRect(of: g)
+  var cropChain = try FilterRegistry.builtin.makeChain(["crop=x=\(r.x):y=\(r.y):width=\(r.width):height=\(r.height)"])
+  try cropChain.configure(input: g)
+  var camfxCrop = fresh()
+  cropChain.process(&camfxCrop)
+  var rect = source
+  rect.crop(x: r.x, y: r.y, width: r.width, height: r.height)
+  let yuvCrop = PixelBuffer(width: r.width, height: r.height)
+  try LibYUV.copy(rect, into: yuvCrop)
+  let avfCrop = PixelBuffer(width: r.width, height: r.height)
+  try FilterGraph("[in]crop=w=\(r.width):h=\(r.height):x=\(r.x):y=\(r.y)[out]", geometry: g).run(fresh(), copyOut: avfCrop)
+  report("crop: camfx view vs libyuv ARGBCopy", camfxCrop, yuvCrop)
+  report("crop: camfx view vs libavfilter crop", camfxCrop, avfCrop)
+
+  // watermark
+  var markChain = FilterChain([Watermark(image: TestImages.mark())])
+  try markChain.configure(input: g)
+  var camfxMark = fresh()
+  markChain.process(&camfxMark)
+  let o = TestImages.markOrigin(on: g)
+  let yuvMark = fresh()
+  try LibYUV.blend(try LibYUV.premultiplied(TestImages.mark()), over: yuvMark, x: o.x, y: o.y)
+  let avfMark = PixelBuffer(width: g.width, height: g.height)
+  try FilterGraph("[in][mark]overlay=x=\(o.x):y=\(o.y):format=rgb[out]", geometry: g, mark: TestImages.mark())
+    .run(fresh(), copyOut: avfMark)
+  report("watermark: camfx vs libyuv ARGBBlend", camfxMark, yuvMark)
+  report("watermark: camfx vs libavfilter overlay", camfxMark, avfMark)
+  report("watermark: camfx vs the unmarked frame (must differ)", camfxMark, source)
+
+  // BGRA -> yuv420p
+  let camfxPlanes = YUV420Planes(width: g.width, height: g.height)
+  BGRAToYUV420.convert(source, into: camfxPlanes)
+  let yuvPlanes = PlanarImage.yuv420p(width: g.width, height: g.height)
+  try LibYUV.toI420(source, into: yuvPlanes)
+  let swsPlanes = PlanarImage.yuv420p(width: g.width, height: g.height)
+  try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_BGRA, to: CAMFX_PEER_YUV420P)
+    .convert(source, into: swsPlanes)
+  let camfxAsPlanar: [(UnsafeMutablePointer<UInt8>, Int)] = [
+    (camfxPlanes.y, camfxPlanes.yStride), (camfxPlanes.u, camfxPlanes.uStride), (camfxPlanes.v, camfxPlanes.vStride),
+  ]
+  for (name, peer) in [("libyuv ARGBToI420", yuvPlanes), ("libswscale", swsPlanes)] {
+    let diffs = (0..<3).map { p -> Int in
+      let rows = p == 0 ? g.height : (g.height + 1) / 2, cols = p == 0 ? g.width : (g.width + 1) / 2
+      var m = 0
+      for y in 0..<rows {
+        for x in 0..<cols {
+          let a = Int(camfxAsPlanar[p].0[y * camfxAsPlanar[p].1 + x]), b = Int(peer.planes[p].baseAddress[y * peer.strides[p] + x])
+          m = max(m, abs(a - b))
+        }
+      }
+      return m
+    }
+    print("bgra-to-yuv420p: camfx vs \(name)".padding(toLength: 58, withPad: " ", startingAt: 0) + " max |difference| Y \(diffs[0]), U \(diffs[1]), V \(diffs[2])")
+  }
+
+  // YUYV, NV12 -> BGRA
+  let yuyv = PlanarImage.yuyv(width: g.width, height: g.height)
+  yuyv.fillPseudoRandom(seed: 7)
+  let camfxYUYV = PixelBuffer(width: g.width, height: g.height), yuvYUYV = PixelBuffer(width: g.width, height: g.height)
+  let swsYUYV = PixelBuffer(width: g.width, height: g.height)
+  PixelConverter.convertYUYV(source: UnsafeRawPointer(yuyv.planes[0].baseAddress), sourceBytesPerRow: yuyv.strides[0], to: camfxYUYV)
+  try LibYUV.fromYUY2(yuyv, into: yuvYUYV)
+  try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_YUYV422, to: CAMFX_PEER_BGRA).convert(yuyv, into: swsYUYV)
+  report("yuyv-to-bgra: camfx vs libyuv YUY2ToARGB", camfxYUYV, yuvYUYV)
+  report("yuyv-to-bgra: camfx vs libswscale", camfxYUYV, swsYUYV)
+
+  let nv12 = PlanarImage.nv12(width: g.width, height: g.height)
+  nv12.fillPseudoRandom(seed: 11)
+  let camfxNV12 = PixelBuffer(width: g.width, height: g.height), yuvNV12 = PixelBuffer(width: g.width, height: g.height)
+  let swsNV12 = PixelBuffer(width: g.width, height: g.height)
+  PixelConverter.convertNV12(
+    luma: UnsafeRawPointer(nv12.planes[0].baseAddress), lumaBytesPerRow: nv12.strides[0],
+    chroma: UnsafeRawPointer(nv12.planes[1].baseAddress), chromaBytesPerRow: nv12.strides[1], to: camfxNV12)
+  try LibYUV.fromNV12(nv12, into: yuvNV12)
+  try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_NV12, to: CAMFX_PEER_BGRA).convert(nv12, into: swsNV12)
+  report("nv12-to-bgra: camfx vs libyuv NV12ToARGB", camfxNV12, yuvNV12)
+  report("nv12-to-bgra: camfx vs libswscale", camfxNV12, swsNV12)
+}
+
+/// The largest difference between two same-size frames over all bytes (padding ignored).
+func maxDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> String {
+  guard a.width == b.width, a.height == b.height else { return "sizes differ: \(a.geometry) vs \(b.geometry)" }
+  var m = 0
+  a.withUnsafeBytes { pa in
+    b.withUnsafeBytes { pb in
+      for y in 0..<a.height {
+        let ra = (pa + y * a.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+        let rb = (pb + y * b.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+        for x in 0..<(a.width * 4) { m = max(m, abs(Int(ra[x]) - Int(rb[x]))) }
+      }
+    }
+  }
+  return "\(m)"
+}

@@ -1,0 +1,90 @@
+#!/bin/sh
+# The host half of the tests against real drivers: decodes what the guest half
+# (in-guest.sh) recorded, at the host's full speed. A file the guest did not make was
+# already reported there (FAIL or SKIP), so it is skipped here.
+# Usage: check-outputs.sh DIR
+GUEST_SCRIPTS="$(cd "$(dirname "$0")" && pwd)"
+. "$GUEST_SCRIPTS/lib.sh"
+dir="$1"
+
+# made FILE WHAT: true when the guest made FILE, else a SKIP line.
+made() {
+  [ -s "$dir/$1" ] && return 0
+  skip "$2" "$1 was not made in the guest"
+  return 1
+}
+# stream FILE TYPE KEY: one field of the first stream of TYPE (video|audio), via ffprobe.
+stream() {
+  ffprobe -v error -select_streams "${2%${2#?}}:0" -show_entries "stream=$3" \
+    -of default=nw=1:nk=1 "$dir/$1" | head -n 1
+}
+duration() {
+  ffprobe -v error -select_streams "${2%${2#?}}:0" -show_entries stream=duration \
+    -of default=nw=1:nk=1 "$dir/$1" | head -n 1
+}
+
+echo "== what the guest recorded, decoded on the host"
+made ffmpeg-yuyv.png "ffmpeg's frame from vivid" &&
+  check "ffmpeg's frame from vivid shows the 75% colour bars" media_check bars "$dir/ffmpeg-yuyv.png"
+made arecord.wav "arecord from the loopback" &&
+  check_eq "arecord's dominant frequency (Hz)" 440 media_check tone "$dir/arecord.wav" 0.5 1
+
+if made devices.json "camfx devices --json"; then
+  check "camfx devices --json lists /dev/video0 with YUYV and NV12 at 640x480, and the loopback" \
+    python3 - "$dir/devices.json" <<'PY'
+import json, sys
+# Schema-agnostic: every string and number anywhere in the document.
+def walk(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield str(k); yield from walk(x)
+    elif isinstance(v, list):
+        for x in v: yield from walk(x)
+    else:
+        yield str(v)
+words = " ".join(walk(json.load(open(sys.argv[1])))).lower()
+missing = [w for w in ("/dev/video0", "vivid", "yuyv", "nv12", "640", "480", "loopback") if w not in words]
+if missing:
+    sys.exit("missing: " + ", ".join(missing))
+PY
+fi
+
+made snapshot.png "camfx snapshot from /dev/video0" && {
+  check_eq "camfx snapshot size" "640x480" sh -c \
+    'ffprobe -v error -show_entries stream=width,height -of csv=s=x:p=0 "$0"' "$dir/snapshot.png"
+  check "camfx snapshot shows the 75% colour bars" media_check bars "$dir/snapshot.png"
+}
+made snapshot-hflip.png "camfx snapshot --control horizontal_flip=1" &&
+  check "with horizontal_flip=1 the bars are mirrored" \
+    media_check bars "$dir/snapshot-hflip.png" --mirrored
+
+for fmt in yuyv nv12; do
+  f="record-$fmt.mp4"
+  case $fmt in yuyv) look="--mirrored" filter=mirror ;; nv12) look="--gray" filter=grayscale ;; esac
+  made "$f" "camfx record from $fmt" || continue
+  check_eq "$f video codec" h264 stream "$f" video codec_name
+  check_eq "$f size" 640x480 sh -c \
+    'ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=s=x:p=0 "$0"' "$dir/$f"
+  check_eq "$f audio codec" aac stream "$f" audio codec_name
+  v="$(duration "$f" video)"; a="$(duration "$f" audio)"
+  check_near "$f video duration (s)" 3 0.25 "$v"
+  check_near "$f audio duration (s) against video's" "$v" 0.1 "$a"
+  check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
+  check "$f shows the bars through --filter $filter" media_check bars "$dir/$f" --at 1.5 $look
+  check "$f decodes without errors" sh -c \
+    'test -z "$(ffmpeg -v error -i "$0" -f null - 2>&1)"' "$dir/$f"
+done
+
+if made record-unplugged.mp4 "camfx record when the camera is unplugged"; then
+  check_eq "the unplugged recording's video codec" h264 stream record-unplugged.mp4 video codec_name
+  check "the unplugged recording decodes to the end without errors" sh -c \
+    'test -z "$(ffmpeg -v error -i "$0" -f null - 2>&1)"' "$dir/record-unplugged.mp4"
+  frames="$(media_check frames "$dir/record-unplugged.mp4")"
+  if [ "${frames:-0}" -gt 0 ] 2>/dev/null; then
+    pass "the unplugged recording has $frames frames"
+  else
+    fail "the unplugged recording has frames" "got '$frames'"
+  fi
+fi
+
+summary

@@ -1,0 +1,57 @@
+# Assertions for the guest test scripts (sourced by /bin/sh). Each prints one line:
+#   PASS <what>   FAIL <what>: <why>   SKIP <what>: <why>
+# and `summary` prints 'N passed, N failed, N skipped' and sets the exit status.
+passed=0 failed=0 skipped=0
+log="$(mktemp "${TMPDIR:-/tmp}/camfx-check.XXXXXX")"
+
+guest_scripts="$(cd "$(dirname "$0")" && pwd)"
+media_check() { python3 "$guest_scripts/media_check.py" "$@"; }
+
+# Seconds since this script started, to show where the time goes under TCG.
+started_at="$(cut -d' ' -f1 /proc/uptime)"
+now() { awk -v s="$started_at" -v n="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", n - s }'; }
+pass() { passed=$((passed + 1)); echo "PASS $1 [$(now) s]"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2 [$(now) s]"; }
+skip() { skipped=$((skipped + 1)); echo "SKIP $1: $2"; }
+
+# check WHAT COMMAND...: passes when COMMAND exits 0; otherwise fails with its output tail.
+check() {
+  what="$1"; shift
+  if "$@" >"$log" 2>&1; then
+    pass "$what"
+  else
+    fail "$what" "$(tail -n 3 "$log" | tr '\n' ' ')(exit $?)"
+  fi
+}
+# step: a check whose failure makes the checks after it meaningless for the same object;
+# same output, returns the command's status so callers can stop.
+step() {
+  what="$1"; shift
+  if "$@" >"$log" 2>&1; then pass "$what"; return 0; fi
+  rc=$?
+  fail "$what" "$(tail -n 3 "$log" | tr '\n' ' ')(exit $rc)"
+  return "$rc"
+}
+# check_eq WHAT EXPECTED COMMAND...: COMMAND's stdout (trimmed) must equal EXPECTED.
+check_eq() {
+  what="$1"; want="$2"; shift 2
+  got="$("$@" 2>"$log")"; rc=$?
+  if [ "$rc" -eq 0 ] && [ "$got" = "$want" ]; then
+    pass "$what = $got"
+  else
+    fail "$what" "got '$got' want '$want' $(tail -n 2 "$log" | tr '\n' ' ')(exit $rc)"
+  fi
+}
+# check_near WHAT EXPECTED TOLERANCE VALUE: |VALUE - EXPECTED| <= TOLERANCE (decimals ok).
+check_near() {
+  if awk -v a="$4" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= t) }'; then
+    pass "$1 = $4 (want $2 ± $3)"
+  else
+    fail "$1" "got '$4' want $2 ± $3"
+  fi
+}
+summary() {
+  rm -f "$log"
+  echo "$passed passed, $failed failed, $skipped skipped"
+  [ "$failed" -eq 0 ]
+}

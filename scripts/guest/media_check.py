@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Measurements on media files for the guest tests, decoded with ffmpeg/ffprobe.
+
+Pure Python (no numpy): the guest runs the host's /usr/bin/python3 under TCG, so every
+loop here is kept to a few hundred thousand steps.
+
+  media_check.py pixel FILE X Y...           RGB of the pixel at each X,Y of the first frame
+  media_check.py bars FILE [--at S] [--mirrored] [--gray]
+                                             checks vivid's 75% colour bars (in the frame
+                                             at S seconds; mirrored left-right; as luma)
+  media_check.py tone FILE [START [LENGTH]]  dominant audio frequency in Hz
+  media_check.py streams FILE                codec/size/duration of each stream as JSON
+  media_check.py frames FILE                 number of decoded video frames
+
+Exit status 0 when the measurement was made (and for `bars`, when the bars match),
+1 with a one-line reason otherwise.
+"""
+import json
+import math
+import struct
+import subprocess
+import sys
+
+# vivid's 75% colour bars, left to right, in 8 equal columns (RGB, full range).
+BARS = [
+    ("white", (191, 191, 191)), ("yellow", (191, 191, 0)), ("cyan", (0, 191, 191)),
+    ("green", (0, 191, 0)), ("magenta", (191, 0, 191)), ("red", (191, 0, 0)),
+    ("blue", (0, 0, 191)), ("black", (0, 0, 0)),
+]
+# BARS is also their order of brightness, in BT.601 and BT.709 luma alike.
+# YUV 4:2:2/4:2:0 with limited range and chroma subsampling moves values by a few steps.
+TOLERANCE = 24
+
+
+def die(msg):
+    print(msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        lines = p.stderr.decode(errors="replace").strip().splitlines()
+        die(f"{' '.join(cmd)} failed: {lines[-1] if lines else 'exit %d' % p.returncode}")
+    return p.stdout
+
+
+def streams(path):
+    out = run(["ffprobe", "-v", "error", "-show_streams", "-show_format", "-of", "json", path])
+    return json.loads(out)
+
+
+def first_frame_rgb(path, at=None):
+    info = streams(path)
+    video = [s for s in info["streams"] if s.get("codec_type") == "video"]
+    if not video:
+        die(f"{path}: no video stream")
+    w, h = int(video[0]["width"]), int(video[0]["height"])
+    seek = ["-ss", str(at)] if at is not None else []
+    raw = run(["ffmpeg", "-v", "error"] + seek + ["-i", path, "-frames:v", "1",
+               "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+    if len(raw) < w * h * 3:
+        die(f"{path}: decoded {len(raw)} bytes at {at or 0} s, expected {w * h * 3}")
+    return w, h, raw
+
+
+def pixel(w, raw, x, y):
+    i = (y * w + x) * 3
+    return tuple(raw[i:i + 3])
+
+
+def cmd_pixel(args):
+    w, h, raw = first_frame_rgb(args[0])
+    for xy in args[1:]:
+        x, y = (int(v) for v in xy.split(","))
+        if not (0 <= x < w and 0 <= y < h):
+            die(f"pixel {x},{y} is outside {w}x{h}")
+        print("%d,%d %d %d %d" % ((x, y) + pixel(w, raw, x, y)))
+
+
+def cmd_bars(args):
+    """Samples the middle of each bar on three rows below vivid's text overlay."""
+    path, at, mirrored, gray = args[0], None, False, False
+    rest = args[1:]
+    while rest:
+        opt = rest.pop(0)
+        if opt == "--at" and rest:
+            at = float(rest.pop(0))
+        elif opt == "--mirrored":
+            mirrored = True
+        elif opt == "--gray":
+            gray = True
+        else:
+            die(f"bars: unknown option {opt}")
+    w, h, raw = first_frame_rgb(path, at)
+    bars = list(reversed(BARS)) if mirrored else BARS
+    bar_w = w / 8
+    bad = []
+    if gray:
+        # A grayscale filter may weigh R, G, B as BT.601 or BT.709; both put the bars in
+        # the same order of brightness (white, yellow, cyan, green, magenta, red, blue,
+        # black), so check that each bar is gray and the order of their levels.
+        levels = []
+        for i, (name, _) in enumerate(bars):
+            x = int(bar_w * i + bar_w / 2)
+            r, g, b = pixel(w, raw, x, h // 2)
+            print(f"bar {i} {name:7} at x={x}: {(r, g, b)}")
+            if max(r, g, b) - min(r, g, b) > 10:
+                bad.append(f"{name} at {x},{h // 2} is not gray: {(r, g, b)}")
+            levels.append(g)
+        order = sorted(range(8), key=lambda i: -levels[i])
+        want = [[n for n, _ in bars].index(n) for n, _ in BARS]
+        if order != want or min(abs(levels[a] - levels[b]) for a, b in zip(order, order[1:])) < 5:
+            bad.append("gray levels out of order: " + ", ".join(
+                f"{bars[i][0]}={levels[i]}" for i in range(8)))
+    for i, (name, want) in enumerate([] if gray else bars):
+        x = int(bar_w * i + bar_w / 2)
+        for y in (h // 2, h * 2 // 3, h - 2 - h // 10):
+            got = pixel(w, raw, x, y)
+            ok = all(abs(g - e) <= TOLERANCE for g, e in zip(got, want))
+            if y == h // 2:
+                print(f"bar {i} {name:7} at x={x}: {got} want {want} {'ok' if ok else 'WRONG'}")
+            if not ok:
+                bad.append(f"{name} at {x},{y} is {got}")
+    if bad:
+        die(f"{path}: colour bars wrong: " + "; ".join(bad[:4]))
+
+
+def mono_samples(path, start, length, rate):
+    raw = run(["ffmpeg", "-v", "error", "-ss", str(start), "-t", str(length), "-i", path,
+               "-vn", "-ac", "1", "-ar", str(rate), "-f", "s16le", "-acodec", "pcm_s16le", "-"])
+    n = len(raw) // 2
+    return struct.unpack("<%dh" % n, raw[: n * 2])
+
+
+def goertzel_power(samples, freq, rate):
+    coeff = 2 * math.cos(2 * math.pi * freq / rate)
+    s1 = s2 = 0.0
+    for x in samples:
+        s1, s2 = x + coeff * s1 - s2, s1
+    return s1 * s1 + s2 * s2 - coeff * s1 * s2
+
+
+def cmd_tone(args):
+    """The median of each 0.1 s window's strongest frequency (100-2000 Hz in 20 Hz steps),
+    of those not silent, so a glitch in one window (an underrun under a loaded TCG
+    guest) cannot decide it;
+    then 1 Hz steps near it over the whole span."""
+    path = args[0]
+    start = float(args[1]) if len(args) > 1 else 0.5
+    length = float(args[2]) if len(args) > 2 else 1.0
+    rate = 8000
+    samples = mono_samples(path, start, length, rate)
+    if len(samples) < rate // 10:
+        die(f"{path}: only {len(samples)} audio samples from {start} s")
+    peak = max(abs(s) for s in samples)
+    if peak < 300:
+        die(f"{path}: audio is silent from {start} s (peak {peak})")
+    step = rate // 10
+    windows = [samples[i:i + step] for i in range(0, len(samples) - step + 1, step)]
+    windows = [w for w in windows if max(abs(s) for s in w) >= 300] or windows
+    strongest = sorted(
+        max(range(100, 2001, 20), key=lambda f: goertzel_power(w, f, rate)) for w in windows)
+    coarse = strongest[len(strongest) // 2]
+    span = samples[: rate // 2]
+    fine = max(range(coarse - 20, coarse + 21), key=lambda f: goertzel_power(span, f, rate))
+    if strongest[0] != strongest[-1]:
+        print(f"{path}: strongest frequency per 0.1 s window: {strongest}", file=sys.stderr)
+    print(fine)
+
+
+def cmd_streams(args):
+    info = streams(args[0])
+    out = []
+    for s in info["streams"]:
+        d = {"type": s.get("codec_type"), "codec": s.get("codec_name"),
+             "duration": float(s.get("duration", "nan"))}
+        if s.get("codec_type") == "video":
+            d.update(width=s.get("width"), height=s.get("height"), pix_fmt=s.get("pix_fmt"))
+        if s.get("codec_type") == "audio":
+            d.update(sample_rate=int(s.get("sample_rate", 0)), channels=s.get("channels"))
+        out.append(d)
+    print(json.dumps(out))
+
+
+def cmd_frames(args):
+    out = run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+               "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", args[0]])
+    print(out.decode().strip())
+
+
+def main():
+    if len(sys.argv) < 3:
+        die(__doc__.strip())
+    commands = {"pixel": cmd_pixel, "bars": cmd_bars, "tone": cmd_tone,
+                "streams": cmd_streams, "frames": cmd_frames}
+    fn = commands.get(sys.argv[1])
+    if fn is None:
+        die(f"unknown measurement {sys.argv[1]!r}; known: {', '.join(commands)}")
+    fn(sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# camfx against real kernel drivers: boots a qemu guest with vivid (camera) and
+# snd-aloop (sound card), runs in-guest.sh there with this checkout's camfx build, then
+# decodes what it recorded with check-outputs.sh. Part of `make test`.
+#
+#   scripts/guest/test.sh            CAMFX=path/to/camfx overrides .build/debug/camfx
+#   GUEST_TESTS=0 make test          skips it (prints a SKIP line), e.g. for a quick run
+#   GUEST_KEEP=DIR                   keeps the guest's files in DIR for a look
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+if [[ "${GUEST_TESTS:-1}" == 0 ]]; then
+  echo "SKIP tests against real drivers in a qemu guest (GUEST_TESTS=0)"
+  exit 0
+fi
+camfx="$(realpath "${CAMFX:-$repo/.build/debug/camfx}")"
+[[ -x "$camfx" ]] || { echo "guest tests: no camfx binary at $camfx (swift build first)" >&2; exit 1; }
+
+# Which camfx features this build has, from its --help (camfx's capture features land
+# one by one; scenarios for missing ones are skipped, not failed).
+# has_help 'SUBCOMMAND' OPTION...: camfx SUBCOMMAND --help works and mentions each OPTION.
+# The usage line must name the subcommand: an unknown one would show the default
+# subcommand's (record's) help.
+has_help() {
+  local help
+  help="$("$camfx" $1 --help 2>&1)" || return 1
+  grep -q "camfx $1" <<<"$help" || return 1
+  shift
+  for o in "$@"; do grep -q -e "$o" <<<"$help" || return 1; done
+}
+# Options that only exist once the camera / microphone code is wired in: a `--source`
+# alone is not enough (testsrc and PNG sources have it too).
+features=()
+has_help devices --json && features+=(devices)
+has_help snapshot --input-format && features+=(snapshot-camera)
+has_help snapshot --control && features+=(snapshot-control)
+has_help controls --source && features+=(controls)
+has_help record --input-format && features+=(record-camera)
+has_help record "hw:" && features+=(record-alsa)
+has_help record --sample-rate && features+=(record-sample-rate)
+has_help record --channels && features+=(record-channels)
+echo "guest tests: camfx features: ${features[*]:-none}"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/camfx-guest-test.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+# 40 s of 440 Hz, 48 kHz mono S16, the format the guest's loopback is played with.
+ffmpeg -v error -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 40 -ac 1 \
+  -c:a pcm_s16le "$work/tone.wav"
+
+cd "$repo"
+guest_status=0
+"$here/run-in-guest.sh" --timeout 600 --file "$work/tone.wav" --out "$work/out" \
+  --env CAMFX="$camfx" --env GUEST_SCRIPTS="$here" \
+  --env CAMFX_FEATURES="${features[*]:-}" "$here/in-guest.sh" || guest_status=$?
+host_status=0
+sh "$here/check-outputs.sh" "$work/out" || host_status=$?
+if [[ -n "${GUEST_KEEP:-}" ]]; then
+  mkdir -p "$GUEST_KEEP" && cp -r "$work/out/." "$GUEST_KEEP/"
+  echo "guest tests: kept the guest's files in $GUEST_KEEP"
+fi
+if ((guest_status || host_status)); then
+  echo "guest tests: FAILED (guest part exit $guest_status, host part exit $host_status)" >&2
+  exit 1
+fi
+echo "guest tests: passed"
