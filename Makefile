@@ -10,10 +10,10 @@ RELEASE_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU)
 .PHONY: run test setup build release bench bench-peers clean
 
 ## make run: install packages, build, record a 3 s filtered clip and take a still (test source)
-run: setup build
+run: setup release
 	@mkdir -p $(OUT)
-	.build/debug/camfx record --duration 3s --audio sine=440 --filter watermark --filter mirror -y -o $(OUT)/clip.mp4
-	.build/debug/camfx snapshot --filter watermark --filter grayscale -y -o $(OUT)/snapshot.png
+	.build/release/camfx record --duration 3s --audio sine=440 --filter watermark --filter mirror -y -o $(OUT)/clip.mp4
+	.build/release/camfx snapshot --filter watermark --filter grayscale -y -o $(OUT)/snapshot.png
 	@echo "wrote $(OUT)/clip.mp4 and $(OUT)/snapshot.png"
 
 ## make test: install packages, build, and run the whole test suite
