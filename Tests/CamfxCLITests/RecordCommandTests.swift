@@ -52,6 +52,9 @@ final class RecordCommandTests: CLITestCase {
     XCTAssertEqual(json["frames_out"] as? Int, 12)
     XCTAssertEqual(json["dropped"] as? [String: Int], ["late": 0, "out-of-buffers": 0])
     XCTAssertEqual(json["stop_reason"] as? String, "frames")
+    let busy = try XCTUnwrap(json["busy_seconds"] as? [String: Double])
+    XCTAssertEqual(Set(busy.keys), ["filter", "writer"])
+    XCTAssertGreaterThan(busy["writer"] ?? 0, 0)
     XCTAssertEqual(json["duration_seconds"] as? Double ?? 0, 0.4, accuracy: 1e-9)
     let size = try FileManager.default.attributesOfItem(atPath: path("out.mkv"))[.size] as? Int
     XCTAssertEqual(json["bytes"] as? Int, size)
