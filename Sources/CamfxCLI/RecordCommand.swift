@@ -161,19 +161,23 @@ struct RecordCommand: ParsableCommand {
     let input = opened.input
 
     // 3. The file: a temporary next to the destination, renamed into place when finished.
+    // Signals are caught from here on, so none can kill us with the temporary file left.
+    let stopTarget = RecordingStopTarget()
+    let signals = StopSignals { _, _ in stopTarget.signalled() }
+    defer { signals.cancel() }
+    let interrupted = RecordingOptionError("interrupted before the recording started")
+    if stopTarget.interruptedEarly { throw interrupted }
     let staged = try destination.begin()
     let writer = try MovieWriter(path: staged.temporaryPath, settings: settings)
     let sink = MovieWriterSink(writer: writer)
     let session = try RecordingSession<PCMBuffer>(
       input: input, chain: chain, generator: generator, sink: sink, limits: limits, ringCapacity: 8)
-
-    let signals = StopSignals { _, count in
-      if count == 1 {
-        session.stop()
-      } else {
-        session.abort(error: RecordingOptionError("interrupted twice; recording abandoned"))
-      }
+    guard stopTarget.attach(session) else {
+      writer.cancel()
+      staged.discard()
+      throw interrupted
     }
+
     let showStatus = !quiet && isatty(STDERR_FILENO) != 0
     var statusLine = RecordingStatusLine()
     session.start()
@@ -181,7 +185,6 @@ struct RecordCommand: ParsableCommand {
       guard showStatus else { return }
       Self.printToStderr("\r\u{1B}[2K" + statusLine.text(for: snapshot, elapsed: elapsed))
     }
-    signals.cancel()
     if showStatus { Self.printToStderr("\r\u{1B}[2K") }
 
     // 4. Keep the file if the writer finished it (even after a read error), else drop it.
