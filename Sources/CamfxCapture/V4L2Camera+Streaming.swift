@@ -17,6 +17,7 @@ extension V4L2Camera {
   ///   from `VIDIOC_DQBUF`), or the failing call; a timeout after `frameTimeout` s
   ///   without frames.
   public func nextFrame() throws -> PixelBuffer? {
+    if !started { try startStreaming() }
     var waited: Int32 = 0
     while streaming {
       var descriptor = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
