@@ -71,20 +71,13 @@ for fmt in yuyv nv12; do
   check_near "$f audio duration (s) against video's" "$v" 0.1 "$a"
   check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
   check "$f shows the bars through --filter $filter" media_check bars "$dir/$f" --at 1.5 $look
-  check "$f decodes without errors" sh -c \
-    'test -z "$(ffmpeg -v error -i "$0" -f null - 2>&1)"' "$dir/$f"
+  check "$f decodes without errors, timestamps increasing" media_check decodes "$dir/$f"
 done
 
-if made record-unplugged.mp4 "camfx record when the camera is unplugged"; then
-  check_eq "the unplugged recording's video codec" h264 stream record-unplugged.mp4 video codec_name
-  check "the unplugged recording decodes to the end without errors" sh -c \
-    'test -z "$(ffmpeg -v error -i "$0" -f null - 2>&1)"' "$dir/record-unplugged.mp4"
-  frames="$(media_check frames "$dir/record-unplugged.mp4")"
-  if [ "${frames:-0}" -gt 0 ] 2>/dev/null; then
-    pass "the unplugged recording has $frames frames"
-  else
-    fail "the unplugged recording has frames" "got '$frames'"
-  fi
+if made record-cut.mp4 "camfx record when the camera is unplugged"; then
+  check_eq "the cut-short recording's video codec" h264 stream record-cut.mp4 video codec_name
+  check "the cut-short recording decodes to the end without errors" \
+    media_check decodes "$dir/record-cut.mp4"
 fi
 
 summary

@@ -50,6 +50,18 @@ check_near() {
     fail "$1" "got '$4' want $2 ± $3"
   fi
 }
+# check_lists WHAT FILE WORD...: one PASS/FAIL per WORD found in FILE, with one fork in
+# all (every fork costs about a second in the TCG guest).
+check_lists() {
+  what="$1"; file="$2"; shift 2
+  text="$(cat "$file" 2>/dev/null)"
+  for word in "$@"; do
+    case "$text" in
+      *"$word"*) pass "$what lists $word" ;;
+      *) fail "$what lists $word" "not in $file" ;;
+    esac
+  done
+}
 summary() {
   rm -f "$log"
   echo "$passed passed, $failed failed, $skipped skipped"
