@@ -1,14 +1,20 @@
 # camfx: the two commands a new user needs are `make run` and `make test`.
 SWIFT ?= swift
 OUT   ?= out
+# Release builds are tuned for the CPU they are built on (camfx is built where it runs,
+# and libyuv-style kernels need AVX2 to be fast). For a binary to copy to other
+# x86-64 machines: make release CPU=x86-64
+CPU   ?= native
+RELEASE_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU)
 
 .PHONY: run test setup build release bench bench-peers clean
 
-## make run: install packages, build, and record a short filtered clip from the test source
-run: setup build
+## make run: install packages, build, record a 3 s filtered clip and take a still (test source)
+run: setup release
 	@mkdir -p $(OUT)
-	.build/debug/camfx snapshot --filter watermark --filter grayscale -y -o $(OUT)/snapshot.png
-	@echo "wrote $(OUT)/snapshot.png"
+	.build/release/camfx record --duration 3s --audio sine=440 --filter watermark --filter mirror -y -o $(OUT)/clip.mp4
+	.build/release/camfx snapshot --filter watermark --filter grayscale -y -o $(OUT)/snapshot.png
+	@echo "wrote $(OUT)/clip.mp4 and $(OUT)/snapshot.png"
 
 ## make test: install packages, build, and run the whole test suite
 test:
@@ -24,7 +30,7 @@ build:
 	$(SWIFT) build
 
 release:
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 ## make bench: filter and pipeline throughput (release build)
 bench: setup release
@@ -33,7 +39,7 @@ bench: setup release
 ## make bench-peers: camfx next to libyuv, libavfilter and libswscale (benchmarks/ sub-package)
 bench-peers:
 	bash scripts/setup.sh --bench
-	cd benchmarks && $(SWIFT) run -c release camfx-compare
+	cd benchmarks && $(SWIFT) run $(RELEASE_FLAGS) camfx-compare
 
 clean:
 	rm -rf .build $(OUT)

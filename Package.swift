@@ -31,7 +31,11 @@ let package = Package(
     // I/O modules.
     .target(name: "CamfxPNG", dependencies: ["CamfxCore", "CPNG"]),
     .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CFFmpeg"]),
-    .target(name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxMedia", "CV4L2", "CALSA", "CFFmpeg"]),
+    // Optimized in debug builds too: the pixel-format converters are SIMD code that is
+    // ~100x slower unoptimized, too slow for a camera (or the qemu guest tests).
+    .target(
+      name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxMedia", "CV4L2", "CALSA", "CFFmpeg"],
+      swiftSettings: [.unsafeFlags(["-O"])]),
 
     // Built-in filters: each on the same public API a user's own filter uses.
     .target(name: "GrayscaleFilter", dependencies: ["CamfxCore"], path: "filters/Grayscale"),

@@ -57,3 +57,14 @@ struct StandardErrorStream: TextOutputStream {
     _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
   }
 }
+
+/// The microphone forms of `--audio`: `default`, or an ALSA device name such as
+/// `hw:Loopback,1,0`, `plughw:1,0`, `sysdefault:CARD=PCH`.
+enum MicrophoneOption {
+  /// The ALSA device `text` names, or `nil` when it is not a microphone (none, sine…).
+  static func device(_ text: String) -> String? {
+    if text == "default" { return text }
+    let prefixes = ["hw:", "plughw:", "sysdefault", "dsnoop:", "pulse", "pipewire"]
+    return prefixes.contains { text.hasPrefix($0) } ? text : nil
+  }
+}

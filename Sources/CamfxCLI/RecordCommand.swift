@@ -1,5 +1,6 @@
 import ArgumentParser
 import Camfx
+import CamfxCapture
 import CamfxMedia
 import Foundation
 #if canImport(Glibc)
@@ -25,17 +26,23 @@ struct RecordCommand: ParsableCommand {
       temporary file next to OUT and renamed into place when it is finished.
       """)
 
-  @Option(help: ArgumentHelp("testsrc (the default), a PNG file, or a camera such as /dev/video0.", valueName: "source"))
+  @Option(help: ArgumentHelp(
+    "testsrc, a PNG file, or a camera such as /dev/video0 (default: the first camera, else testsrc).", valueName: "source"))
   var source: String?
 
   @Option(help: ArgumentHelp("A movie file to transcode (video and sound) instead of --source.", valueName: "file"))
   var input: String?
 
-  @Option(help: ArgumentHelp("Frame size of the test pattern (default 640x480).", valueName: "WxH"))
+  @Option(help: ArgumentHelp("Frame size of the test pattern or camera (default 640x480).", valueName: "WxH"))
   var size: String?
 
-  @Option(help: ArgumentHelp("Frames per second of a live source.", valueName: "n"))
-  var fps: Int = 30
+  @OptionGroup(title: "Camera options")
+  var camera: CameraOptions
+
+  @Option(help: ArgumentHelp(
+    "Frames per second of a live source (default 30; without it a camera takes its rate nearest to 30).",
+    valueName: "n"))
+  var fps: Int?
 
   @Flag(inversion: .prefixedNo, help: ArgumentHelp(
     "Run testsrc or a PNG source on the wall clock, dropping frames the pipeline cannot take in time (the default). "
@@ -43,7 +50,8 @@ struct RecordCommand: ParsableCommand {
   var realtime = true
 
   @Option(help: ArgumentHelp(
-    "none, or sine[=FREQ]: a tone on the video's clock (default 440 Hz). With --input the file's sound is kept unless none.",
+    "none; sine[=FREQ]: a tone on the video's clock (default 440 Hz); default or hw:CARD,DEV[,SUB]: an ALSA microphone. "
+      + "With --input the file's sound is kept unless none.",
     valueName: "audio"))
   var audio: String?
 
@@ -122,7 +130,9 @@ struct RecordCommand: ParsableCommand {
       duration: try duration.map(RecordingLimits.parseDuration),
       frames: frames,
       bytes: try maxSize.map(RecordingLimits.parseByteCount))
-    let tone = try audio.flatMap(AudioOption.parse)
+    let microphoneDevice = audio.flatMap(MicrophoneOption.device)
+    let tone = try audio.flatMap { microphoneDevice == nil ? try AudioOption.parse($0) : nil }
+    let cameraSettings = try camera.settings()
     var chain = try FilterRegistry.builtin.makeChain(filters)
     let geometry = try size.map { try FrameGeometry(parsing: $0) }
     var videoSettings = VideoSettings(width: 2, height: 2)
@@ -132,17 +142,19 @@ struct RecordCommand: ParsableCommand {
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
 
     // 2. Open the input and negotiate the chain's geometry, before any file exists.
-    if tone != nil && input != nil {
+    if (tone != nil || microphoneDevice != nil) && input != nil {
       throw RecordingOptionError("--audio \(audio ?? "") cannot be used with --input, which brings its own sound (--audio none drops it)")
     }
     let opened = try Self.openInput(
-      source: source, input: input, size: geometry, fps: fps, realtime: realtime, inputAudio: audio != "none")
+      source: source, input: input, size: geometry, fps: fps, realtime: realtime, inputAudio: audio != "none",
+      camera: cameraSettings)
     let outputGeometry = try chain.configure(input: opened.input.geometry)
     videoSettings.width = outputGeometry.width
     videoSettings.height = outputGeometry.height
     videoSettings.fps = opened.fps
     var audioSettings: AudioSettings?
-    if tone != nil || opened.input.hasAudio {
+    var microphone: ALSAMicrophone?
+    if tone != nil || opened.input.hasAudio || microphoneDevice != nil {
       var a = AudioSettings()
       // A transcode keeps the file's rate and channels unless told otherwise.
       if let rate = opened.audioSampleRate, AudioSettings.aacSampleRates.contains(rate) { a.sampleRate = rate }
@@ -150,38 +162,55 @@ struct RecordCommand: ParsableCommand {
       if let audioBitrate { a.bitrate = try Bitrate.parse(audioBitrate) }
       if let sampleRate { a.sampleRate = sampleRate }
       if let channels { a.channels = channels }
+      if let microphoneDevice {
+        // The device may run at another rate or channel count; the movie takes its own.
+        let mic = try ALSAMicrophone(device: microphoneDevice, sampleRate: a.sampleRate, channels: a.channels)
+        reportNotes(mic.notes, from: microphoneDevice)
+        a.sampleRate = mic.sampleRate
+        a.channels = mic.channels
+        microphone = mic
+      }
       audioSettings = a
     }
     let settings = MovieSettings(video: videoSettings, audio: audioSettings, faststart: faststart)
     try settings.validate()
-    let generator = try tone.map { frequency in
+    let toneGenerator = try tone.map { frequency in
       SineToneGenerator(try SineAudioSource(
         frequency: frequency, sampleRate: audioSettings!.sampleRate, channels: audioSettings!.channels))
     }
+    let generator: (any AudioGenerator<PCMBuffer>)? = microphone ?? toneGenerator
     let input = opened.input
 
     // 3. The file: a temporary next to the destination, renamed into place when finished.
+    // Signals are caught from here on, so none can kill us with the temporary file left.
+    let stopTarget = RecordingStopTarget()
+    let signals = StopSignals { _, _ in stopTarget.signalled() }
+    defer { signals.cancel() }
+    let interrupted = RecordingOptionError("interrupted before the recording started")
+    if stopTarget.interruptedEarly { throw interrupted }
     let staged = try destination.begin()
     let writer = try MovieWriter(path: staged.temporaryPath, settings: settings)
     let sink = MovieWriterSink(writer: writer)
     let session = try RecordingSession<PCMBuffer>(
       input: input, chain: chain, generator: generator, sink: sink, limits: limits, ringCapacity: 8)
-
-    let signals = StopSignals { _, count in
-      if count == 1 {
-        session.stop()
-      } else {
-        session.abort(error: RecordingOptionError("interrupted twice; recording abandoned"))
-      }
+    guard stopTarget.attach(session) else {
+      writer.cancel()
+      staged.discard()
+      throw interrupted
     }
+
     let showStatus = !quiet && isatty(STDERR_FILENO) != 0
     var statusLine = RecordingStatusLine()
+    try microphone?.start()
     session.start()
     let summary = session.waitUntilFinished(statusInterval: 0.5) { snapshot, elapsed in
       guard showStatus else { return }
       Self.printToStderr("\r\u{1B}[2K" + statusLine.text(for: snapshot, elapsed: elapsed))
     }
-    signals.cancel()
+    microphone?.stop()
+    if let microphone, microphone.overruns > 0 {
+      reportNotes(["\(microphone.overruns) overrun(s) recovered; some audio was lost"], from: microphone.device)
+    }
     if showStatus { Self.printToStderr("\r\u{1B}[2K") }
 
     // 4. Keep the file if the writer finished it (even after a read error), else drop it.
@@ -228,7 +257,8 @@ struct RecordCommand: ParsableCommand {
   /// `--input FILE` (a movie), or `--source` (testsrc, a PNG, a camera).
   /// - Parameter inputAudio: decode a movie file's sound track (false: drop it).
   static func openInput(
-    source: String?, input: String?, size: FrameGeometry?, fps: Int, realtime: Bool, inputAudio: Bool
+    source: String?, input: String?, size: FrameGeometry?, fps: Int?, realtime: Bool, inputAudio: Bool,
+    camera: CameraSettings = CameraSettings()
   ) throws -> OpenedInput {
     if let input {
       if size != nil { throw RecordingOptionError("--size cannot be used with --input (camfx does not scale)") }
@@ -239,11 +269,16 @@ struct RecordCommand: ParsableCommand {
         input: MovieReaderInput(reader), fps: Double(duration.timescale) / Double(duration.value),
         audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels)
     }
-    let spec = try SourceSpec(parsing: source ?? SourceSpec.testPatternName)
+    let spec = try source.map { try SourceSpec(parsing: $0) } ?? SourceSpec.defaultSource(camera: camera)
     // Frames in flight: two rings of 8 plus one per stage; beyond that a live source
     // drops (out-of-buffers) instead of waiting.
-    let videoSource = try spec.open(size: size, frameRate: fps, live: realtime, poolCapacity: 24)
-    return OpenedInput(input: VideoSourceInput<PCMBuffer>(videoSource), fps: Double(fps))
+    let videoSource = try spec.open(size: size, frameRate: fps, live: realtime, poolCapacity: 24, camera: camera)
+    var rate = Double(fps ?? 30)
+    if let camera = videoSource as? V4L2Camera {
+      reportNotes(camera.notes, from: camera.path)
+      if let interval = camera.format.frameIntervals.first { rate = interval.framesPerSecond }
+    }
+    return OpenedInput(input: VideoSourceInput<PCMBuffer>(videoSource), fps: rate)
   }
 
   static func printToStderr(_ text: String) {

@@ -86,7 +86,9 @@ public final class ALSAMicrophone: @unchecked Sendable {
       var dir: Int32 = 0
       try check(snd_pcm_hw_params_set_rate_near(pcm, params, &rate, &dir), "snd_pcm_hw_params_set_rate_near")
       try check(snd_pcm_hw_params_set_period_size_near(pcm, params, &period, &dir), "snd_pcm_hw_params_set_period_size_near")
-      var bufferFrames = period * 8
+      // About a second of buffer: the capture thread may be starved for a while on a
+      // busy machine (encoding), and an overrun loses audio.
+      var bufferFrames = max(period * 8, snd_pcm_uframes_t(sampleRate))
       try check(snd_pcm_hw_params_set_buffer_size_near(pcm, params, &bufferFrames), "snd_pcm_hw_params_set_buffer_size_near")
       try check(snd_pcm_hw_params(pcm, params), "snd_pcm_hw_params")
       try check(snd_pcm_hw_params_get_period_size(params, &period, &dir), "snd_pcm_hw_params_get_period_size")

@@ -14,18 +14,32 @@ extension PixelConverter {
     source: UnsafeRawPointer, sourceBytesPerRow: Int, to destination: PixelBuffer
   ) {
     let width = destination.width
-    let pairs = width / 2
-    let vectorPairs = pairs & ~7
-    forEachRow(of: destination) { row, dst in
+    let stride = destination.bytesPerRow
+    destination.withUnsafeMutableBytes { base in
+      yuyvRows(
+        source: source, sourceBytesPerRow: sourceBytesPerRow, width: width, height: destination.height,
+        destination: base, destinationBytesPerRow: stride, kernel: YUVToBGRAKernel())
+    }
+  }
+
+  @inline(never)
+  static func yuyvRows(
+    source: UnsafeRawPointer, sourceBytesPerRow: Int, width: Int, height: Int,
+    destination: UnsafeMutableRawPointer, destinationBytesPerRow: Int, kernel: YUVToBGRAKernel
+  ) {
+    let vectorPairs = (width / 2) & ~7
+    for row in 0..<height {
       let src = source + row * sourceBytesPerRow
+      let dst = destination + row * destinationBytesPerRow
       var pair = 0
       while pair < vectorPairs {
+        // One 32-bit word per pixel pair: Y0 | Cb << 8 | Y1 << 16 | Cr << 24.
         let words = src.loadUnaligned(fromByteOffset: pair * 4, as: SIMD8<UInt32>.self)
-        let y0 = SIMD8<Int32>(truncatingIfNeeded: words & 0xFF)
-        let cb = SIMD8<Int32>(truncatingIfNeeded: (words &>> 8) & 0xFF)
-        let y1 = SIMD8<Int32>(truncatingIfNeeded: (words &>> 16) & 0xFF)
-        let cr = SIMD8<Int32>(truncatingIfNeeded: words &>> 24)
-        dst.storeBytes(of: bgra(y0: y0, y1: y1, cb: cb, cr: cr), toByteOffset: pair * 8, as: SIMD8<UInt64>.self)
+        let chroma = kernel.chroma(
+          cb: YUVToBGRAKernel.lowHalves((words &>> 8) & 0xFF), cr: YUVToBGRAKernel.lowHalves(words &>> 24))
+        kernel.store16(
+          evenLuma: YUVToBGRAKernel.lowHalves(words & 0xFF), oddLuma: YUVToBGRAKernel.lowHalves((words &>> 16) & 0xFF),
+          chroma: chroma, to: dst, byteOffset: pair * 8)
         pair += 8
       }
       let out = dst.assumingMemoryBound(to: UInt32.self)
@@ -56,30 +70,49 @@ extension PixelConverter {
     chroma: UnsafeRawPointer, chromaBytesPerRow: Int,
     to destination: PixelBuffer
   ) {
-    let width = destination.width
+    let width = destination.width, height = destination.height
+    let stride = destination.bytesPerRow
+    destination.withUnsafeMutableBytes { base in
+      nv12Rows(
+        luma: luma, lumaBytesPerRow: lumaBytesPerRow, chroma: chroma, chromaBytesPerRow: chromaBytesPerRow,
+        width: width, height: height, destination: base, destinationBytesPerRow: stride, kernel: YUVToBGRAKernel())
+    }
+  }
+
+  /// Converts two image rows per chroma row, so the chroma terms are computed once
+  /// for four pixels.
+  @inline(never)
+  static func nv12Rows(
+    luma: UnsafeRawPointer, lumaBytesPerRow: Int, chroma: UnsafeRawPointer, chromaBytesPerRow: Int,
+    width: Int, height: Int, destination: UnsafeMutableRawPointer, destinationBytesPerRow: Int,
+    kernel: YUVToBGRAKernel
+  ) {
     let vectorPairs = (width / 2) & ~7
-    forEachRow(of: destination) { row, dst in
-      let ySrc = luma + row * lumaBytesPerRow
+    var row = 0
+    while row < height {
       let cSrc = chroma + (row / 2) * chromaBytesPerRow
+      let ySrc0 = luma + row * lumaBytesPerRow, dst0 = destination + row * destinationBytesPerRow
+      // A last odd row is converted twice into the same place.
+      let second = row + 1 < height ? 1 : 0
+      let ySrc1 = ySrc0 + second * lumaBytesPerRow, dst1 = dst0 + second * destinationBytesPerRow
       var pair = 0
       while pair < vectorPairs {
-        let ys = ySrc.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
-        let cs = cSrc.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
-        let y0 = SIMD8<Int32>(truncatingIfNeeded: ys & 0xFF)
-        let y1 = SIMD8<Int32>(truncatingIfNeeded: ys &>> 8)
-        let cb = SIMD8<Int32>(truncatingIfNeeded: cs & 0xFF)
-        let cr = SIMD8<Int32>(truncatingIfNeeded: cs &>> 8)
-        dst.storeBytes(of: bgra(y0: y0, y1: y1, cb: cb, cr: cr), toByteOffset: pair * 8, as: SIMD8<UInt64>.self)
+        // One 16-bit word per pixel pair: Cb | Cr << 8, and Y0 | Y1 << 8.
+        let c = cSrc.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
+        let terms = kernel.chroma(cb: YUVToBGRAKernel.lowBytes(c), cr: YUVToBGRAKernel.highBytes(c))
+        let y0 = ySrc0.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
+        kernel.store16(
+          evenLuma: YUVToBGRAKernel.lowBytes(y0), oddLuma: YUVToBGRAKernel.highBytes(y0),
+          chroma: terms, to: dst0, byteOffset: pair * 8)
+        let y1 = ySrc1.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
+        kernel.store16(
+          evenLuma: YUVToBGRAKernel.lowBytes(y1), oddLuma: YUVToBGRAKernel.highBytes(y1),
+          chroma: terms, to: dst1, byteOffset: pair * 8)
         pair += 8
       }
-      let out = dst.assumingMemoryBound(to: UInt32.self)
-      var x = pair * 2
-      while x < width {
-        let cb = Int32(cSrc.load(fromByteOffset: (x / 2) * 2, as: UInt8.self))
-        let cr = Int32(cSrc.load(fromByteOffset: (x / 2) * 2 + 1, as: UInt8.self))
-        out[x] = bgra(y: Int32(ySrc.load(fromByteOffset: x, as: UInt8.self)), cb: cb, cr: cr)
-        x += 1
-      }
+      nv12Tail(luma: ySrc0, chroma: cSrc, from: pair * 2, width: width, to: dst0)
+      nv12Tail(luma: ySrc1, chroma: cSrc, from: pair * 2, width: width, to: dst1)
+      row += 2
     }
   }
 
@@ -90,30 +123,78 @@ extension PixelConverter {
     cb: UnsafeRawPointer, cr: UnsafeRawPointer, chromaBytesPerRow: Int,
     to destination: PixelBuffer
   ) {
-    let width = destination.width
+    let width = destination.width, height = destination.height
+    let stride = destination.bytesPerRow
+    destination.withUnsafeMutableBytes { base in
+      i420Rows(
+        luma: luma, lumaBytesPerRow: lumaBytesPerRow, cb: cb, cr: cr, chromaBytesPerRow: chromaBytesPerRow,
+        width: width, height: height, destination: base, destinationBytesPerRow: stride, kernel: YUVToBGRAKernel())
+    }
+  }
+
+  /// Two image rows per chroma row, like `nv12Rows`.
+  @inline(never)
+  static func i420Rows(
+    luma: UnsafeRawPointer, lumaBytesPerRow: Int, cb: UnsafeRawPointer, cr: UnsafeRawPointer,
+    chromaBytesPerRow: Int, width: Int, height: Int,
+    destination: UnsafeMutableRawPointer, destinationBytesPerRow: Int, kernel: YUVToBGRAKernel
+  ) {
     let vectorPairs = (width / 2) & ~7
-    forEachRow(of: destination) { row, dst in
-      let ySrc = luma + row * lumaBytesPerRow
-      let cbSrc = cb + (row / 2) * chromaBytesPerRow
-      let crSrc = cr + (row / 2) * chromaBytesPerRow
+    var row = 0
+    while row < height {
+      let cbSrc = cb + (row / 2) * chromaBytesPerRow, crSrc = cr + (row / 2) * chromaBytesPerRow
+      let ySrc0 = luma + row * lumaBytesPerRow, dst0 = destination + row * destinationBytesPerRow
+      let second = row + 1 < height ? 1 : 0
+      let ySrc1 = ySrc0 + second * lumaBytesPerRow, dst1 = dst0 + second * destinationBytesPerRow
       var pair = 0
       while pair < vectorPairs {
-        let ys = ySrc.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
-        let y0 = SIMD8<Int32>(truncatingIfNeeded: ys & 0xFF)
-        let y1 = SIMD8<Int32>(truncatingIfNeeded: ys &>> 8)
-        let u = SIMD8<Int32>(truncatingIfNeeded: cbSrc.loadUnaligned(fromByteOffset: pair, as: SIMD8<UInt8>.self))
-        let v = SIMD8<Int32>(truncatingIfNeeded: crSrc.loadUnaligned(fromByteOffset: pair, as: SIMD8<UInt8>.self))
-        dst.storeBytes(of: bgra(y0: y0, y1: y1, cb: u, cr: v), toByteOffset: pair * 8, as: SIMD8<UInt64>.self)
+        let terms = kernel.chroma(
+          cb: YUVToBGRAKernel.widened(cbSrc.loadUnaligned(fromByteOffset: pair, as: SIMD8<UInt8>.self)),
+          cr: YUVToBGRAKernel.widened(crSrc.loadUnaligned(fromByteOffset: pair, as: SIMD8<UInt8>.self)))
+        let y0 = ySrc0.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
+        kernel.store16(
+          evenLuma: YUVToBGRAKernel.lowBytes(y0), oddLuma: YUVToBGRAKernel.highBytes(y0),
+          chroma: terms, to: dst0, byteOffset: pair * 8)
+        let y1 = ySrc1.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
+        kernel.store16(
+          evenLuma: YUVToBGRAKernel.lowBytes(y1), oddLuma: YUVToBGRAKernel.highBytes(y1),
+          chroma: terms, to: dst1, byteOffset: pair * 8)
         pair += 8
       }
-      let out = dst.assumingMemoryBound(to: UInt32.self)
-      var x = pair * 2
-      while x < width {
-        let u = Int32(cbSrc.load(fromByteOffset: x / 2, as: UInt8.self))
-        let v = Int32(crSrc.load(fromByteOffset: x / 2, as: UInt8.self))
-        out[x] = bgra(y: Int32(ySrc.load(fromByteOffset: x, as: UInt8.self)), cb: u, cr: v)
-        x += 1
-      }
+      i420Tail(luma: ySrc0, cb: cbSrc, cr: crSrc, from: pair * 2, width: width, to: dst0)
+      i420Tail(luma: ySrc1, cb: cbSrc, cr: crSrc, from: pair * 2, width: width, to: dst1)
+      row += 2
+    }
+  }
+
+  /// The scalar end of one NV12 row, from pixel `start`.
+  @inline(__always)
+  static func nv12Tail(
+    luma: UnsafeRawPointer, chroma: UnsafeRawPointer, from start: Int, width: Int, to dst: UnsafeMutableRawPointer
+  ) {
+    let out = dst.assumingMemoryBound(to: UInt32.self)
+    var x = start
+    while x < width {
+      let cb = Int32(chroma.load(fromByteOffset: (x / 2) * 2, as: UInt8.self))
+      let cr = Int32(chroma.load(fromByteOffset: (x / 2) * 2 + 1, as: UInt8.self))
+      out[x] = bgra(y: Int32(luma.load(fromByteOffset: x, as: UInt8.self)), cb: cb, cr: cr)
+      x += 1
+    }
+  }
+
+  /// The scalar end of one I420 row, from pixel `start`.
+  @inline(__always)
+  static func i420Tail(
+    luma: UnsafeRawPointer, cb: UnsafeRawPointer, cr: UnsafeRawPointer, from start: Int, width: Int,
+    to dst: UnsafeMutableRawPointer
+  ) {
+    let out = dst.assumingMemoryBound(to: UInt32.self)
+    var x = start
+    while x < width {
+      let u = Int32(cb.load(fromByteOffset: x / 2, as: UInt8.self))
+      let v = Int32(cr.load(fromByteOffset: x / 2, as: UInt8.self))
+      out[x] = bgra(y: Int32(luma.load(fromByteOffset: x, as: UInt8.self)), cb: u, cr: v)
+      x += 1
     }
   }
 }

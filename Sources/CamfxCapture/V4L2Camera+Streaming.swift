@@ -17,8 +17,16 @@ extension V4L2Camera {
   ///   from `VIDIOC_DQBUF`), or the failing call; a timeout after `frameTimeout` s
   ///   without frames.
   public func nextFrame() throws -> PixelBuffer? {
-    var waited: Int32 = 0
+    if !started { try startStreaming() }
+    // However the driver behaves (poll ready but nothing to dequeue, only bad frames),
+    // this call gives up after `frameTimeout` seconds without a frame, so a recording's
+    // source stage always gets to see a stop request.
+    let deadline = Self.monotonicSeconds() + Double(Self.frameTimeout)
     while streaming {
+      if Self.monotonicSeconds() > deadline {
+        throw V4L2Error(.failed, code: ETIMEDOUT, operation: "VIDIOC_DQBUF", device: path,
+                        detail: "no frame for \(Self.frameTimeout) s")
+      }
       var descriptor = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
       let ready = poll(&descriptor, 1, 1000)
       if ready < 0 {
@@ -26,14 +34,7 @@ extension V4L2Camera {
         if code == EINTR { continue }
         throw V4L2Error(errno: code, operation: "poll", device: path)
       }
-      if ready == 0 {
-        waited += 1
-        if waited >= Self.frameTimeout {
-          throw V4L2Error(.failed, code: ETIMEDOUT, operation: "poll", device: path,
-                          detail: "no frame for \(Self.frameTimeout) s")
-        }
-        continue
-      }
+      if ready == 0 { continue }
       // POLLERR / POLLHUP: VIDIOC_DQBUF below reports why (ENODEV after unplugging).
       var buffer = v4l2_buffer()
       buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -43,12 +44,12 @@ extension V4L2Camera {
         if descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
           throw V4L2Error(.disconnected, code: ENODEV, operation: "poll", device: path)
         }
+        usleep(1000)  // poll said ready, yet nothing to dequeue: do not spin
         continue
       }
       if status != 0 {
         throw V4L2Error(errno: status, operation: "VIDIOC_DQBUF", device: path)
       }
-      waited = 0
       if let frame = try take(buffer) { return frame }
     }
     return nil
@@ -113,6 +114,12 @@ extension V4L2Camera {
     }
     delivered.add(1, ordering: .relaxed)
     return frame
+  }
+
+  static func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
   }
 
   /// Opens the first `/dev/video*` node that is a camera and accepts `settings`, or

@@ -55,6 +55,8 @@ public final class V4L2Camera: VideoSource, @unchecked Sendable {
   let decoder: MJPEGDecoder?
   let timestampsAreMonotonic: Bool
   var streaming = false
+  /// True once streaming started; `stop()` makes `nextFrame` return `nil` for good.
+  var started = false
   var lastSequence: UInt32?
   var framesToSkip: Int
   let delivered = Atomic<Int>(0)
@@ -175,10 +177,19 @@ public final class V4L2Camera: VideoSource, @unchecked Sendable {
       monotonic = monotonic && buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
     }
     timestampsAreMonotonic = monotonic
-    for index in 0..<request.count { try queue(index) }
+  }
+
+  /// Queues every buffer and starts the stream (`VIDIOC_QBUF`, `VIDIOC_STREAMON`).
+  /// Called by the first `nextFrame`, not by `init`: a recording opens the camera,
+  /// then the encoder and the microphone, and the first frame must not be one the
+  /// driver captured before all that (the file starts at the first frame, and audio
+  /// only exists from when the microphone started).
+  func startStreaming() throws {
+    for index in 0..<UInt32(buffers.count) { try queue(index) }
     var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
     try device.ioctl(CAMFX_VIDIOC_STREAMON, &type, "VIDIOC_STREAMON")
     streaming = true
+    started = true
   }
 
   deinit {
@@ -188,6 +199,7 @@ public final class V4L2Camera: VideoSource, @unchecked Sendable {
 
   /// Stops streaming (`VIDIOC_STREAMOFF`); `nextFrame` returns `nil` afterwards.
   public func stop() {
+    started = true
     guard streaming else { return }
     streaming = false
     var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)

@@ -21,18 +21,22 @@ import Synchronization
 /// head/tail protocol above guarantees a slot is touched by one side at a time.
 public final class FrameRing<Element: Sendable>: @unchecked Sendable {
   public let capacity: Int
-  private let mask: Int
-  private let slots: UnsafeMutablePointer<Element>
+  // The state below is @usableFromInline so that tryPush/tryPop/push/pop are inlined
+  // and specialized for `Element` in the calling module: unspecialized, every slot
+  // access goes through value witness calls and the ring is ~5x slower across modules
+  // (benchmarks/README.md, "SPSC ring").
+  @usableFromInline let mask: Int
+  @usableFromInline let slots: UnsafeMutablePointer<Element>
 
   // Consumer's cache line: the index it owns and its cached view of the producer's.
-  private let head = Atomic<Int>(0)
-  private var consumerCachedTail = 0
+  @usableFromInline let head = Atomic<Int>(0)
+  @usableFromInline var consumerCachedTail = 0
   private let padding0: CacheLinePadding = .init()
   // Producer's cache line.
-  private let tail = Atomic<Int>(0)
-  private var producerCachedHead = 0
+  @usableFromInline let tail = Atomic<Int>(0)
+  @usableFromInline var producerCachedHead = 0
   private let padding1: CacheLinePadding = .init()
-  private let closed = Atomic<Bool>(false)
+  @usableFromInline let closed = Atomic<Bool>(false)
 
   /// - Parameter capacity: a power of two, at least 2.
   public init(capacity: Int) {
@@ -61,7 +65,7 @@ public final class FrameRing<Element: Sendable>: @unchecked Sendable {
     _tryPush(element)
   }
 
-  @usableFromInline
+  @inlinable
   func _tryPush(_ element: consuming Element) -> Bool {
     let t = tail.load(ordering: .relaxed)
     if t &- producerCachedHead == capacity {
@@ -75,6 +79,7 @@ public final class FrameRing<Element: Sendable>: @unchecked Sendable {
 
   /// Appends `element`, waiting while the ring is full (back-pressure).
   /// - Returns: `false` if `shouldStop` became true before there was room.
+  @inlinable
   public func push(_ element: Element, shouldStop: () -> Bool = { false }) -> Bool {
     var waiter = Waiter()
     while true {
@@ -90,6 +95,7 @@ public final class FrameRing<Element: Sendable>: @unchecked Sendable {
   // MARK: Consumer side
 
   /// Removes the oldest element, or returns `nil` when the ring is empty. Consumer only.
+  @inlinable
   public func tryPop() -> Element? {
     let h = head.load(ordering: .relaxed)
     if h == consumerCachedTail {
@@ -103,6 +109,7 @@ public final class FrameRing<Element: Sendable>: @unchecked Sendable {
 
   /// Removes the oldest element, waiting for one; `nil` once the producer has closed the
   /// ring and every element has been taken, or when `shouldStop` becomes true.
+  @inlinable
   public func pop(shouldStop: () -> Bool = { false }) -> Element? {
     var waiter = Waiter()
     while true {
@@ -130,9 +137,11 @@ struct CacheLinePadding {
 
 /// Spins briefly, then sleeps with growing intervals up to 1 ms: a full or empty ring
 /// costs little CPU without making a real-time stage late.
+@usableFromInline
 struct Waiter {
   private var spins = 0
-  mutating func wait() {
+  @usableFromInline init() {}
+  @usableFromInline mutating func wait() {
     spins += 1
     if spins < 64 { return }
     if spins < 128 { sched_yield(); return }

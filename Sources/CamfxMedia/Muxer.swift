@@ -45,6 +45,10 @@ final class Muxer {
     let options = FFmpegDictionary()
     if faststart && container.isISOBMFF { try options.set("movflags", "+faststart") }
     try check(avformat_write_header(context, &options.pointer), "avformat_write_header '\(path)'")
+    // The muxer removes the options it used; one left over was not understood.
+    if options.count > 0 {
+      throw FFmpegError.invalid("avformat_write_header '\(path)'", "the \(container.muxerName) muxer ignored movflags")
+    }
   }
 
   /// Writes one packet (timestamps already in its stream's time base); takes its data.
@@ -64,7 +68,8 @@ final class Muxer {
     try check(avio_closep(&context.pointee.pb), "avio_closep '\(path)'")
   }
 
-  /// Closes (if open) and deletes what was written.
+  /// Closes (if open) and deletes what was written. Errors are ignored on purpose:
+  /// this runs while failing or cancelling, and the file goes away either way.
   func discardFile() {
     if fileOpen {
       fileOpen = false

@@ -48,7 +48,8 @@ public final class Swscale {
     self.sourceFormat = sourceFormat
     if colorspace == AVCOL_SPC_BT709 || fullRange {
       let matrix = colorspace == AVCOL_SPC_BT709 ? SWS_CS_ITU709 : SWS_CS_DEFAULT
-      // Brightness 0, contrast and saturation 1.0 in 16.16 fixed point.
+      // Brightness 0, contrast and saturation 1.0 in 16.16 fixed point. It returns -1
+      // only for YUV→YUV or RGB→RGB contexts, where the defaults are what we want.
       _ = sws_setColorspaceDetails(
         context, sws_getCoefficients(matrix), fullRange ? 1 : 0, sws_getCoefficients(SWS_CS_DEFAULT), 0, 0, 1 << 16, 1 << 16)
     }

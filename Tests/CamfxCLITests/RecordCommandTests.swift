@@ -52,6 +52,9 @@ final class RecordCommandTests: CLITestCase {
     XCTAssertEqual(json["frames_out"] as? Int, 12)
     XCTAssertEqual(json["dropped"] as? [String: Int], ["late": 0, "out-of-buffers": 0])
     XCTAssertEqual(json["stop_reason"] as? String, "frames")
+    let busy = try XCTUnwrap(json["busy_seconds"] as? [String: Double])
+    XCTAssertEqual(Set(busy.keys), ["filter", "writer"])
+    XCTAssertGreaterThan(busy["writer"] ?? 0, 0)
     XCTAssertEqual(json["duration_seconds"] as? Double ?? 0, 0.4, accuracy: 1e-9)
     let size = try FileManager.default.attributesOfItem(atPath: path("out.mkv"))[.size] as? Int
     XCTAssertEqual(json["bytes"] as? Int, size)
@@ -74,6 +77,15 @@ final class RecordCommandTests: CLITestCase {
 
   /// A live recording stopped with Ctrl-C: exit 0 and a file that decodes to the end.
   func testSIGINTFinishesAPlayableFile() throws {
+    try assertSignalFinishesAPlayableFile(SIGINT)
+  }
+
+  /// `kill` (SIGTERM) from a service manager stops the same clean way.
+  func testSIGTERMFinishesAPlayableFile() throws {
+    try assertSignalFinishesAPlayableFile(SIGTERM)
+  }
+
+  private func assertSignalFinishesAPlayableFile(_ signal: Int32) throws {
     let process = Process()
     process.executableURL = try CLI.executable
     process.arguments = ["record", "--size", "160x120", "--audio", "sine", "-o", "live.mp4"] + fast
@@ -83,10 +95,19 @@ final class RecordCommandTests: CLITestCase {
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     process.standardOutput = FileHandle.nullDevice
     try process.run()
-    // Let it record for a while (it has no limit of its own), then interrupt it.
+    // Wait until it is writing (the hidden temporary movie has its header), let it
+    // record for about two seconds (it has no limit of its own), then signal it.
+    let started = Date().addingTimeInterval(60)
+    func writing() -> Bool {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+      return names.contains { name in
+        name.hasPrefix(".camfx-") && ((try? FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int) ?? 0) > 0
+      }
+    }
+    while !writing() && process.isRunning && Date() < started { usleep(20_000) }
     sleep(2)
     XCTAssertTrue(process.isRunning)
-    process.interrupt()
+    kill(process.processIdentifier, signal)
     let deadline = Date().addingTimeInterval(60)
     while process.isRunning && Date() < deadline { usleep(20_000) }
     if process.isRunning { process.terminate() }
@@ -143,6 +164,17 @@ final class RecordCommandTests: CLITestCase {
       ["record", "--frames", "1", "-o", "out.mp4"],
       stderr: "camfx: error: output file 'out.mp4' already exists (use -y or --overwrite to replace it)", keep: ["out.mp4"])
     XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("out.mp4"), encoding: .utf8), "keep me")
+  }
+
+  /// The chain is negotiated before the first frame: an impossible crop fails then,
+  /// and a crop to an odd size is refused for yuv420p, both before any file exists.
+  func testChainGeometryIsCheckedBeforeRecording() throws {
+    try assertFails(
+      ["record", "--size", "160x120", "--filter", "crop=width=320:height=240", "-o", "out.mp4"],
+      stderr: "camfx: error: filter 'crop': rectangle 320x240 at (-80, -60) does not fit inside the 160x120 input frame")
+    try assertFails(
+      ["record", "--size", "160x120", "--filter", "grayscale", "--filter", "crop=width=81:height=60", "-o", "out.mp4"],
+      stderr: "camfx: error: frame size 81x60 has an odd side; H.264 in yuv420p needs an even width and height (crop to e.g. 80x60)")
   }
 
   func testUnsupportedContainer() throws {

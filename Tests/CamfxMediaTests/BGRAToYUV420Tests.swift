@@ -50,20 +50,23 @@ final class BGRAToYUV420Tests: XCTestCase {
     // Widths that exercise the 16-pixel SIMD steps and the scalar tail; padded rows.
     for (w, h, stride) in [(640, 360, nil), (48, 16, nil), (34, 18, 256), (16, 4, nil), (1280, 8, 1280 * 4 + 192)] as [(Int, Int, Int?)] {
       let frame = smoothFrame(width: w, height: h, bytesPerRow: stride)
-      let ours = YUV420Planes(width: w, height: h), reference = YUV420Planes(width: w, height: h)
-      BGRAToYUV420.convert(frame, into: ours)
+      let reference = YUV420Planes(width: w, height: h)
       try Swscale(width: w, height: h, format: AV_PIX_FMT_YUV420P).convert(frame, into: reference)
-      let d = maxDifference(ours, reference)
-      XCTAssertLessThanOrEqual(d.y, 2, "\(w)x\(h) Y")
-      XCTAssertLessThanOrEqual(d.u, 2, "\(w)x\(h) U")
-      XCTAssertLessThanOrEqual(d.v, 2, "\(w)x\(h) V")
+      for kernel in BGRAToYUV420.Kernel.allCases {
+        let ours = YUV420Planes(width: w, height: h)
+        BGRAToYUV420.convert(frame, into: ours, kernel: kernel)
+        let d = maxDifference(ours, reference)
+        XCTAssertLessThanOrEqual(d.y, 2, "\(w)x\(h) Y \(kernel)")
+        XCTAssertLessThanOrEqual(d.u, 2, "\(w)x\(h) U \(kernel)")
+        XCTAssertLessThanOrEqual(d.v, 2, "\(w)x\(h) V \(kernel)")
+      }
     }
   }
 
   func testLumaMatchesLibswscaleOnNoise() throws {
     let frame = noiseFrame(width: 96, height: 20)
     let ours = YUV420Planes(width: 96, height: 20), reference = YUV420Planes(width: 96, height: 20)
-    BGRAToYUV420.convert(frame, into: ours)
+    BGRAToYUV420.convert(frame, into: ours, kernel: .simd)
     try Swscale(width: 96, height: 20, format: AV_PIX_FMT_YUV420P).convert(frame, into: reference)
     XCTAssertLessThanOrEqual(maxDifference(ours, reference).y, 2)
   }
@@ -75,7 +78,7 @@ final class BGRAToYUV420Tests: XCTestCase {
       var frame = noiseFrame(width: w + 3, height: h + 2, bytesPerRow: (w + 3) * 4 + 20)
       frame.crop(x: 2, y: 1, width: w, height: h)  // an offset view with padded rows
       let planes = YUV420Planes(width: w, height: h)
-      BGRAToYUV420.convert(frame, into: planes)
+      BGRAToYUV420.convert(frame, into: planes, kernel: .simd)
       for y in 0..<h {
         for x in 0..<w {
           let p = frame[x, y]
@@ -97,17 +100,32 @@ final class BGRAToYUV420Tests: XCTestCase {
     }
   }
 
-  /// The SIMD loop (16 columns at a time) and the scalar tail (2 at a time) give
-  /// identical samples: convert a noise frame whole, then as 2-pixel-wide crops.
-  func testSIMDAndScalarPathsAgreeExactly() {
+  /// The SIMD loop (16 columns at a time) and the scalar loop (2 at a time) give
+  /// identical samples, on noise and on padded, offset rows.
+  func testSIMDAndScalarKernelsAgreeExactly() {
+    for (w, h) in [(48, 6), (640, 36), (35, 7)] {
+      var frame = noiseFrame(width: w + 5, height: h + 1, bytesPerRow: (w + 5) * 4 + 36)
+      frame.crop(x: 3, y: 1, width: w, height: h)
+      let simd = YUV420Planes(width: w, height: h), scalar = YUV420Planes(width: w, height: h)
+      BGRAToYUV420.convert(frame, into: simd, kernel: .simd)
+      BGRAToYUV420.convert(frame, into: scalar, kernel: .scalar)
+      XCTAssertEqual(maxDifference(simd, scalar).y, 0, "\(w)x\(h)")
+      XCTAssertEqual(maxDifference(simd, scalar).u, 0, "\(w)x\(h)")
+      XCTAssertEqual(maxDifference(simd, scalar).v, 0, "\(w)x\(h)")
+    }
+  }
+
+  /// Within the SIMD kernel, the 16-column loop and its 2-column tail agree: convert a
+  /// noise frame whole, then as 2-pixel-wide crops (which only the tail handles).
+  func testSIMDLoopAndItsTailAgreeExactly() {
     let frame = noiseFrame(width: 48, height: 6)
     let whole = YUV420Planes(width: 48, height: 6)
-    BGRAToYUV420.convert(frame, into: whole)
+    BGRAToYUV420.convert(frame, into: whole, kernel: .simd)
     for x in stride(from: 0, to: 48, by: 2) {
       var strip = frame
       strip.crop(x: x, y: 0, width: 2, height: 6)
       let planes = YUV420Planes(width: 2, height: 6)
-      BGRAToYUV420.convert(strip, into: planes)
+      BGRAToYUV420.convert(strip, into: planes, kernel: .simd)
       for y in 0..<6 {
         XCTAssertEqual(planes.luma(x: 0, y: y), whole.luma(x: x, y: y))
         XCTAssertEqual(planes.luma(x: 1, y: y), whole.luma(x: x + 1, y: y))
@@ -130,7 +148,7 @@ final class BGRAToYUV420Tests: XCTestCase {
     for (colour, y, u, v) in cases {
       frame.fill(colour)
       let planes = YUV420Planes(width: 32, height: 2)
-      BGRAToYUV420.convert(frame, into: planes)
+      BGRAToYUV420.convert(frame, into: planes, kernel: .simd)
       for x in [0, 15, 16, 31] {
         XCTAssertEqual(planes.luma(x: x, y: 1), y, "\(colour)")
         XCTAssertEqual(planes.cb(x: x / 2, y: 0), u, "\(colour)")

@@ -45,6 +45,10 @@ final class RecordingSessionTests: XCTestCase {
     XCTAssertEqual(summary.framesOut, 40)
     XCTAssertEqual(summary.droppedTotal, 0)
     XCTAssertEqual(record.times.count, 40)
+    // The writer spent at least the 40 × 2 ms the sink slept; the busy time excludes waits.
+    XCTAssertGreaterThanOrEqual(summary.busySeconds["writer"] ?? 0, 0.08)
+    XCTAssertLessThanOrEqual(summary.busySeconds["writer"] ?? 99, summary.elapsedSeconds)
+    XCTAssertGreaterThan(summary.busySeconds["filter"] ?? 0, 0)
   }
 
   func testLiveInputDropsAndCountsFramesWhileTheWriterIsBlocked() throws {

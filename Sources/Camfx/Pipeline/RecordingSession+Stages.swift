@@ -85,7 +85,9 @@ extension RecordingSession {
       if isAborted { discardUntilClosed(rawFrames) }
     }
     while var frame = rawFrames.pop(shouldStop: { self.isAborted }) {
+      let started = MonotonicClock.nanoseconds()
       chain.process(&frame)
+      statistics.filterBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
       if !filteredFrames.push(frame, shouldStop: { self.isAborted }) { return }
       statistics.framesFiltered.add(1, ordering: .relaxed)
     }
@@ -147,7 +149,9 @@ extension RecordingSession {
         // Check "closed" before popping: a ring seen closed and then empty is done.
         let videoClosed = filteredFrames.isClosed
         if let frame = filteredFrames.tryPop() {
+          let started = MonotonicClock.nanoseconds()
           try sink.appendVideo(frame)
+          statistics.writerBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
           statistics.framesWritten.add(1, ordering: .relaxed)
           didWork = true
         }
@@ -155,7 +159,9 @@ extension RecordingSession {
         if let ring = audioBlocks {
           let audioClosed = ring.isClosed
           if let block = ring.tryPop() {
+            let started = MonotonicClock.nanoseconds()
             try sink.appendAudio(block)
+            statistics.writerBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
             statistics.audioChunksWritten.add(1, ordering: .relaxed)
             didWork = true
             audioDone = false
@@ -169,7 +175,9 @@ extension RecordingSession {
           if let limit = limits.bytes, bytes >= limit { requestStop(.maxSize) }
           backoff.reset()
         } else if videoClosed && audioDone {
+          let started = MonotonicClock.nanoseconds()
           try sink.finish()
+          statistics.writerBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
           statistics.bytesWritten.store(sink.bytesWritten, ordering: .relaxed)
           return
         } else {

@@ -144,7 +144,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     let s = statistics
     let start = videoStartNanoseconds.load(ordering: .acquiring)
     let end = videoEndNanoseconds.load(ordering: .acquiring)
-    return RecordingSummary(
+    var result = RecordingSummary(
       framesIn: s.framesIn.load(ordering: .relaxed),
       framesOut: s.framesWritten.load(ordering: .relaxed),
       dropped: [
@@ -157,6 +157,11 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       bytes: s.bytesWritten.load(ordering: .relaxed),
       stopReason: o.error != nil ? .failed : (o.reason ?? .endOfInput),
       error: o.error.map { "\($0)" })
+    result.busySeconds = [
+      "filter": Double(s.filterBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
+      "writer": Double(s.writerBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
+    ]
+    return result
   }
 
   // MARK: Shared control

@@ -18,8 +18,10 @@ public final class RecordingStatistics: Sendable {
   let droppedOutOfBuffers = Atomic<Int>(0)
   let audioChunksWritten = Atomic<Int>(0)
   let bytesWritten = Atomic<Int64>(0)
-  /// Timestamp of the last frame written minus the first, in nanoseconds.
-  let writtenSpanNanoseconds = Atomic<Int64>(0)
+  /// Wall-clock time the filter stage spent in the chain (not waiting for frames).
+  let filterBusyNanoseconds = Atomic<Int64>(0)
+  /// Wall-clock time the writer stage spent in the sink: conversion, encoding, muxing.
+  let writerBusyNanoseconds = Atomic<Int64>(0)
 
   init() {}
 

@@ -17,6 +17,9 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   public var stopReason: StopReason
   /// The failure, if the recording failed.
   public var error: String?
+  /// Seconds each stage spent working rather than waiting (`filter`, `writer`): the
+  /// stage whose figure is close to `elapsedSeconds` is the one that made frames late.
+  public var busySeconds: [String: Double] = [:]
 
   public init(
     framesIn: Int, framesOut: Int, dropped: [String: Int], audioChunks: Int, durationSeconds: Double,
@@ -38,6 +41,6 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   enum CodingKeys: String, CodingKey {
     case framesIn = "frames_in", framesOut = "frames_out", dropped, audioChunks = "audio_chunks"
     case durationSeconds = "duration_seconds", elapsedSeconds = "elapsed_seconds", bytes
-    case stopReason = "stop_reason", error
+    case stopReason = "stop_reason", error, busySeconds = "busy_seconds"
   }
 }

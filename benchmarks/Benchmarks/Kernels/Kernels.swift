@@ -6,6 +6,9 @@
 // count per frame (camfx's target: 0).
 import Benchmark
 import BenchSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The per-frame job of the benchmark running now; made in setup, dropped in teardown
 /// so only one benchmark's frames are alive at a time (4K frames are 33 MB each).
@@ -46,12 +49,18 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 /// How far a run may drift from the committed thresholds (benchmarks/Thresholds) before
-/// `swift package benchmark thresholds check` fails. Time on this shared 2-core machine
-/// swings by up to 2x, so only a slow-down beyond that counts; allocations are exact.
+/// `swift package benchmark thresholds check` fails. Allocations are exact: one more
+/// malloc per frame fails. Time on the shared 2-core machine the thresholds come from
+/// swings by up to 3x between runs, so by default only a slow-down beyond 3x counts;
+/// on a quiet, dedicated machine set e.g. `CAMFX_BENCH_TIME_TOLERANCE=15` (percent).
 enum KernelThresholds {
-  static var tolerances: [BenchmarkMetric: BenchmarkThresholds] { [
-    .wallClock: .init(relative: [.p90: 100.0]),
-    .throughput: .init(relative: [.p90: 50.0]),
-    .mallocCountTotal: .init(absolute: [.p90: 0]),
-  ] }
+  static var tolerances: [BenchmarkMetric: BenchmarkThresholds] {
+    let percent = getenv("CAMFX_BENCH_TIME_TOLERANCE").flatMap { Double(String(cString: $0)) } ?? 200
+    return [
+      .wallClock: .init(relative: [.p90: percent]),
+      // A throughput drop of `percent`% of the slower speed: 200% slower = a third of the speed.
+      .throughput: .init(relative: [.p90: 100 - 100 / (1 + percent / 100)]),
+      .mallocCountTotal: .init(absolute: [.p90: 0]),
+    ]
+  }
 }

@@ -27,6 +27,23 @@ public enum RingBench {
     return seconds(ContinuousClock.now - start)
   }
 
+  /// Pushes 512 items, then pops them, `rounds` times, on the calling thread alone: the
+  /// cost of the ring's own instructions without any cross-core traffic or scheduling
+  /// (what stays measurable on a machine too busy for two spinning threads).
+  /// - Returns: seconds taken for `rounds * 512` items.
+  public static func singleThread(rounds: Int, capacity: Int = 1024) -> Double {
+    let ring = FrameRing<Int>(capacity: capacity)
+    var sum = 0
+    let start = ContinuousClock.now
+    for r in 0..<rounds {
+      for i in 0..<512 { _ = ring.tryPush(r &+ i) }
+      for _ in 0..<512 { sum &+= ring.tryPop() ?? 0 }
+    }
+    let elapsed = seconds(ContinuousClock.now - start)
+    precondition(sum != 42, "unlikely; keeps the loop")
+    return elapsed
+  }
+
   /// A persistent echo thread: what it pops from `ping` it pushes to `pong`. Measures
   /// round trips from the calling thread.
   public final class Echo: @unchecked Sendable {

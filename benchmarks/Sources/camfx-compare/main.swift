@@ -102,9 +102,11 @@ func writeText(_ text: String, to path: String) throws {
 }
 
 func runRing(_ options: Options) {
-  let items = 10_000_000, trips = 100_000
-  var best = Double.infinity, bestTrip = Double.infinity
+  let items = 2_000_000, trips = 20_000, batches = 20_000
+  var best = Double.infinity, bestTrip = Double.infinity, bestSingle = Double.infinity
   for round in 0..<options.rounds {
+    let single = RingBench.singleThread(rounds: batches)
+    bestSingle = min(bestSingle, single)
     let t = RingBench.transfer(count: items)
     let echo = RingBench.Echo()
     let start = Stopwatch.now()
@@ -113,9 +115,9 @@ func runRing(_ options: Options) {
     echo.finish()
     best = min(best, t)
     bestTrip = min(bestTrip, trip)
-    print("camfx FrameRing round \(round): \(((Double(items) / t / 1e5).rounded()) / 10) M items/s, \(Int(trip.rounded())) ns/round trip")
+    print("camfx FrameRing round \(round): \(((Double(items) / t / 1e5).rounded()) / 10) M items/s, \(Int(trip.rounded())) ns/round trip, one thread \(((Double(batches * 512) / single / 1e5).rounded()) / 10) M push+pop/s")
   }
-  print("camfx FrameRing best: \(((Double(items) / best / 1e5).rounded()) / 10) M items/s, \(Int(bestTrip.rounded())) ns/round trip")
+  print("camfx FrameRing best: \(((Double(items) / best / 1e5).rounded()) / 10) M items/s, \(Int(bestTrip.rounded())) ns/round trip, one thread \(((Double(batches * 512) / bestSingle / 1e5).rounded()) / 10) M push+pop/s")
 }
 
 do {

@@ -1,0 +1,20 @@
+import CFFmpeg
+
+/// Owns one `AVCodecContext` (`avcodec_alloc_context3` / `avcodec_free_context`).
+final class FFmpegCodecContext {
+  let pointer: UnsafeMutablePointer<AVCodecContext>
+  let codec: UnsafePointer<AVCodec>
+
+  init(codec: UnsafePointer<AVCodec>) throws(FFmpegError) {
+    guard let c = avcodec_alloc_context3(codec) else {
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avcodec_alloc_context3")
+    }
+    self.codec = codec
+    pointer = c
+  }
+
+  deinit {
+    var p: UnsafeMutablePointer<AVCodecContext>? = pointer
+    avcodec_free_context(&p)
+  }
+}

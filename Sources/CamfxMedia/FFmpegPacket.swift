@@ -1,0 +1,18 @@
+import CFFmpeg
+
+/// Owns one `AVPacket` (`av_packet_alloc` / `av_packet_free`).
+final class FFmpegPacket {
+  let pointer: UnsafeMutablePointer<AVPacket>
+
+  init() throws(FFmpegError) {
+    guard let p = av_packet_alloc() else {
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_packet_alloc")
+    }
+    pointer = p
+  }
+
+  deinit {
+    var p: UnsafeMutablePointer<AVPacket>? = pointer
+    av_packet_free(&p)
+  }
+}
