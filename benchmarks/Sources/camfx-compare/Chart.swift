@@ -84,8 +84,14 @@ enum Chart {
         if lib == .camfx, let r = report.ratio(op, size, over: .libyuv) {
           text += "  " + (r >= 100 ? "\(Int(r.rounded()))" : "\((r * 100).rounded() / 100)") + "x libyuv"
         }
-        Canvas.fill(frame, x: x1 + 4, y: y, width: BitmapFont.width(of: text, scale: 2) + 8, height: barHeight, color: background)
-        BitmapFont.draw(text, on: frame, x: x1 + 8, y: y + 3, scale: 2, color: ink)
+        let textWidth = BitmapFont.width(of: text, scale: 2)
+        if x1 + 8 + textWidth > width - 10 {
+          // No room right of the bar: write inside its end, in white.
+          BitmapFont.draw(text, on: frame, x: x1 - 8 - textWidth, y: y + 3, scale: 2, color: background)
+        } else {
+          Canvas.fill(frame, x: x1 + 4, y: y, width: textWidth + 8, height: barHeight, color: background)
+          BitmapFont.draw(text, on: frame, x: x1 + 8, y: y + 3, scale: 2, color: ink)
+        }
       }
     }
     Canvas.fill(frame, x: left, y: top - 10, width: 2, height: plotHeight + 10, color: ink)
