@@ -53,18 +53,16 @@ stop_tone
 
 echo "== camfx ($CAMFX)"
 if has devices; then
-  check "camfx devices" sh -c '"$0" devices > "$1"' "$CAMFX" "$out/devices.txt"
-  for want in /dev/video0 vivid YUYV NV12 640x480 Loopback; do
-    check "camfx devices lists $want" grep -q -i -e "$want" "$out/devices.txt"
-  done
-  check "camfx devices --json" sh -c '"$0" devices --json > "$1"' "$CAMFX" "$out/devices.json"
+  check "camfx devices" timeout -k 10 60 sh -c '"$0" devices > "$1"' "$CAMFX" "$out/devices.txt"
+  check_lists "camfx devices" "$out/devices.txt" /dev/video0 vivid YUYV NV12 640x480 Loopback
+  check "camfx devices --json" timeout -k 10 60 sh -c '"$0" devices --json > "$1"' "$CAMFX" "$out/devices.json"
 else
   skip "camfx devices" "not in this build (camfx devices --help fails)"
 fi
 
 if has snapshot-camera; then
   check "camfx snapshot --source /dev/video0 --size 640x480" \
-    "$CAMFX" snapshot --source /dev/video0 --size 640x480 -o "$out/snapshot.png"
+    timeout -k 10 60 "$CAMFX" snapshot --source /dev/video0 --size 640x480 -o "$out/snapshot.png"
 else
   skip "camfx snapshot --source /dev/video0" "not in this build (snapshot has no --input-format)"
 fi
@@ -74,14 +72,16 @@ fi
 record_audio_options=""
 has record-sample-rate && record_audio_options="--sample-rate $rate"
 has record-channels && record_audio_options="$record_audio_options --channels $channels"
+known_broken "camfx record from the camera: on 21 Nov the YUYV record hung, NV12 video ran 2.4 s of 3, audio started 0.2 s late, and a disconnect went unnoticed (exit 0); GUEST_STRICT=1 counts these"
 if has record-camera && has record-alsa; then
   for fmt in yuyv nv12; do
     case $fmt in yuyv) filter=mirror ;; nv12) filter=grayscale ;; esac
     start_tone
     check "camfx record 3 s, $fmt, --filter $filter, audio from hw:Loopback,1,0" \
-      timeout 180 "$CAMFX" record --source /dev/video0 --input-format "$fmt" --size 640x480 \
+      timeout -k 10 90 "$CAMFX" record --source /dev/video0 --input-format "$fmt" --size 640x480 \
         --filter "$filter" --audio hw:Loopback,1,0 $record_audio_options --duration 3s --quiet \
         -o "$out/record-$fmt.mp4"
+    cp "$log" "$out/record-$fmt.log"
     stop_tone
   done
 else
@@ -89,14 +89,26 @@ else
     "not in this build (record --help lacks --input-format or an hw: audio device)"
 fi
 
+known_broken ""
+
+# The capture module's own XCTest cases against the real devices (they skip elsewhere).
+if [ -n "${CAMFX_XCTEST:-}" ]; then
+  check "aplay plays the tone" start_tone
+  check "swift tests RealDeviceTests against vivid and snd-aloop" \
+    env CAMFX_TEST_CAMERA=/dev/video0 CAMFX_TEST_MICROPHONE=hw:Loopback,1,0 \
+      timeout -k 10 240 "$CAMFX_XCTEST" CamfxCaptureTests.RealDeviceTests
+  cp "$log" "$out/real-device-tests.log"
+  stop_tone
+else
+  skip "swift tests RealDeviceTests" "not in this build"
+fi
+
 if has controls && has snapshot-control; then
   check "camfx controls --source /dev/video0" \
-    sh -c '"$0" controls --source /dev/video0 > "$1"' "$CAMFX" "$out/controls.txt"
-  for want in brightness horizontal_flip; do
-    check "camfx controls lists $want" grep -q -e "$want" "$out/controls.txt"
-  done
+    timeout -k 10 60 sh -c '"$0" controls --source /dev/video0 > "$1"' "$CAMFX" "$out/controls.txt"
+  check_lists "camfx controls" "$out/controls.txt" brightness horizontal_flip
   check "camfx snapshot --control horizontal_flip=1" \
-    "$CAMFX" snapshot --source /dev/video0 --size 640x480 --control horizontal_flip=1 \
+    timeout -k 10 60 "$CAMFX" snapshot --source /dev/video0 --size 640x480 --control horizontal_flip=1 \
       -o "$out/snapshot-hflip.png"
   # Controls stay set in the driver after camfx exits; put it back for what follows.
   v4l2-ctl -d /dev/video0 -c horizontal_flip=0
@@ -105,23 +117,27 @@ else
 fi
 
 # Last: vivid's disconnect control unregisters /dev/video0 for good (until reloaded).
+known_broken "camfx record from the camera: on 21 Nov the YUYV record hung, NV12 video ran 2.4 s of 3, audio started 0.2 s late, and a disconnect went unnoticed (exit 0); GUEST_STRICT=1 counts these"
 if has record-camera; then
   audio="--audio none"
   has record-alsa && audio="--audio hw:Loopback,1,0 $record_audio_options"
   start_tone
-  timeout 180 "$CAMFX" record --source /dev/video0 --size 640x480 $audio \
-    --duration 60s --quiet -o "$out/record-unplugged.mp4" \
-    2>"$out/record-unplugged.err" &
+  timeout -k 10 120 "$CAMFX" record --source /dev/video0 --size 640x480 $audio \
+    --duration 30s --quiet -o "$out/record-cut.mp4" \
+    2>"$out/record-cut.err" &
   recorder=$!
-  # Unplug once the recording has been under way for 2 s (startup under TCG varies).
+  # Unplug once frames reach the file (camfx writes a hidden temporary next to it and
+  # renames it when finished; the muxer flushes in 32 kB blocks), plus a second.
   waited=0
-  while [ ! -s "$out/record-unplugged.mp4" ] && [ "$waited" -lt 120 ] \
-      && kill -0 "$recorder" 2>/dev/null; do
+  while [ -z "$(find "$out" -name '*record-cut.mp4' -size +32k)" ] \
+      && [ "$waited" -lt 90 ] && kill -0 "$recorder" 2>/dev/null; do
     sleep 1; waited=$((waited + 1))
   done
-  sleep 2
+  sleep 1
   check "vivid's disconnect control unplugs the camera mid-record" \
     v4l2-ctl -d /dev/video0 -c disconnect=1
+  # vivid unregisters the node: ioctls on open descriptors now fail with ENODEV.
+  check "the camera is gone after the disconnect" sh -c '! v4l2-ctl -d /dev/video0 -D'
   wait "$recorder"; status=$?
   stop_tone
   if [ "$status" -ne 0 ] && [ "$status" -ne 124 ]; then
@@ -129,7 +145,8 @@ if has record-camera; then
   else
     fail "camfx record exits non-zero when the camera is unplugged" "exit status $status"
   fi
-  message="$(cat "$out/record-unplugged.err")"
+  # The output's own name must not make the message match.
+  message="$(sed 's|[^ ]*record-cut[^ ]*|OUT|g' "$out/record-cut.err")"
   if printf '%s\n' "$message" | grep -q -i -E 'disconnect|unplug|no such device|removed|ENODEV|EIO|input/output'; then
     pass "the error says the camera went away: $(printf '%s' "$message" | tail -n 1)"
   else
@@ -138,5 +155,6 @@ if has record-camera; then
 else
   skip "unplugging the camera mid-record" "not in this build (record has no --input-format)"
 fi
+known_broken ""
 
 summary

@@ -1,6 +1,7 @@
 # Assertions for the guest test scripts (sourced by /bin/sh). Each prints one line:
-#   PASS <what>   FAIL <what>: <why>   SKIP <what>: <why>
-# and `summary` prints 'N passed, N failed, N skipped' and sets the exit status.
+#   PASS <what>   FAIL <what>: <why>   SKIP <what>: <why>   XFAIL <what>: <why> (known broken)
+# and `summary` prints 'N passed, N failed, N skipped, N known broken' and sets the exit
+# status (only FAIL fails).
 passed=0 failed=0 skipped=0
 log="$(mktemp "${TMPDIR:-/tmp}/camfx-check.XXXXXX")"
 
@@ -11,7 +12,19 @@ media_check() { python3 "$guest_scripts/media_check.py" "$@"; }
 started_at="$(cut -d' ' -f1 /proc/uptime)"
 now() { awk -v s="$started_at" -v n="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", n - s }'; }
 pass() { passed=$((passed + 1)); echo "PASS $1 [$(now) s]"; }
-fail() { failed=$((failed + 1)); echo "FAIL $1: $2 [$(now) s]"; }
+fail() {
+  if [ -n "$known_broken" ] && [ "${GUEST_STRICT:-0}" != 1 ]; then
+    xfailed=$((xfailed + 1)); echo "XFAIL $1: $2 [$(now) s] (known broken: $known_broken)"
+  else
+    failed=$((failed + 1)); echo "FAIL $1: $2 [$(now) s]"
+  fi
+}
+# known_broken REASON ... known_broken "": failures in between are printed as XFAIL and do
+# not fail the run (GUEST_STRICT=1 counts them), for a landed feature that is known not
+# to work in the guest yet. Its checks still run and print what went wrong.
+known_broken=""
+xfailed=0
+known_broken() { known_broken="$1"; }
 skip() { skipped=$((skipped + 1)); echo "SKIP $1: $2"; }
 
 # check WHAT COMMAND...: passes when COMMAND exits 0; otherwise fails with its output tail.
@@ -50,8 +63,20 @@ check_near() {
     fail "$1" "got '$4' want $2 ± $3"
   fi
 }
+# check_lists WHAT FILE WORD...: one PASS/FAIL per WORD found in FILE, with one fork in
+# all (every fork costs about a second in the TCG guest).
+check_lists() {
+  what="$1"; file="$2"; shift 2
+  text="$(cat "$file" 2>/dev/null)"
+  for word in "$@"; do
+    case "$text" in
+      *"$word"*) pass "$what lists $word" ;;
+      *) fail "$what lists $word" "not in $file" ;;
+    esac
+  done
+}
 summary() {
   rm -f "$log"
-  echo "$passed passed, $failed failed, $skipped skipped"
+  echo "$passed passed, $failed failed, $skipped skipped, $xfailed known broken (XFAIL)"
   [ "$failed" -eq 0 ]
 }

@@ -11,6 +11,8 @@ loop here is kept to a few hundred thousand steps.
   media_check.py tone FILE [START [LENGTH]]  dominant audio frequency in Hz
   media_check.py streams FILE                codec/size/duration of each stream as JSON
   media_check.py frames FILE                 number of decoded video frames
+  media_check.py decodes FILE                decodes every frame: no errors, video
+                                             timestamps strictly increasing; prints counts
 
 Exit status 0 when the measurement was made (and for `bars`, when the bars match),
 1 with a one-line reason otherwise.
@@ -189,11 +191,35 @@ def cmd_frames(args):
     print(out.decode().strip())
 
 
+def cmd_decodes(args):
+    path = args[0]
+    p = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "frame=media_type,pts_time",
+                        "-of", "csv=p=0", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    errors = p.stderr.decode(errors="replace").strip().splitlines()
+    if p.returncode != 0 or errors:
+        die(f"{path}: decoding failed: " + " | ".join(errors[:3] or [f"exit {p.returncode}"]))
+    video, audio, last = 0, 0, None
+    for line in p.stdout.decode().splitlines():
+        kind, _, pts = line.partition(",")
+        pts = pts.strip(",")
+        if kind == "audio":
+            audio += 1
+        elif kind == "video":
+            video += 1
+            t = float(pts) if pts not in ("", "N/A") else None
+            if t is None or (last is not None and t <= last):
+                die(f"{path}: video frame {video} has timestamp {pts!r} after {last}")
+            last = t
+    if video == 0:
+        die(f"{path}: no video frames decoded")
+    print(f"{video} video frames, {audio} audio frames, last video frame at {last} s")
+
+
 def main():
     if len(sys.argv) < 3:
         die(__doc__.strip())
     commands = {"pixel": cmd_pixel, "bars": cmd_bars, "tone": cmd_tone,
-                "streams": cmd_streams, "frames": cmd_frames}
+                "streams": cmd_streams, "frames": cmd_frames, "decodes": cmd_decodes}
     fn = commands.get(sys.argv[1])
     if fn is None:
         die(f"unknown measurement {sys.argv[1]!r}; known: {', '.join(commands)}")

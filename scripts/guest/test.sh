@@ -3,7 +3,8 @@
 # snd-aloop (sound card), runs in-guest.sh there with this checkout's camfx build, then
 # decodes what it recorded with check-outputs.sh. Part of `make test`.
 #
-#   scripts/guest/test.sh            CAMFX=path/to/camfx overrides .build/debug/camfx
+#   scripts/guest/test.sh            builds .build/release/camfx; CAMFX=path/to/camfx
+#                                    uses that binary instead
 #   GUEST_TESTS=0 make test          skips it (prints a SKIP line), e.g. for a quick run
 #   GUEST_KEEP=DIR                   keeps the guest's files in DIR for a look
 set -euo pipefail
@@ -13,8 +14,15 @@ if [[ "${GUEST_TESTS:-1}" == 0 ]]; then
   echo "SKIP tests against real drivers in a qemu guest (GUEST_TESTS=0)"
   exit 0
 fi
-camfx="$(realpath "${CAMFX:-$repo/.build/debug/camfx}")"
-[[ -x "$camfx" ]] || { echo "guest tests: no camfx binary at $camfx (swift build first)" >&2; exit 1; }
+if [[ -z "${CAMFX:-}" ]]; then
+  # Release: under TCG the guest runs ~30x slower than the host, and a debug build cannot
+  # keep up with a live camera (it records a fraction of a second in minutes).
+  echo "guest tests: swift build -c release --product camfx"
+  (cd "$repo" && "${SWIFT:-swift}" build -c release --product camfx)
+  CAMFX="$repo/.build/release/camfx"
+fi
+camfx="$(realpath "$CAMFX")"
+[[ -x "$camfx" ]] || { echo "guest tests: no camfx binary at $camfx" >&2; exit 1; }
 
 # Which camfx features this build has, from its --help (camfx's capture features land
 # one by one; scenarios for missing ones are skipped, not failed).
@@ -39,6 +47,14 @@ has_help record --input-format && features+=(record-camera)
 has_help record "hw:" && features+=(record-alsa)
 has_help record --sample-rate && features+=(record-sample-rate)
 has_help record --channels && features+=(record-channels)
+# The capture module's XCTest cases that need real devices, when the build has them.
+xctest="$(dirname "$camfx")/camfxPackageTests.xctest"
+[[ -x "$xctest" ]] || xctest="$repo/.build/debug/camfxPackageTests.xctest"
+if [[ -x "$xctest" ]] && "$xctest" --list-tests 2>/dev/null | grep -q RealDeviceTests; then
+  features+=(xctest)
+else
+  xctest=""
+fi
 echo "guest tests: camfx features: ${features[*]:-none}"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/camfx-guest-test.XXXXXX")"
@@ -51,7 +67,7 @@ cd "$repo"
 guest_status=0
 "$here/run-in-guest.sh" --timeout 600 --file "$work/tone.wav" --out "$work/out" \
   --env CAMFX="$camfx" --env GUEST_SCRIPTS="$here" \
-  --env CAMFX_FEATURES="${features[*]:-}" "$here/in-guest.sh" || guest_status=$?
+  --env CAMFX_FEATURES="${features[*]:-}" --env CAMFX_XCTEST="$xctest" "$here/in-guest.sh" || guest_status=$?
 host_status=0
 sh "$here/check-outputs.sh" "$work/out" || host_status=$?
 if [[ -n "${GUEST_KEEP:-}" ]]; then
