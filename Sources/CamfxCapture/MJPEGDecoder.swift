@@ -14,6 +14,10 @@ final class MJPEGDecoder {
   /// the end; grown only when a frame is larger than any before.
   private var input: UnsafeMutableRawPointer
   private var inputCapacity: Int
+  /// sws_scale's destination plane pointers and strides (BGRA uses the first), kept
+  /// here so decoding a frame allocates no arrays.
+  private let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: 4)
+  private let strides = UnsafeMutablePointer<Int32>.allocate(capacity: 4)
 
   /// - Throws: `V4L2Error(.failed)` naming the libavcodec call if the decoder is missing.
   init(device: String) throws {
@@ -41,6 +45,8 @@ final class MJPEGDecoder {
     av_frame_free(&frame)
     if let scaler { sws_freeContext(scaler) }
     input.deallocate()
+    planes.deallocate()
+    strides.deallocate()
   }
 
   /// Decodes one JPEG image of exactly `destination`'s size into it.
@@ -71,14 +77,17 @@ final class MJPEGDecoder {
       scaler, f.width, f.height, AVPixelFormat(rawValue: f.format), f.width, f.height, AV_PIX_FMT_BGRA,
       SWS_BILINEAR | SWS_ACCURATE_RND, nil, nil, nil)
     guard let scaler else { return false }
-    let rows = withUnsafeBytes(of: f.data) { planes in
-      withUnsafeBytes(of: f.linesize) { strides in
-        destination.withUnsafeMutableBytes { out -> Int32 in
-          var dst: [UnsafeMutablePointer<UInt8>?] = [out.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
-          let dstStride: [Int32] = [Int32(destination.bytesPerRow), 0, 0, 0]
-          return sws_scale(
-            scaler, planes.baseAddress!.assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-            strides.baseAddress!.assumingMemoryBound(to: Int32.self), 0, f.height, &dst, dstStride)
+    planes.initialize(repeating: nil, count: 4)
+    strides.initialize(repeating: 0, count: 4)
+    strides[0] = Int32(destination.bytesPerRow)
+    let rows = destination.withUnsafeMutableBytes { out -> Int32 in
+      planes[0] = out.assumingMemoryBound(to: UInt8.self)
+      defer { planes[0] = nil }
+      return withUnsafeBytes(of: f.data) { sourcePlanes in
+        withUnsafeBytes(of: f.linesize) { sourceStrides in
+          sws_scale(
+            scaler, sourcePlanes.baseAddress!.assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+            sourceStrides.baseAddress!.assumingMemoryBound(to: Int32.self), 0, f.height, planes, strides)
         }
       }
     }
