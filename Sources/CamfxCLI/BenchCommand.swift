@@ -1,14 +1,19 @@
 import ArgumentParser
 import Camfx
 
-/// `camfx bench`: frames/s and GB/s of each built-in filter on one core, next to
-/// memcpy of the same frame.
+/// `camfx bench`: frames/s and GB/s of each built-in filter, the adaptor's BGRA →
+/// yuv420p converter and the camera converters on one core, next to memcpy of the same
+/// frame; and items/s through the frame ring between two threads.
 struct BenchCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "bench",
-    abstract: "Measure the built-in filters on one core against memcpy of the same frame.",
+    abstract: "Measure the filters, the adaptor's BGRA→yuv420p, the camera converters and the ring.",
     discussion: """
-      Each row runs for --seconds after a warm-up, in batches of about a millisecond; \
+      Rows: memcpy of the frame (the reference), each built-in filter, \
+      bgra-to-yuv420p (the encoder adaptor's converter), yuyv-to-bgra and nv12-to-bgra \
+      (the camera converters), all on one core at each size; then ring, once: Ints \
+      pushed through a FrameRing from this thread to a second one (frames/s is items/s, \
+      size 1x1, no GB/s). Each row runs for --seconds after a warm-up, in batches of about a millisecond; \
       frames/s is from the fastest batch. Build with `swift build -c release` first: \
       debug builds are many times slower. Figures on a shared machine are noisy.
       """)
@@ -19,7 +24,7 @@ struct BenchCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Seconds to time each row, after warm-up.", valueName: "S"))
   var seconds: Double = 0.5
 
-  @Option(name: .long, help: ArgumentHelp("Only this filter's rows (memcpy is always shown); repeatable.", valueName: "NAME"))
+  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra or ring; memcpy is always shown); repeatable.", valueName: "NAME"))
   var filter: [String] = []
 
   @Flag(name: .long, help: "Print JSON instead of a table.")
@@ -30,7 +35,7 @@ struct BenchCommand: ParsableCommand {
       throw ValidationError("--seconds must be more than 0 and at most 60, got \(seconds)")
     }
     for spec in size { _ = try parseSize(spec) }
-    let known = FilterRegistry.builtin.filters.map { $0.name }
+    let known = FilterRegistry.builtin.filters.map { $0.name } + BenchCase.pipelineNames
     for name in filter where !known.contains(name) {
       throw ValidationError("unknown filter '\(name)' for --filter (known: \(known.joined(separator: ", ")))")
     }
@@ -38,7 +43,8 @@ struct BenchCommand: ParsableCommand {
 
   func run() throws {
     let sizes = try size.isEmpty ? BenchCase.defaultSizes : size.map(parseSize)
-    let cases = BenchCase.filterCases(sizes: sizes, filters: filter.isEmpty ? nil : Set(filter))
+    let selected = filter.isEmpty ? nil : Set(filter)
+    let cases = BenchCase.filterCases(sizes: sizes, filters: selected) + BenchCase.pipelineCases(sizes: sizes, names: selected)
     let runner = BenchRunner(secondsPerCase: seconds)
     if json {
       print(try runner.run(cases).json(secondsPerCase: seconds), terminator: "")

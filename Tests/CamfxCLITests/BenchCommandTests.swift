@@ -16,8 +16,17 @@ final class BenchCommandTests: CLITestCase {
     let rows = try rows(["--seconds", "0.05", "--json", "--size", "64x48"])
     XCTAssertEqual(
       rows.map { $0["operation"] as? String },
-      ["memcpy", "grayscale", "mirror", "mirror vertical", "crop (view)", "crop + copy", "watermark 256x64"])
-    for row in rows {
+      [
+        "memcpy", "grayscale", "mirror", "mirror vertical", "crop (view)", "crop + copy", "watermark 256x64",
+        "bgra-to-yuv420p", "yuyv-to-bgra", "nv12-to-bgra", "ring",
+      ])
+    for row in rows where row["operation"] as? String == "ring" {
+      // The ring runs once, not per size, and moves no frame bytes.
+      XCTAssertEqual(row["size"] as? String, "1x1")
+      XCTAssertGreaterThan(row["framesPerSecond"] as? Double ?? 0, 0, "\(row)")
+      XCTAssertTrue(row["gigabytesPerSecond"] is NSNull, "\(row)")
+    }
+    for row in rows where row["operation"] as? String != "ring" {
       XCTAssertEqual(row["size"] as? String, "64x48")
       XCTAssertGreaterThan(row["framesPerSecond"] as? Double ?? 0, 0, "\(row)")
       if row["operation"] as? String == "crop (view)" {
@@ -37,6 +46,11 @@ final class BenchCommandTests: CLITestCase {
     XCTAssertEqual(rows.map { $0["size"] as? String }, ["33x17", "33x17", "33x17", "8x2", "8x2", "8x2"])
   }
 
+  func testFilterSelectsPipelineRowsByName() throws {
+    let rows = try rows(["--seconds", "0.02", "--json", "--size", "64x48", "--filter", "nv12-to-bgra", "--filter", "ring"])
+    XCTAssertEqual(rows.map { $0["operation"] as? String }, ["memcpy", "nv12-to-bgra", "ring"])
+  }
+
   func testTableHasHeaderAndRows() throws {
     let result = try CLI.run(["bench", "--seconds", "0.02", "--size", "16x16", "--filter", "grayscale"], in: dir)
     XCTAssertEqual(result.status, 0, "\(result)")
@@ -52,7 +66,7 @@ final class BenchCommandTests: CLITestCase {
       (["--seconds", "0"], "Error: --seconds must be more than 0 and at most 60, got 0.0"),
       (["--size", "abc"], "Error: --size: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720"),
       (["--size", "99999x99999"], "Error: --size: invalid size '99999x99999': width and height must be at most 16384"),
-      (["--filter", "blur"], "Error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror)"),
+      (["--filter", "blur"], "Error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, ring)"),
     ] {
       let result = try CLI.run(["bench"] + args, in: dir)
       XCTAssertEqual(result.status, 64, "\(args): \(result)")

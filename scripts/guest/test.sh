@@ -50,7 +50,8 @@ has_help record --channels && features+=(record-channels)
 # The capture module's XCTest cases that need real devices, when the build has them.
 xctest="$(dirname "$camfx")/camfxPackageTests.xctest"
 [[ -x "$xctest" ]] || xctest="$repo/.build/debug/camfxPackageTests.xctest"
-if [[ -x "$xctest" ]] && "$xctest" --list-tests 2>/dev/null | grep -q RealDeviceTests; then
+# (the listing is read whole: grep -q closing the pipe early would fail it under pipefail)
+if [[ -x "$xctest" ]] && [[ "$("$xctest" --list-tests 2>/dev/null || true)" == *RealDeviceTests* ]]; then
   features+=(xctest)
 else
   xctest=""

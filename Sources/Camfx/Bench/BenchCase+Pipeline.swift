@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CamfxCapture
+import CamfxMedia
+
+extension BenchCase {
+  /// The adaptor's BGRA → yuv420p conversion (the SIMD kernel).
+  public static let bgraToYUV420Name = "bgra-to-yuv420p"
+  /// The camera converters, packed YUYV and two-plane NV12 to BGRA.
+  public static let yuyvToBGRAName = "yuyv-to-bgra"
+  public static let nv12ToBGRAName = "nv12-to-bgra"
+  /// `FrameRing<Int>` between two threads.
+  public static let ringName = "ring"
+
+  /// The names of the pipeline rows, which `--filter` also accepts.
+  public static let pipelineNames = [bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, ringName]
+
+  /// The ring row's size column: it moves one `Int` per item, not frames.
+  public static let ringSize = FrameGeometry(width: 1, height: 1)
+
+  /// For each size the adaptor's converter and the camera converters, then the ring
+  /// once (its speed does not depend on frame size).
+  ///
+  /// - Parameter names: only the rows with these names (`nil`: all).
+  public static func pipelineCases(sizes: [FrameGeometry] = defaultSizes, names: Set<String>? = nil) -> [BenchCase] {
+    var cases: [BenchCase] = []
+    for size in sizes {
+      cases.append(bgraToYUV420(size))
+      cases.append(yuyvToBGRA(size))
+      cases.append(nv12ToBGRA(size))
+    }
+    cases.append(ring())
+    guard let names else { return cases }
+    return cases.filter { names.contains($0.name) }
+  }
+
+  /// `BGRAToYUV420.convert` with the SIMD kernel; bytes are the BGRA frame's.
+  static func bgraToYUV420(_ size: FrameGeometry) -> BenchCase {
+    BenchCase(name: bgraToYUV420Name, size: size, bytesPerFrame: size.pixelCount * 4, filter: bgraToYUV420Name) {
+      let frame = patternFrame(size)
+      let planes = YUV420Planes(width: size.width, height: size.height)
+      return { BGRAToYUV420.convert(frame, into: planes, kernel: .simd) }
+    }
+  }
+
+  /// `PixelConverter.convertYUYV` from a prepared YUYV frame; bytes are the BGRA frame's.
+  static func yuyvToBGRA(_ size: FrameGeometry) -> BenchCase {
+    BenchCase(name: yuyvToBGRAName, size: size, bytesPerFrame: size.pixelCount * 4, filter: yuyvToBGRAName) {
+      // Whole Y0 Cb Y1 Cr groups per row, as V4L2 delivers odd widths.
+      let rowBytes = (size.width + 1) / 2 * 4
+      let source = patternBytes(rowBytes * size.height)
+      let destination = PixelBuffer(width: size.width, height: size.height)
+      return {
+        source.withUnsafeBytes { PixelConverter.convertYUYV(source: $0.baseAddress!, sourceBytesPerRow: rowBytes, to: destination) }
+      }
+    }
+  }
+
+  /// `PixelConverter.convertNV12` from prepared Y and CbCr planes; bytes are the BGRA frame's.
+  static func nv12ToBGRA(_ size: FrameGeometry) -> BenchCase {
+    BenchCase(name: nv12ToBGRAName, size: size, bytesPerFrame: size.pixelCount * 4, filter: nv12ToBGRAName) {
+      let lumaRow = size.width, chromaRow = (size.width + 1) / 2 * 2
+      let luma = patternBytes(lumaRow * size.height)
+      let chroma = patternBytes(chromaRow * ((size.height + 1) / 2))
+      let destination = PixelBuffer(width: size.width, height: size.height)
+      return {
+        luma.withUnsafeBytes { y in
+          chroma.withUnsafeBytes { c in
+            PixelConverter.convertNV12(
+              luma: y.baseAddress!, lumaBytesPerRow: lumaRow, chroma: c.baseAddress!, chromaBytesPerRow: chromaRow,
+              to: destination)
+          }
+        }
+      }
+    }
+  }
+
+  /// One `Int` pushed per call from the benchmark thread into a `FrameRing<Int>` that a
+  /// second thread drains, so frames/s is items/s through the ring (with back-pressure
+  /// when the consumer is slower). No bytes are counted, so there is no GB/s.
+  static func ring() -> BenchCase {
+    BenchCase(name: ringName, size: ringSize, bytesPerFrame: 0, filter: ringName) {
+      let pair = try BenchRingPair(capacity: 1024)
+      var next = 0
+      return {
+        _ = pair.ring.push(next)
+        next &+= 1
+      }
+    }
+  }
+
+  /// `count` bytes of deterministic noise (the same LCG as `patternFrame`).
+  static func patternBytes(_ count: Int) -> [UInt8] {
+    var state: UInt32 = 0x8765_4321
+    return (0..<max(count, 1)).map { _ in
+      state = state &* 1_664_525 &+ 1_013_904_223
+      return UInt8(truncatingIfNeeded: state >> 24)
+    }
+  }
+}
