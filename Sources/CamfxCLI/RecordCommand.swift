@@ -192,7 +192,7 @@ struct RecordCommand: ParsableCommand {
     let writer = try MovieWriter(path: staged.temporaryPath, settings: settings)
     let sink = MovieWriterSink(writer: writer)
     let session = try RecordingSession<PCMBuffer>(
-      input: input, chain: chain, generator: generator, sink: sink, limits: limits, ringCapacity: 8)
+      input: input, chain: chain, generator: generator, sink: sink, limits: limits, ringCapacity: 16)
     guard stopTarget.attach(session) else {
       writer.cancel()
       staged.discard()
