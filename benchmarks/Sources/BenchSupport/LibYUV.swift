@@ -13,28 +13,12 @@ public enum LibYUV {
 
   /// `ARGBMirror`, from `source` into `destination` (libyuv cannot mirror in place).
   public static func mirror(_ source: PixelBuffer, into destination: PixelBuffer) throws(PeerError) {
-    let code = source.withUnsafeBytes { src in
-      destination.withUnsafeMutableBytes { dst in
-        camfx_yuv_mirror(
-          src.assumingMemoryBound(to: UInt8.self), Int32(source.bytesPerRow),
-          dst.assumingMemoryBound(to: UInt8.self), Int32(destination.bytesPerRow),
-          Int32(source.width), Int32(source.height))
-      }
-    }
-    try PeerError.check(code, "ARGBMirror")
+    try frameToFrame(camfx_yuv_mirror, source, into: destination, "ARGBMirror")
   }
 
   /// `ARGBCopy` of all of `source` (already narrowed to the rectangle) into `destination`.
   public static func copy(_ source: PixelBuffer, into destination: PixelBuffer) throws(PeerError) {
-    let code = source.withUnsafeBytes { src in
-      destination.withUnsafeMutableBytes { dst in
-        camfx_yuv_copy(
-          src.assumingMemoryBound(to: UInt8.self), Int32(source.bytesPerRow),
-          dst.assumingMemoryBound(to: UInt8.self), Int32(destination.bytesPerRow),
-          Int32(source.width), Int32(source.height))
-      }
-    }
-    try PeerError.check(code, "ARGBCopy")
+    try frameToFrame(camfx_yuv_copy, source, into: destination, "ARGBCopy")
   }
 
   /// `ARGBBlend` of premultiplied `mark` over `frame` at (x, y), in place.
@@ -56,15 +40,7 @@ public enum LibYUV {
   /// `ARGBAttenuate`: a premultiplied copy of a straight-alpha image.
   public static func premultiplied(_ image: PixelBuffer) throws(PeerError) -> PixelBuffer {
     let result = PixelBuffer(width: image.width, height: image.height)
-    let code = image.withUnsafeBytes { src in
-      result.withUnsafeMutableBytes { dst in
-        camfx_yuv_attenuate(
-          src.assumingMemoryBound(to: UInt8.self), Int32(image.bytesPerRow),
-          dst.assumingMemoryBound(to: UInt8.self), Int32(result.bytesPerRow),
-          Int32(image.width), Int32(image.height))
-      }
-    }
-    try PeerError.check(code, "ARGBAttenuate")
+    try frameToFrame(camfx_yuv_attenuate, image, into: result, "ARGBAttenuate")
     return result
   }
 
@@ -98,5 +74,21 @@ public enum LibYUV {
         $0.assumingMemoryBound(to: UInt8.self), Int32(frame.bytesPerRow), Int32(frame.width), Int32(frame.height))
     }
     try PeerError.check(code, "NV12ToARGB")
+  }
+  /// Calls a libyuv BGRA-to-BGRA function, `(src, srcStride, dst, dstStride, width, height)`,
+  /// on `source`'s size: the shape ARGBMirror, ARGBCopy and ARGBAttenuate share.
+  private static func frameToFrame(
+    _ function: (UnsafePointer<UInt8>?, Int32, UnsafeMutablePointer<UInt8>?, Int32, Int32, Int32) -> Int32,
+    _ source: PixelBuffer, into destination: PixelBuffer, _ name: String
+  ) throws(PeerError) {
+    let code = source.withUnsafeBytes { src in
+      destination.withUnsafeMutableBytes { dst in
+        function(
+          src.assumingMemoryBound(to: UInt8.self), Int32(source.bytesPerRow),
+          dst.assumingMemoryBound(to: UInt8.self), Int32(destination.bytesPerRow),
+          Int32(source.width), Int32(source.height))
+      }
+    }
+    try PeerError.check(code, name)
   }
 }
