@@ -7,7 +7,7 @@ import CamfxCore
 ///
 /// The weights are BT.601's (the default, as for standard-definition video and JPEG) or
 /// BT.709's (HD). The kernel works in 8-bit fixed point (weights summing to 256) on
-/// four pixels at a time; its result is within ±1 of the floating-point formula for
+/// sixteen pixels at a time; its result is within ±1 of the floating-point formula for
 /// every colour.
 public struct Grayscale: VideoFilter {
   public static let name = "grayscale"
@@ -66,35 +66,82 @@ public struct Grayscale: VideoFilter {
 
   /// Converts `count` BGRA pixels starting at `row`, in place.
   ///
-  /// Four pixels at a time as eight 16-bit lanes, each lane one byte pair as it lies
-  /// in memory (B | G<<8, R | A<<8). Masking and shifting split them into even bytes
-  /// (B, R) and odd bytes (G, A) without any shuffle; then
+  /// Sixteen pixels per step, as two vectors of sixteen 16-bit lanes (one AVX2 register
+  /// each; two SSE2 registers each on a baseline x86-64 build), each lane one byte pair
+  /// as it lies in memory (B | G<<8, R | A<<8). Masking and shifting split them into
+  /// even bytes (B, R) and odd bytes (G, A) without any shuffle; then
   ///
   ///     lane 2i   = Kb·B + Kg·G        lane 2i+1 = Kr·R       (16-bit multiply-adds)
   ///     y         = (lane 2i + lane 2i+1 + 128) >> 8          (in the 32-bit pixel lane)
   ///     pixel     = y·0x0101 | y·1 << 16 | A << 24              (one more 16-bit multiply)
   ///
-  /// Every sum stays below 65536 because the weights add up to 256.
+  /// Every sum stays below 65536 because the weights add up to 256. The weight vectors
+  /// are built once per row, outside the loop; the rest of the row (fewer than 16
+  /// pixels) goes four at a time, then one at a time, through the same formula.
   @inline(__always)
   static func convertRow(_ row: UnsafeMutableRawPointer, count: Int, kr: UInt32, kg: UInt32, kb: UInt32) {
-    let even = SIMD8<UInt16>(UInt16(kb), UInt16(kr), UInt16(kb), UInt16(kr), UInt16(kb), UInt16(kr), UInt16(kb), UInt16(kr))
-    let odd = SIMD8<UInt16>(UInt16(kg), 0, UInt16(kg), 0, UInt16(kg), 0, UInt16(kg), 0)
-    let spread = SIMD8<UInt16>(0x0101, 1, 0x0101, 1, 0x0101, 1, 0x0101, 1)
+    let weights = Weights(kr: kr, kg: kg, kb: kb)
     var i = 0
-    while i + 4 <= count {
-      let v = row.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<UInt16>.self)
-      let sums = unsafeBitCast((v & 0x00FF) &* even &+ (v &>> 8) &* odd, to: SIMD4<UInt32>.self)
-      let luma = ((sums &+ (sums &>> 16) &+ 128) &>> 8) & 0xFF
-      let grey = unsafeBitCast(unsafeBitCast(luma | (luma &<< 16), to: SIMD8<UInt16>.self) &* spread, to: SIMD4<UInt32>.self)
-      let out = grey | (unsafeBitCast(v, to: SIMD4<UInt32>.self) & 0xFF00_0000)
-      row.storeBytes(of: out, toByteOffset: i * 4, as: SIMD4<UInt32>.self)
-      i += 4
+    while i &+ 16 <= count {
+      let p = row + i &* 4
+      let first = p.loadUnaligned(as: SIMD16<UInt16>.self)
+      let second = p.loadUnaligned(fromByteOffset: 32, as: SIMD16<UInt16>.self)
+      p.storeBytes(of: weights.grey(first), as: SIMD8<UInt32>.self)
+      p.storeBytes(of: weights.grey(second), toByteOffset: 32, as: SIMD8<UInt32>.self)
+      i &+= 16
+    }
+    while i &+ 4 <= count {
+      let p = row + i &* 4
+      p.storeBytes(of: weights.grey(p.loadUnaligned(as: SIMD8<UInt16>.self)), as: SIMD4<UInt32>.self)
+      i &+= 4
     }
     while i < count {
-      let w = row.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)
+      let w = row.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self)
       let luma = ((w & 0xFF) &* kb &+ ((w &>> 8) & 0xFF) &* kg &+ ((w &>> 16) & 0xFF) &* kr &+ 128) &>> 8
-      row.storeBytes(of: (w & 0xFF00_0000) | luma | (luma &<< 8) | (luma &<< 16), toByteOffset: i * 4, as: UInt32.self)
-      i += 1
+      row.storeBytes(of: (w & 0xFF00_0000) | luma | (luma &<< 8) | (luma &<< 16), toByteOffset: i &* 4, as: UInt32.self)
+      i &+= 1
+    }
+  }
+
+  /// The weights as lane patterns for eight and four pixels.
+  struct Weights {
+    let even16: SIMD16<UInt16>, odd16: SIMD16<UInt16>
+    let even8: SIMD8<UInt16>, odd8: SIMD8<UInt16>
+
+    @inline(__always)
+    init(kr: UInt32, kg: UInt32, kb: UInt32) {
+      even8 = SIMD8(UInt16(kb), UInt16(kr), UInt16(kb), UInt16(kr), UInt16(kb), UInt16(kr), UInt16(kb), UInt16(kr))
+      odd8 = SIMD8(UInt16(kg), 0, UInt16(kg), 0, UInt16(kg), 0, UInt16(kg), 0)
+      even16 = SIMD16(lowHalf: even8, highHalf: even8)
+      odd16 = SIMD16(lowHalf: odd8, highHalf: odd8)
+    }
+
+    /// Eight pixels (as 16-bit lanes) made grey, alpha kept.
+    @inline(__always)
+    func grey(_ v: SIMD16<UInt16>) -> SIMD8<UInt32> {
+      let sums = unsafeBitCast((v & 0x00FF) &* even16 &+ (v &>> 8) &* odd16, to: SIMD8<UInt32>.self)
+      let rounded = unsafeBitCast(sums &+ (sums &>> 16) &+ 128, to: SIMD32<UInt8>.self)
+      var grey = SIMD32<UInt8>()
+      for i in 0..<8 {
+        grey[4 * i] = rounded[4 * i + 1]
+        grey[4 * i + 1] = rounded[4 * i + 1]
+        grey[4 * i + 2] = rounded[4 * i + 1]
+      }
+      return unsafeBitCast(grey, to: SIMD8<UInt32>.self) | (unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0xFF00_0000)
+    }
+
+    /// Four pixels (as 16-bit lanes) made grey, alpha kept.
+    @inline(__always)
+    func grey(_ v: SIMD8<UInt16>) -> SIMD4<UInt32> {
+      let sums = unsafeBitCast((v & 0x00FF) &* even8 &+ (v &>> 8) &* odd8, to: SIMD4<UInt32>.self)
+      let rounded = unsafeBitCast(sums &+ (sums &>> 16) &+ 128, to: SIMD16<UInt8>.self)
+      var grey = SIMD16<UInt8>()
+      for i in 0..<4 {
+        grey[4 * i] = rounded[4 * i + 1]
+        grey[4 * i + 1] = rounded[4 * i + 1]
+        grey[4 * i + 2] = rounded[4 * i + 1]
+      }
+      return unsafeBitCast(grey, to: SIMD4<UInt32>.self) | (unsafeBitCast(v, to: SIMD4<UInt32>.self) & 0xFF00_0000)
     }
   }
 }
