@@ -48,8 +48,7 @@ public final class ALSAMicrophone: @unchecked Sendable {
   private var thread: pthread_t?
   // Consumer side (the thread calling nextBuffer): where the session starts, and the
   // rest of a period that reached past the last `until`.
-  private var sessionStart: MediaTime?
-  private var pending: PCMBuffer?
+  private var cutter = PCMSessionCutter()
 
   /// Opens `device` for capture at (or near) `sampleRate` and `channels`.
   /// - Parameters:
@@ -161,48 +160,25 @@ public final class ALSAMicrophone: @unchecked Sendable {
   /// Sets where the recording starts (its first video frame): audio captured before it
   /// is trimmed, sample-exactly. Consumer side.
   public func beginSession(at time: MediaTime) {
-    sessionStart = time
+    cutter.start = time
   }
 
   /// Captured audio from the session start up to (not including) `end`, trimmed at
   /// both ends; `nil` when nothing before `end` has been captured yet (after waiting up
-  /// to one period for it). Consumer side.
+  /// to a second for it: a capture thread starved on a busy machine catches up within
+  /// its one-second ALSA buffer, and the last call of a recording must not give up on
+  /// audio that is merely late). Never an empty buffer. Consumer side.
   /// - Throws: the `ALSAError` that ended capture (device unplugged).
   public func nextBuffer(until end: MediaTime) throws -> PCMBuffer? {
     var waitedMicroseconds = 0
-    let patience = periodFrames * 1_000_000 / sampleRate + 20_000
+    let patience = max(periodFrames * 1_000_000 / sampleRate + 20_000, 1_000_000)
     while true {
-      if pending == nil { pending = try nextBuffer() }
-      guard var chunk = pending else {
-        if ring.isClosed || waitedMicroseconds >= patience { return nil }
-        usleep(2_000)
-        waitedMicroseconds += 2_000
-        continue
-      }
-      if let start = sessionStart, chunk.presentationTime < start {
-        let skip = framesBetween(chunk.presentationTime, start)
-        if skip >= chunk.frameCount {
-          pending = nil
-          continue
-        }
-        chunk = chunk.dropping(frames: skip)
-        pending = chunk
-      }
-      guard chunk.presentationTime < end else { return nil }
-      let wanted = framesBetween(chunk.presentationTime, end)
-      if wanted >= chunk.frameCount {
-        pending = nil
-        return chunk
-      }
-      pending = chunk.dropping(frames: wanted)
-      return chunk.keeping(frames: wanted)
+      if let chunk = try cutter.next(until: end, pop: { try nextBuffer() }) { return chunk }
+      // Something is pending, at or after `end`: wait for the video to move on.
+      if cutter.pending != nil || ring.isClosed || waitedMicroseconds >= patience { return nil }
+      usleep(2_000)
+      waitedMicroseconds += 2_000
     }
-  }
-
-  /// Whole sample frames from `a` to `b` (0 if `b` is not after `a`).
-  private func framesBetween(_ a: MediaTime, _ b: MediaTime) -> Int {
-    let nanos = (b - a).converted(to: 1_000_000_000).value
-    return nanos <= 0 ? 0 : Int((nanos * Int64(sampleRate) + 500_000_000) / 1_000_000_000)
   }
 
   /// The capture thread: waits for a period, reads it, stamps it, pushes it.
