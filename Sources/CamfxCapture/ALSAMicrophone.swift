@@ -62,7 +62,7 @@ public final class ALSAMicrophone: @unchecked Sendable {
     self.device = device
     var handle: OpaquePointer?
     let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
-    guard status == 0, let handle else { throw ALSAError(code: status, operation: "snd_pcm_open", device: device) }
+    guard status == 0, let handle else { throw ALSAError.openFailure(code: status, device: device) }
     pcm = handle
     var notes: [String] = []
     var rate = UInt32(sampleRate)
