@@ -42,6 +42,7 @@ public final class ALSAMicrophone: @unchecked Sendable {
   let ring: FrameRing<PCMBuffer>
   private let overrunCount = Atomic<Int>(0)
   private let droppedCount = Atomic<Int>(0)
+  private let filledFrames = Atomic<Int>(0)
   private let stopRequested = Atomic<Bool>(false)
   private let threadRunning = Atomic<Bool>(false)
   private let failure = Mutex<ALSAError?>(nil)
@@ -164,22 +165,35 @@ public final class ALSAMicrophone: @unchecked Sendable {
   }
 
   /// Captured audio from the session start up to (not including) `end`, trimmed at
-  /// both ends; `nil` when nothing before `end` has been captured yet (after waiting up
-  /// to a second for it: a capture thread starved on a busy machine catches up within
-  /// its one-second ALSA buffer, and the last call of a recording must not give up on
-  /// audio that is merely late). Never an empty buffer. Consumer side.
+  /// both ends, as one gapless run of samples on the capture clock (audio lost to an
+  /// overrun comes back as silence); `nil` when nothing before `end` has been captured
+  /// yet. Never an empty buffer. Consumer side.
+  ///
+  /// It waits up to a second for audio: a capture thread starved on a busy machine
+  /// catches up within its one-second ALSA buffer, and the last call of a recording must
+  /// not give up on audio that is merely late. A device that delivers nothing for that
+  /// long (a loopback whose player stopped) is stalled: silence stands in for it, up to
+  /// `end`, so the sound track keeps up with the video (`silenceFilled` counts it).
   /// - Throws: the `ALSAError` that ended capture (device unplugged).
   public func nextBuffer(until end: MediaTime) throws -> PCMBuffer? {
     var waitedMicroseconds = 0
     let patience = max(periodFrames * 1_000_000 / sampleRate + 20_000, 1_000_000)
+    defer { filledFrames.store(cutter.framesFilled, ordering: .relaxed) }
     while true {
       if let chunk = try cutter.next(until: end, pop: { try nextBuffer() }) { return chunk }
       // Something is pending, at or after `end`: wait for the video to move on.
-      if cutter.pending != nil || ring.isClosed || waitedMicroseconds >= patience { return nil }
+      if cutter.pending != nil || ring.isClosed { return nil }
+      if waitedMicroseconds >= patience {
+        return cutter.silence(until: end, channels: channels, sampleRate: sampleRate)
+      }
       usleep(2_000)
       waitedMicroseconds += 2_000
     }
   }
+
+  /// Seconds of silence that stand in for audio the device did not deliver (overruns,
+  /// a stalled device) in the recording so far.
+  public var silenceFilled: Double { Double(filledFrames.load(ordering: .relaxed)) / Double(sampleRate) }
 
   /// The capture thread: waits for a period, reads it, stamps it, pushes it.
   private func captureLoop() {

@@ -80,6 +80,75 @@ final class PCMSessionCutterTests: XCTestCase {
     XCTAssertEqual(out.first, 2400)
   }
 
+  /// Everything the cutter hands out for `periods`, up to `endMillis`.
+  func drain(_ periods: [PCMBuffer], endMillis: Int64) -> [Int16] {
+    var cutter = PCMSessionCutter(start: .zero)
+    var queue = periods
+    var out: [Int16] = []
+    while let chunk = cutter.next(until: MediaTime(value: endMillis, timescale: 1000), pop: {
+      queue.isEmpty ? nil : queue.removeFirst()
+    }) {
+      XCTAssertGreaterThan(chunk.frameCount, 0)
+      out += chunk.samples
+    }
+    return out
+  }
+
+  func testAudioLostToAnOverrunIsFilledWithSilenceSoLaterAudioKeepsItsTime() {
+    // Periods 3 and 4 were lost; 5 and 6 carry the times they were captured at.
+    let out = drain([0, 1, 2, 5, 6].map { Self.period($0, originNanos: 0) }, endMillis: 140)
+    XCTAssertEqual(out.count, 7 * Self.period, "140 ms at 48 kHz, gap included")
+    XCTAssertEqual(Array(out[0..<2880]), (0..<2880).map { Int16($0) })
+    XCTAssertEqual(out[2880..<4800].filter { $0 != 0 }.count, 0, "the lost 40 ms are silent")
+    XCTAssertEqual(Array(out[4800...]), (4800..<6720).map { Int16($0) }, "period 5 plays at 100 ms, where it was captured")
+  }
+
+  func testAGapLongerThanASecondIsFilledToo() {
+    let out = drain([0, 130].map { Self.period($0, originNanos: 0) }, endMillis: 2620)
+    XCTAssertEqual(out.count, 131 * Self.period)
+    XCTAssertEqual(Array(out[(130 * Self.period)...]), (0..<Self.period).map { Int16((130 * Self.period + $0) % 32768) })
+  }
+
+  func testAPeriodStampedBeforeTheEndOfTheAudioHandedOutLosesTheOverlap() {
+    // Period 3 re-anchored 5 ms (240 frames) early: those frames overlap period 2's end.
+    var early = Self.period(3, originNanos: 0)
+    early.presentationTime = early.presentationTime - MediaTime(value: 5, timescale: 1000)
+    let out = drain([Self.period(0, originNanos: 0), Self.period(1, originNanos: 0), Self.period(2, originNanos: 0), early], endMillis: 75)
+    XCTAssertEqual(out.count, 3600, "75 ms at 48 kHz")
+    XCTAssertEqual(Array(out[0..<2880]), (0..<2880).map { Int16($0) })
+    XCTAssertEqual(Array(out[2880...]), (3120..<3840).map { Int16($0) }, "period 3 without its first 240 frames")
+  }
+
+  func testAStalledDeviceIsCoveredWithSilenceAndItsAudioKeepsItsTimeWhenItComesBack() {
+    var cutter = PCMSessionCutter(start: .zero)
+    var queue = [Self.period(0, originNanos: 0)]
+    let pop = { queue.isEmpty ? nil : queue.removeFirst() }
+    var out: [Int16] = []
+    while let chunk = cutter.next(until: MediaTime(value: 100, timescale: 1000), pop: pop) { out += chunk.samples }
+    XCTAssertEqual(out.count, 960)
+    // Nothing more comes: silence up to the video's end, 100 ms.
+    let silence = cutter.silence(until: MediaTime(value: 100, timescale: 1000), channels: 1, sampleRate: Self.rate)
+    XCTAssertEqual(silence?.frameCount, 3840)
+    XCTAssertEqual(silence?.presentationTime, MediaTime(value: 20, timescale: 1000))
+    XCTAssertEqual(silence?.samples.filter { $0 != 0 }.count, 0)
+    XCTAssertNil(cutter.silence(until: MediaTime(value: 100, timescale: 1000), channels: 1, sampleRate: Self.rate))
+    // The device comes back: periods 3 and 4 (60-100 ms) were covered by the silence,
+    // period 5 plays at 100 ms.
+    queue = [3, 4, 5].map { Self.period($0, originNanos: 0) }
+    out = []
+    while let chunk = cutter.next(until: MediaTime(value: 120, timescale: 1000), pop: pop) { out += chunk.samples }
+    XCTAssertEqual(out, (4800..<5760).map { Int16($0) })
+    XCTAssertEqual(cutter.framesFilled, 3840)
+  }
+
+  func testADeviceThatStartsAfterTheFirstFrameGetsLeadingSilence() {
+    // Audio from 10 ms on, the session from 0: the file's sound must not start early.
+    let out = drain([Self.period(0, originNanos: 10_000_000)], endMillis: 30)
+    XCTAssertEqual(out.count, 1440)
+    XCTAssertEqual(out[0..<480].filter { $0 != 0 }.count, 0)
+    XCTAssertEqual(Array(out[480...]), (0..<960).map { Int16($0) })
+  }
+
   func testSplitRoundsToTheNearestSampleFrame() {
     let buffer = PCMBuffer(samples: [0, 1, 2, 3], channels: 1, sampleRate: 1000, presentationTime: .zero)
     XCTAssertEqual(buffer.split(at: MediaTime(value: 1_400, timescale: 1_000_000)).before?.samples, [0])
