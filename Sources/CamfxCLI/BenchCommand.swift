@@ -13,7 +13,9 @@ struct BenchCommand: ParsableCommand {
       bgra-to-yuv420p (the encoder adaptor's converter), yuyv-to-bgra and nv12-to-bgra \
       (the camera converters), all on one core at each size; then ring, once: Ints \
       pushed through a FrameRing from this thread to a second one (frames/s is items/s, \
-      size 1x1, no GB/s). Each row runs for --seconds after a warm-up, in batches of about a millisecond; \
+      size 1x1, no GB/s); last, transcode: a clip of the largest size, made from the test \
+      pattern, run through the whole recording pipeline (decode, mirror,watermark, \
+      BGRA→yuv420p, libx264 veryfast) on every core. Each per-frame row runs for --seconds after a warm-up, in batches of about a millisecond; \
       frames/s is from the fastest batch. Build with `swift build -c release` first: \
       debug builds are many times slower. Figures on a shared machine are noisy.
       """)
@@ -24,7 +26,7 @@ struct BenchCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Seconds to time each row, after warm-up.", valueName: "S"))
   var seconds: Double = 0.5
 
-  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra or ring; memcpy is always shown); repeatable.", valueName: "NAME"))
+  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, ring or transcode; memcpy is always shown); repeatable.", valueName: "NAME"))
   var filter: [String] = []
 
   @Flag(name: .long, help: "Print JSON instead of a table.")
@@ -35,19 +37,26 @@ struct BenchCommand: ParsableCommand {
       throw ValidationError("--seconds must be more than 0 and at most 60, got \(seconds)")
     }
     for spec in size { _ = try parseSize(spec) }
-    let known = FilterRegistry.builtin.filters.map { $0.name } + BenchCase.pipelineNames
+    let known = FilterRegistry.builtin.filters.map { $0.name } + BenchCase.pipelineNames + [TranscodeBenchmark.name]
     for name in filter where !known.contains(name) {
       throw ValidationError("unknown filter '\(name)' for --filter (known: \(known.joined(separator: ", ")))")
     }
   }
 
   func run() throws {
+    FFmpegLogging.fatalOnly()
     let sizes = try size.isEmpty ? BenchCase.defaultSizes : size.map(parseSize)
     let selected = filter.isEmpty ? nil : Set(filter)
     let cases = BenchCase.filterCases(sizes: sizes, filters: selected) + BenchCase.pipelineCases(sizes: sizes, names: selected)
     let runner = BenchRunner(secondsPerCase: seconds)
+    // The end-to-end row, once, at the largest size: about 4 s of video per second asked.
+    let largest = sizes.max { $0.pixelCount < $1.pixelCount }!
+    let transcode = selected.map { $0.contains(TranscodeBenchmark.name) } ?? true
+      ? TranscodeBenchmark(size: largest, frames: max(30, Int((seconds * 120).rounded()))) : nil
     if json {
-      print(try runner.run(cases).json(secondsPerCase: seconds), terminator: "")
+      var results = try runner.run(cases)
+      if let transcode { results.append(try transcode.run()) }
+      print(results.json(secondsPerCase: seconds), terminator: "")
     } else {
       print("camfx bench: one core, \(seconds) s per row, frames/s from the fastest batch")
       var printedHeader = false
@@ -56,6 +65,14 @@ struct BenchCommand: ParsableCommand {
         let lines = [result].table().split(separator: "\n")
         if !printedHeader { print(lines[0]); printedHeader = true }
         print(lines[1])
+      }
+      if let transcode {
+        let result = try transcode.run()
+        let lines = [result].table().split(separator: "\n")
+        if !printedHeader { print(lines[0]) }
+        print(lines[1])
+        print("transcode: \(transcode.frames) frames of a \(largest) H.264 clip through \(transcode.filters) to H.264 "
+          + "(veryfast, CRF 23), the whole pipeline on every core")
       }
     }
   }

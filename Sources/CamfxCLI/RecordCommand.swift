@@ -192,7 +192,7 @@ struct RecordCommand: ParsableCommand {
     let writer = try MovieWriter(path: staged.temporaryPath, settings: settings)
     let sink = MovieWriterSink(writer: writer)
     let session = try RecordingSession<PCMBuffer>(
-      input: input, chain: chain, generator: generator, sink: sink, limits: limits, ringCapacity: 16)
+      input: input, chain: chain, generator: generator, sink: sink, limits: limits, buffering: opened.buffering)
     guard stopTarget.attach(session) else {
       writer.cancel()
       staged.discard()
@@ -248,6 +248,8 @@ struct RecordCommand: ParsableCommand {
   struct OpenedInput {
     var input: any RecordingInput<PCMBuffer>
     var fps: Double
+    /// Frames between the stages; the input's pool was made big enough for them.
+    var buffering: RecordingBuffering = .file
     /// The sound track's own rate and channels, for a movie file.
     var audioSampleRate: Int? = nil
     var audioChannels: Int? = nil
@@ -262,23 +264,31 @@ struct RecordCommand: ParsableCommand {
   ) throws -> OpenedInput {
     if let input {
       if size != nil { throw RecordingOptionError("--size cannot be used with --input (camfx does not scale)") }
-      // Frames in flight: two rings of 8 plus one per stage; the reader waits beyond that.
-      let reader = try MovieReader(path: input, audio: inputAudio ? AudioOutputSettings() : nil, poolCapacity: 20)
+      let buffering = RecordingBuffering.file
+      let reader = try MovieReader(
+        path: input, audio: inputAudio ? AudioOutputSettings() : nil, poolCapacity: buffering.poolCapacity)
       let duration = reader.frameDuration ?? MediaTime(value: 1, timescale: 30)
       return OpenedInput(
         input: MovieReaderInput(reader), fps: Double(duration.timescale) / Double(duration.value),
-        audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels)
+        buffering: buffering, audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels)
     }
     let spec = try source.map { try SourceSpec(parsing: $0) } ?? SourceSpec.defaultSource(camera: camera)
-    // Frames in flight: two rings of 8 plus one per stage; beyond that a live source
-    // drops (out-of-buffers) instead of waiting.
-    let videoSource = try spec.open(size: size, frameRate: fps, live: realtime, poolCapacity: 24, camera: camera)
+    // The pool is made before the source's real size is known (a PNG's, a camera's
+    // negotiated one), so it is sized for the expected one and the rings are fitted to
+    // it afterwards. Beyond the rings a live source drops frames instead of waiting.
+    let expected = RecordingBuffering.live(
+      geometry: size ?? FrameGeometry(width: 640, height: 480), framesPerSecond: Double(fps ?? 30))
+    let videoSource = try spec.open(
+      size: size, frameRate: fps, live: realtime, poolCapacity: expected.poolCapacity, camera: camera)
     var rate = Double(fps ?? 30)
     if let camera = videoSource as? V4L2Camera {
       reportNotes(camera.notes, from: camera.path)
       if let interval = camera.format.frameIntervals.first { rate = interval.framesPerSecond }
     }
-    return OpenedInput(input: VideoSourceInput<PCMBuffer>(videoSource), fps: rate)
+    let buffering = videoSource.isLive
+      ? RecordingBuffering.live(geometry: videoSource.geometry, framesPerSecond: rate).fitting(pool: expected.poolCapacity)
+      : RecordingBuffering.file
+    return OpenedInput(input: VideoSourceInput<PCMBuffer>(videoSource), fps: rate, buffering: buffering)
   }
 
   static func printToStderr(_ text: String) {

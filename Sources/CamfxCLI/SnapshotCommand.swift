@@ -2,6 +2,10 @@ import ArgumentParser
 import Camfx
 import CamfxCapture
 import CamfxPNG
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `camfx snapshot`: one frame from a source, through the filter chain, into a PNG.
 ///
@@ -72,9 +76,23 @@ struct SnapshotCommand: ParsableCommand {
     chain.process(&picture)
 
     let keepAlpha = alpha || Self.hasTransparency(picture)
-    try destination.write { temporaryPath in
-      try PNGFile.write(picture, to: temporaryPath, alpha: keepAlpha)
+    // SIGINT/SIGTERM while the PNG is written would leave the hidden temporary file
+    // behind: hold them until it is written, then delete it instead of renaming it.
+    let interrupted = Atomic<Bool>(false)
+    let signals = StopSignals { _, _ in interrupted.store(true, ordering: .relaxed) }
+    defer { signals.cancel() }
+    let staged = try destination.begin()
+    do {
+      try PNGFile.write(picture, to: staged.temporaryPath, alpha: keepAlpha)
+    } catch {
+      staged.discard()
+      throw error
     }
+    if interrupted.load(ordering: .relaxed) {
+      staged.discard()
+      throw SnapshotInterrupted()
+    }
+    try staged.commit()
   }
 
   /// True when any pixel's alpha is below 255.
@@ -87,4 +105,9 @@ struct SnapshotCommand: ParsableCommand {
       return false
     }
   }
+}
+
+/// A stop signal arrived while the still was being written; nothing was kept.
+struct SnapshotInterrupted: Error, CustomStringConvertible {
+  var description: String { "interrupted; no snapshot written" }
 }

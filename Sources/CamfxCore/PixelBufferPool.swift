@@ -17,11 +17,11 @@ public final class PixelBufferPool: Sendable {
 
   private struct State: ~Copyable {
     var storages: [PixelStorage]
-    var next = 0  // where the round-robin search starts, so buffers wear evenly
   }
   private let state: Mutex<State>
 
-  /// Creates `capacity` buffers of `geometry` up front, rows padded to 64 bytes.
+  /// Creates `capacity` buffers of `geometry` up front, rows padded to 64 bytes
+  /// (frame-sized ones take RAM only once used: see `PixelStorage.init(byteCount:)`).
   public init(geometry: FrameGeometry, capacity: Int) {
     precondition(capacity > 0 && geometry.width > 0 && geometry.height > 0)
     self.geometry = geometry
@@ -35,13 +35,10 @@ public final class PixelBufferPool: Sendable {
   /// (a live source counts that as a frame dropped for "out of buffers").
   public func tryAcquire(presentationTime: MediaTime = .zero) -> PixelBuffer? {
     let storage: PixelStorage? = state.withLock { s in
-      let n = s.storages.count
-      for k in 0..<n {
-        let i = (s.next + k) % n
-        if isKnownUniquelyReferenced(&s.storages[i]) {
-          s.next = (i + 1) % n
-          return s.storages[i]
-        }
+      // The first free buffer, not round-robin: the same few buffers stay warm in the
+      // cache, and spares that only a stall needs are never touched (so never paged in).
+      for i in s.storages.indices where isKnownUniquelyReferenced(&s.storages[i]) {
+        return s.storages[i]
       }
       return nil
     }

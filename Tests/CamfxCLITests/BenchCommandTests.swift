@@ -18,7 +18,7 @@ final class BenchCommandTests: CLITestCase {
       rows.map { $0["operation"] as? String },
       [
         "memcpy", "grayscale", "mirror", "mirror vertical", "crop (view)", "crop + copy", "watermark 256x64",
-        "bgra-to-yuv420p", "yuyv-to-bgra", "nv12-to-bgra", "ring",
+        "bgra-to-yuv420p", "yuyv-to-bgra", "nv12-to-bgra", "ring", "transcode",
       ])
     for row in rows where row["operation"] as? String == "ring" {
       // The ring runs once, not per size, and moves no frame bytes.
@@ -26,7 +26,7 @@ final class BenchCommandTests: CLITestCase {
       XCTAssertGreaterThan(row["framesPerSecond"] as? Double ?? 0, 0, "\(row)")
       XCTAssertTrue(row["gigabytesPerSecond"] is NSNull, "\(row)")
     }
-    for row in rows where row["operation"] as? String != "ring" {
+    for row in rows where !["ring", "transcode"].contains(row["operation"] as? String) {
       XCTAssertEqual(row["size"] as? String, "64x48")
       XCTAssertGreaterThan(row["framesPerSecond"] as? Double ?? 0, 0, "\(row)")
       if row["operation"] as? String == "crop (view)" {
@@ -51,6 +51,16 @@ final class BenchCommandTests: CLITestCase {
     XCTAssertEqual(rows.map { $0["operation"] as? String }, ["memcpy", "nv12-to-bgra", "ring"])
   }
 
+  func testTranscodeRowRunsTheWholePipelineOnceAtTheLargestSize() throws {
+    let rows = try rows(["--seconds", "0.05", "--json", "--size", "32x16", "--size", "64x48", "--filter", "transcode"])
+    XCTAssertEqual(rows.map { $0["operation"] as? String }, ["memcpy", "memcpy", "transcode"])
+    let transcode = rows[2]
+    XCTAssertEqual(transcode["size"] as? String, "64x48")
+    XCTAssertEqual(transcode["frames"] as? Int, 30, "every frame of the 30-frame clip came out: \(transcode)")
+    XCTAssertGreaterThan(transcode["framesPerSecond"] as? Double ?? 0, 0, "\(transcode)")
+    XCTAssertTrue(transcode["ratioToMemcpy"] is NSNull, "\(transcode)")
+  }
+
   func testTableHasHeaderAndRows() throws {
     let result = try CLI.run(["bench", "--seconds", "0.02", "--size", "16x16", "--filter", "grayscale"], in: dir)
     XCTAssertEqual(result.status, 0, "\(result)")
@@ -66,7 +76,7 @@ final class BenchCommandTests: CLITestCase {
       (["--seconds", "0"], "Error: --seconds must be more than 0 and at most 60, got 0.0"),
       (["--size", "abc"], "Error: --size: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720"),
       (["--size", "99999x99999"], "Error: --size: invalid size '99999x99999': width and height must be at most 16384"),
-      (["--filter", "blur"], "Error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, ring)"),
+      (["--filter", "blur"], "Error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, ring, transcode)"),
     ] {
       let result = try CLI.run(["bench"] + args, in: dir)
       XCTAssertEqual(result.status, 64, "\(args): \(result)")

@@ -92,4 +92,32 @@ final class PixelBufferPoolTests: XCTestCase {
     let b = pool.acquire()
     XCTAssertNotNil(b, "acquire must return once the other thread released the only buffer")
   }
+
+  func testFrameSizedBuffersAreZeroedAlignedAndWritable() throws {
+    // 1280x720 BGRA is far above the size from which storage is mapped from the kernel.
+    let pool = PixelBufferPool(geometry: FrameGeometry(width: 1280, height: 720), capacity: 2)
+    let b = try XCTUnwrap(pool.tryAcquire())
+    XCTAssertGreaterThanOrEqual(b.bytesPerRow * b.height, PixelStorage.mappedThreshold)
+    b.withUnsafeBytes { XCTAssertEqual(Int(bitPattern: $0) % PixelStorage.alignment, 0) }
+    XCTAssertEqual(b[0, 0], BGRA(b: 0, g: 0, r: 0, a: 0))
+    XCTAssertEqual(b[1279, 719], BGRA(b: 0, g: 0, r: 0, a: 0))
+    b.fill(BGRA(b: 1, g: 2, r: 3, a: 4))
+    XCTAssertEqual(b[1279, 719], BGRA(b: 1, g: 2, r: 3, a: 4))
+  }
+
+  func testTheFirstFreeBufferIsReusedSoSparesStayUntouched() throws {
+    // A live pool is sized for the worst stall; in steady state only the first few
+    // buffers should circulate, so the spares never take RAM.
+    let pool = PixelBufferPool(geometry: FrameGeometry(width: 64, height: 64), capacity: 8)
+    var seen = Set<UnsafeMutableRawPointer>()
+    var previous: PixelBuffer?
+    for _ in 0..<100 {
+      // Two stages: one frame held while the next is acquired.
+      let b = try XCTUnwrap(pool.tryAcquire())
+      b.withUnsafeBytes { seen.insert(UnsafeMutableRawPointer(mutating: $0)) }
+      previous = b
+      _ = previous
+    }
+    XCTAssertEqual(seen.count, 2)
+  }
 }

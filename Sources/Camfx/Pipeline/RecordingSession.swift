@@ -38,6 +38,8 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   /// The size of the frames the sink receives, as the filter chain negotiated it.
   public let outputGeometry: FrameGeometry
 
+  /// The ring capacities.
+  public let buffering: RecordingBuffering
   let rawFrames: FrameRing<PixelBuffer>
   let filteredFrames: FrameRing<PixelBuffer>
   let audioBlocks: FrameRing<Audio>?
@@ -72,11 +74,12 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   ///     with an input that has audio.
   ///   - sink: the movie writer, set up for `chain.outputGeometry`.
   ///   - limits: when to stop by itself.
-  ///   - ringCapacity: frames between two video stages (a power of two).
+  ///   - buffering: frames between the video stages (`.live(...)` for a live input).
   /// - Throws: `RecordingSessionError` if the chain was configured for another size.
   public init(
     input: any RecordingInput<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
-    sink: any RecordingSink<Audio>, limits: RecordingLimits = RecordingLimits(), ringCapacity: Int = 8
+    sink: any RecordingSink<Audio>, limits: RecordingLimits = RecordingLimits(),
+    buffering: RecordingBuffering = .file
   ) throws {
     guard chain.inputGeometry == input.geometry, let output = chain.outputGeometry else {
       throw RecordingSessionError(
@@ -91,10 +94,21 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     self.sink = sink
     self.limits = limits
     self.outputGeometry = output
-    self.rawFrames = FrameRing(capacity: ringCapacity)
-    self.filteredFrames = FrameRing(capacity: ringCapacity)
+    self.buffering = buffering
+    self.rawFrames = FrameRing(capacity: buffering.rawFrames)
+    self.filteredFrames = FrameRing(capacity: buffering.filteredFrames)
     // Audio blocks are small; room for a few seconds keeps a file's interleaving slack.
     self.audioBlocks = (generator != nil || input.hasAudio) ? FrameRing(capacity: 256) : nil
+  }
+
+  /// The same session with `ringCapacity` frames between any two video stages.
+  public convenience init(
+    input: any RecordingInput<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
+    sink: any RecordingSink<Audio>, limits: RecordingLimits = RecordingLimits(), ringCapacity: Int
+  ) throws {
+    try self.init(
+      input: input, chain: chain, generator: generator, sink: sink, limits: limits,
+      buffering: RecordingBuffering(rawFrames: ringCapacity, filteredFrames: ringCapacity))
   }
 
   /// Starts every stage on its own thread.
