@@ -108,14 +108,14 @@ public enum BGRAToYUV420 {
       let b1 = src1.loadUnaligned(fromByteOffset: x &* 4 &+ 32, as: SIMD16<UInt16>.self)
       UnsafeMutableRawPointer(y0 + x).storeBytes(of: lumaBytes(luma(a0), luma(a1)), as: SIMD16<UInt8>.self)
       UnsafeMutableRawPointer(y1 + x).storeBytes(of: lumaBytes(luma(b0), luma(b1)), as: SIMD16<UInt8>.self)
-      // Chroma: byte averages of the two rows, then of each pixel with its right
-      // neighbour (swapped into place within each 64-bit lane): the 2×2 mean, twice
-      // per 64-bit lane, in BGRA order.
-      let c0 = pairAverage(average(a0, b0)), c1 = pairAverage(average(a1, b1))
-      let t0 = chroma(c0), t1 = chroma(c1)
-      // U is byte 1 of each lane's first 32 bits, V byte 1 of its second.
-      let u8 = SIMD8<UInt8>(t0[1], t0[9], t0[17], t0[25], t1[1], t1[9], t1[17], t1[25])
-      let v8 = SIMD8<UInt8>(t0[5], t0[13], t0[21], t0[29], t1[5], t1[13], t1[21], t1[29])
+      // Chroma: byte averages of the two rows, then of the even pixels with the odd
+      // ones: the eight 2×2 means in BGRA order, one per 32-bit lane.
+      let r0 = unsafeBitCast(average(a0, b0), to: SIMD8<UInt32>.self)
+      let r1 = unsafeBitCast(average(a1, b1), to: SIMD8<UInt32>.self)
+      let even = SIMD8<UInt32>(r0[0], r0[2], r0[4], r0[6], r1[0], r1[2], r1[4], r1[6])
+      let odd = SIMD8<UInt32>(r0[1], r0[3], r0[5], r0[7], r1[1], r1[3], r1[5], r1[7])
+      let means = average(unsafeBitCast(even, to: SIMD16<UInt16>.self), unsafeBitCast(odd, to: SIMD16<UInt16>.self))
+      let u8 = secondBytes(chromaU(means)), v8 = secondBytes(chromaV(means))
       UnsafeMutableRawPointer(u + x / 2).storeBytes(of: u8, as: SIMD8<UInt8>.self)
       UnsafeMutableRawPointer(v + x / 2).storeBytes(of: v8, as: SIMD8<UInt8>.self)
       x &+= 16
@@ -147,8 +147,7 @@ public enum BGRAToYUV420 {
     (a | b) - (((a ^ b) >> 1) & 0x7F7F_7F7F)
   }
 
-  /// Rounding-up byte average, `(a + b + 1) >> 1` per byte, written so that LLVM
-  /// emits one `pavgb`.
+  /// Rounding-up byte average, `(a + b + 1) >> 1` per byte (`pavgb`).
   @inline(__always)
   static func average(_ a: SIMD16<UInt16>, _ b: SIMD16<UInt16>) -> SIMD16<UInt16> {
     // In two 16-byte halves: byte-wise operators on SIMD32<UInt8> are scalarized.
@@ -157,21 +156,13 @@ public enum BGRAToYUV420 {
     return unsafeBitCast((average(x.0, y.0), average(x.1, y.1)), to: SIMD16<UInt16>.self)
   }
 
+  /// Written lane by lane as the widened sum: the form LLVM matches to `pavgb` at any
+  /// register width (the bitwise identity `(a | b) − ((a ^ b) >> 1)` is matched only
+  /// in 128-bit registers, and these get merged into 256-bit ones).
   @inline(__always)
   static func average(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD16<UInt8> {
-    (a | b) &- ((a ^ b) &>> 1)
-  }
-
-  /// Each pixel averaged (per byte, rounding up) with its neighbour in the same 64-bit
-  /// lane: both halves of a lane then hold the pair's mean (`pshufd` + `pavgb`).
-  @inline(__always)
-  static func pairAverage(_ m: SIMD16<UInt16>) -> SIMD16<UInt16> {
-    let halves = unsafeBitCast(m, to: (SIMD16<UInt8>, SIMD16<UInt8>).self)
-    @inline(__always) func swapped(_ b: SIMD16<UInt8>) -> SIMD16<UInt8> {
-      SIMD16(b[4], b[5], b[6], b[7], b[0], b[1], b[2], b[3], b[12], b[13], b[14], b[15], b[8], b[9], b[10], b[11])
-    }
-    return unsafeBitCast(
-      (average(halves.0, swapped(halves.0)), average(halves.1, swapped(halves.1))), to: SIMD16<UInt16>.self)
+    @inline(__always) func lane(_ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: (UInt16(a[i]) &+ UInt16(b[i]) &+ 1) &>> 1) }
+    return SIMD16(lane(0), lane(1), lane(2), lane(3), lane(4), lane(5), lane(6), lane(7), lane(8), lane(9), lane(10), lane(11), lane(12), lane(13), lane(14), lane(15))
   }
 
   /// Luma of eight pixels (as 16-bit lanes: B | G << 8, R | A << 8), as byte 1 of each
@@ -193,20 +184,36 @@ public enum BGRAToYUV420 {
     return SIMD16(a[1], a[5], a[9], a[13], a[17], a[21], a[25], a[29], b[1], b[5], b[9], b[13], b[17], b[21], b[25], b[29])
   }
 
-  /// U and V of four 2×2 means (each given twice per 64-bit lane, BGRA): U in byte 1
-  /// of each lane's first 32 bits, V in byte 1 of its second. In 16-bit lanes, with
-  /// the negative weights wrapping (the final sums, offset by 32 896 = 128 << 8 + 128,
-  /// are in 4 336...61 456, so the wrapped arithmetic gives them exactly).
+  /// U of eight 2×2 means (BGRA, one per 32-bit lane) in byte 1 of each lane: the
+  /// weights of B and R on the even bytes, G's on the odd ones, in 16-bit lanes with
+  /// the negative weights wrapping (the final sum, offset by 32 896 = 128 << 8 + 128,
+  /// is in 4 336...61 456, so the wrapped arithmetic gives it exactly).
   @inline(__always)
-  static func chroma(_ m: SIMD16<UInt16>) -> SIMD32<UInt8> {
-    let minus38 = UInt16(bitPattern: -38), minus18 = UInt16(bitPattern: -18)
-    let minus74 = UInt16(bitPattern: -74), minus94 = UInt16(bitPattern: -94)
-    // Lanes per 64 bits: (B, R, B, R) and (G, A, G, A); U from the first pair, V from the second.
+  static func chromaU(_ m: SIMD16<UInt16>) -> SIMD8<UInt32> {
+    let minus38 = UInt16(bitPattern: -38), minus74 = UInt16(bitPattern: -74)
     let even = SIMD16<UInt16>(
-      112, minus38, minus18, 112, 112, minus38, minus18, 112, 112, minus38, minus18, 112, 112, minus38, minus18, 112)
-    let odd = SIMD16<UInt16>(minus74, 0, minus94, 0, minus74, 0, minus94, 0, minus74, 0, minus94, 0, minus74, 0, minus94, 0)
+      112, minus38, 112, minus38, 112, minus38, 112, minus38, 112, minus38, 112, minus38, 112, minus38, 112, minus38)
+    let odd = SIMD16<UInt16>(minus74, 0, minus74, 0, minus74, 0, minus74, 0, minus74, 0, minus74, 0, minus74, 0, minus74, 0)
     let sums = unsafeBitCast((m & 0x00FF) &* even &+ (m &>> 8) &* odd, to: SIMD8<UInt32>.self)
-    return unsafeBitCast(sums &+ (sums &>> 16) &+ 32896, to: SIMD32<UInt8>.self)
+    return sums &+ (sums &>> 16) &+ 32896
+  }
+
+  /// V of eight 2×2 means, like `chromaU`.
+  @inline(__always)
+  static func chromaV(_ m: SIMD16<UInt16>) -> SIMD8<UInt32> {
+    let minus18 = UInt16(bitPattern: -18), minus94 = UInt16(bitPattern: -94)
+    let even = SIMD16<UInt16>(
+      minus18, 112, minus18, 112, minus18, 112, minus18, 112, minus18, 112, minus18, 112, minus18, 112, minus18, 112)
+    let odd = SIMD16<UInt16>(minus94, 0, minus94, 0, minus94, 0, minus94, 0, minus94, 0, minus94, 0, minus94, 0, minus94, 0)
+    let sums = unsafeBitCast((m & 0x00FF) &* even &+ (m &>> 8) &* odd, to: SIMD8<UInt32>.self)
+    return sums &+ (sums &>> 16) &+ 32896
+  }
+
+  /// Byte 1 of each 32-bit lane.
+  @inline(__always)
+  static func secondBytes(_ lanes: SIMD8<UInt32>) -> SIMD8<UInt8> {
+    let b = unsafeBitCast(lanes, to: SIMD32<UInt8>.self)
+    return SIMD8(b[1], b[5], b[9], b[13], b[17], b[21], b[25], b[29])
   }
 
   @inline(__always)
