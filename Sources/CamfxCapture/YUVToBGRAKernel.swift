@@ -111,8 +111,10 @@ struct YUVToBGRAKernel {
     let red = redLow &- Self.subtractSaturating(redLow, top)
     // B | G << 8 and R | A << 8 per pixel, then the two interleaved into pixels within
     // each 128-bit half (punpcklwd, punpckhwd). The lanes are in kernel order (see
-    // `pairedHighBytes`), so the two results are pixels 0…7 and 8…15 in order.
-    let bg = (blue &>> 6) | (green &<< 2) & 0xFF00
+    // `pairedHighBytes`), so the two results are pixels 0…7 and 8…15 in order. G is
+    // added, not or-ed: with both words made by `|`, LLVM hoists the interleave above
+    // the `|` and spends two more cross-lane shuffles.
+    let bg = (blue &>> 6) &+ (green &<< 2) & 0xFF00
     let ra = (red &>> 6) | 0xFF00
     let first = SIMD16<UInt16>(
       bg[0], ra[0], bg[1], ra[1], bg[2], ra[2], bg[3], ra[3], bg[8], ra[8], bg[9], ra[9], bg[10], ra[10], bg[11], ra[11])
