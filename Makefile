@@ -7,7 +7,7 @@ OUT   ?= out
 CPU   ?= native
 RELEASE_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU)
 
-.PHONY: run test setup build release bench bench-peers clean
+.PHONY: run test setup build release bench bench-peers bench-record clean
 
 ## make run: install packages, build, record a 3 s filtered clip and take a still (test source)
 run: setup release
@@ -40,6 +40,10 @@ bench: setup release
 bench-peers:
 	bash scripts/setup.sh --bench
 	cd benchmarks && $(SWIFT) run $(RELEASE_FLAGS) camfx-compare
+
+## make bench-record: transcode side by side with ffmpeg, and 60 s of live 1080p30 (issue 3)
+bench-record: setup release
+	bash benchmarks/record-vs-ffmpeg.sh
 
 clean:
 	rm -rf .build $(OUT)

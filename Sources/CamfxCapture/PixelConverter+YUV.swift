@@ -33,14 +33,12 @@ extension PixelConverter {
       let dst = destination + row * destinationBytesPerRow
       var pair = 0
       while pair < vectorPairs {
-        // One 32-bit word per pixel pair: Y0 | Cb << 8 | Y1 << 16 | Cr << 24.
-        let words = src.loadUnaligned(fromByteOffset: pair * 4, as: SIMD8<UInt32>.self)
-        let chroma = kernel.chroma(
-          cb: YUVToBGRAKernel.lowHalves((words &>> 8) & 0xFF), cr: YUVToBGRAKernel.lowHalves(words &>> 24))
-        kernel.store16(
-          evenLuma: YUVToBGRAKernel.lowHalves(words & 0xFF), oddLuma: YUVToBGRAKernel.lowHalves((words &>> 16) & 0xFF),
-          chroma: chroma, to: dst, byteOffset: pair * 8)
-        pair += 8
+        // 16 pixels in 32 bytes: Y0 Cb Y1 Cr | Y2 Cb Y3 Cr | ...
+        let bytes = YUVToBGRAKernel.yuyvInKernelOrder(src.loadUnaligned(fromByteOffset: pair &* 4, as: SIMD32<UInt8>.self))
+        let chroma = kernel.chroma(cb: YUVToBGRAKernel.yuyvChroma(bytes, at: 1), cr: YUVToBGRAKernel.yuyvChroma(bytes, at: 3))
+        // Each pixel's Y moved to the high byte of its 16-bit lane (the chroma byte drops out).
+        kernel.store16(luma: unsafeBitCast(bytes, to: SIMD16<UInt16>.self) &<< 8, chroma: chroma, to: dst, byteOffset: pair &* 8)
+        pair &+= 8
       }
       let out = dst.assumingMemoryBound(to: UInt32.self)
       while pair * 2 < width {
@@ -97,18 +95,16 @@ extension PixelConverter {
       let ySrc1 = ySrc0 + second * lumaBytesPerRow, dst1 = dst0 + second * destinationBytesPerRow
       var pair = 0
       while pair < vectorPairs {
-        // One 16-bit word per pixel pair: Cb | Cr << 8, and Y0 | Y1 << 8.
-        let c = cSrc.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
-        let terms = kernel.chroma(cb: YUVToBGRAKernel.lowBytes(c), cr: YUVToBGRAKernel.highBytes(c))
-        let y0 = ySrc0.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
-        kernel.store16(
-          evenLuma: YUVToBGRAKernel.lowBytes(y0), oddLuma: YUVToBGRAKernel.highBytes(y0),
-          chroma: terms, to: dst0, byteOffset: pair * 8)
-        let y1 = ySrc1.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
-        kernel.store16(
-          evenLuma: YUVToBGRAKernel.lowBytes(y1), oddLuma: YUVToBGRAKernel.highBytes(y1),
-          chroma: terms, to: dst1, byteOffset: pair * 8)
-        pair += 8
+        // Eight chroma pairs Cb Cr for sixteen pixels, and sixteen Y of each row.
+        let c = cSrc.loadUnaligned(fromByteOffset: pair &* 2, as: SIMD16<UInt8>.self)
+        let cb = SIMD8<UInt8>(c[0], c[2], c[4], c[6], c[8], c[10], c[12], c[14])
+        let cr = SIMD8<UInt8>(c[1], c[3], c[5], c[7], c[9], c[11], c[13], c[15])
+        let terms = kernel.chroma(cb: YUVToBGRAKernel.pairedHighBytes(cb), cr: YUVToBGRAKernel.pairedHighBytes(cr))
+        let y0 = ySrc0.loadUnaligned(fromByteOffset: pair &* 2, as: SIMD16<UInt8>.self)
+        kernel.store16(luma: YUVToBGRAKernel.highBytes(y0), chroma: terms, to: dst0, byteOffset: pair &* 8)
+        let y1 = ySrc1.loadUnaligned(fromByteOffset: pair &* 2, as: SIMD16<UInt8>.self)
+        kernel.store16(luma: YUVToBGRAKernel.highBytes(y1), chroma: terms, to: dst1, byteOffset: pair &* 8)
+        pair &+= 8
       }
       nv12Tail(luma: ySrc0, chroma: cSrc, from: pair * 2, width: width, to: dst0)
       nv12Tail(luma: ySrc1, chroma: cSrc, from: pair * 2, width: width, to: dst1)
@@ -149,17 +145,13 @@ extension PixelConverter {
       var pair = 0
       while pair < vectorPairs {
         let terms = kernel.chroma(
-          cb: YUVToBGRAKernel.widened(cbSrc.loadUnaligned(fromByteOffset: pair, as: SIMD8<UInt8>.self)),
-          cr: YUVToBGRAKernel.widened(crSrc.loadUnaligned(fromByteOffset: pair, as: SIMD8<UInt8>.self)))
-        let y0 = ySrc0.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
-        kernel.store16(
-          evenLuma: YUVToBGRAKernel.lowBytes(y0), oddLuma: YUVToBGRAKernel.highBytes(y0),
-          chroma: terms, to: dst0, byteOffset: pair * 8)
-        let y1 = ySrc1.loadUnaligned(fromByteOffset: pair * 2, as: SIMD8<UInt16>.self)
-        kernel.store16(
-          evenLuma: YUVToBGRAKernel.lowBytes(y1), oddLuma: YUVToBGRAKernel.highBytes(y1),
-          chroma: terms, to: dst1, byteOffset: pair * 8)
-        pair += 8
+          cb: YUVToBGRAKernel.pairedHighBytes(cbSrc.loadUnaligned(fromByteOffset: pair, as: SIMD8<UInt8>.self)),
+          cr: YUVToBGRAKernel.pairedHighBytes(crSrc.loadUnaligned(fromByteOffset: pair, as: SIMD8<UInt8>.self)))
+        let y0 = ySrc0.loadUnaligned(fromByteOffset: pair &* 2, as: SIMD16<UInt8>.self)
+        kernel.store16(luma: YUVToBGRAKernel.highBytes(y0), chroma: terms, to: dst0, byteOffset: pair &* 8)
+        let y1 = ySrc1.loadUnaligned(fromByteOffset: pair &* 2, as: SIMD16<UInt8>.self)
+        kernel.store16(luma: YUVToBGRAKernel.highBytes(y1), chroma: terms, to: dst1, byteOffset: pair &* 8)
+        pair &+= 8
       }
       i420Tail(luma: ySrc0, cb: cbSrc, cr: crSrc, from: pair * 2, width: width, to: dst0)
       i420Tail(luma: ySrc1, cb: cbSrc, cr: crSrc, from: pair * 2, width: width, to: dst1)

@@ -1,214 +1,161 @@
 /// The SIMD body shared by the YUV → BGRA converters: 16 pixels per step in 16-bit
-/// lanes, bit-identical to the 32-bit formula of `PixelConverter.bgra(y:cb:cr:)`.
+/// lanes (one AVX2 register per vector), bit-identical to the scalar formula of
+/// `YUVToBGRAKernel.bgra(y:cb:cr:)`.
 ///
-/// Why 16-bit lanes: the x86_64 baseline (SSE2) has no 32-bit lane multiply, but it
-/// multiplies eight 16-bit lanes at once, keeping either the low half (`pmullw`) or the
-/// high half (`pmulhw`) of each 32-bit product, and it narrows to bytes with
-/// saturation (`packuswb`). Every 32-bit term `T` of the formula is therefore carried
-/// as two 16-bit vectors, `T = high · 65536 + low` (`low` unsigned):
+/// The arithmetic is libyuv's kind of fixed point: each channel is computed ×64
+/// (6 fraction bits) in an unsigned 16-bit lane, and every product is the high half of
+/// a 16 × 16-bit multiply (`pmulhuw`) of the sample shifted into the high byte, so the
+/// coefficients keep 14 to 16 significant bits:
 ///
-///     channel = (A + C) >> 16             A: luma term, (Y-16)·76309 + 32768
-///             = Ah + Ch + carry           C: chroma term, e.g. (Cr-128)·104597
-///     carry   = Al + Cl >= 65536          = Al > ~Cl, one signed compare after
-///                                           flipping the top bits
+///     luma term     L = (Y·256 · 19077) >> 16                 = ⌊Y · 74.52⌋   (1.164383·64)
+///     chroma terms  (C·256 · k) >> 16 for k = 26149, 6419, 13320, 33050
+///                   (1.596027, 0.391762, 0.812968, 2.017232, each ·64·256)
+///     channel       = clamp((L ± chroma terms + offset) >> 6, 0, 255)
 ///
-/// A coefficient above 32767 is split as `k · 65536 + c`, so that `x · coefficient`
-/// has high half `k · x + mulhigh(x, c)` and low half `mullow(x, c)`.
+/// Offsets fold in Y − 16, C − 128 and rounding (+32). Every result is within ±1 of
+/// the Double BT.601 formula (checked for all 2^24 inputs when the constants were
+/// chosen; the tests check it on random and exhaustive samples).
 ///
-/// The luma halves are computed per pixel, the chroma halves once per chroma sample:
-/// for 4:2:0 input once for two pixels and two rows. Even and odd pixels of a row are
-/// worked on as separate vectors (they share chroma) and interleaved when stored.
+/// Clamping costs two instructions per channel: with `M = 16384`, the luma lane holds
+/// `L + M` and each chroma lane holds `n = M − (chroma part of the channel)` (always
+/// 0…65535), so one unsigned saturating subtraction (`psubusw`) gives
+/// `max(channel·64, 0)`, and one saturating addition clamps the top (see `store16`).
 ///
-/// The coefficient vectors are stored properties rather than literals in the
-/// arithmetic: with a literal, LLVM turns a high-half multiply into a slower
-/// `pmaddwd` sequence instead of `pmulhw`.
+/// The chroma lanes are computed once per chroma sample: for 4:2:0 input once for two
+/// rows. The multipliers are literal constants: a coefficient vector kept in a stored
+/// property gets widened to 32-bit lanes outside the loop, and the multiply then runs
+/// on 32-bit lanes; and no shift follows a multiply directly (LLVM would merge the two
+/// shifts into a 32-bit multiply).
 @usableFromInline
 struct YUVToBGRAKernel {
-  /// 76309 − 65536: luma scale, whole part 1.
-  let lumaFactor = SIMD8<Int16>(repeating: 10773)
-  /// 104597 − 2·65536: Cr to red, whole part 2.
-  let crToRedFactor = SIMD8<Int16>(repeating: -26475)
-  /// 132201 − 2·65536: Cb to blue, whole part 2.
-  let cbToBlueFactor = SIMD8<Int16>(repeating: 1129)
-  /// −25675: Cb to green (|coefficient| below 32768, no whole part).
-  let cbToGreenFactor = SIMD8<Int16>(repeating: -25675)
-  /// 65536 − 53279: Cr to green, whole part −1 (the term is −53279·v).
-  let crToGreenFactor = SIMD8<Int16>(repeating: 12257)
+  // The scalar constants (the vectors below repeat them).
+  @usableFromInline static let lumaScale: Int32 = 19077
+  @usableFromInline static let crToRed: Int32 = 26149
+  @usableFromInline static let cbToGreen: Int32 = 6419
+  @usableFromInline static let crToGreen: Int32 = 13320
+  @usableFromInline static let cbToBlue: Int32 = 33050
+  /// (−(16·19077)/256 − 128·k/256 + 32), rounded, then tuned by ±1 to the fewest
+  /// off-by-one results against the Double formula.
+  @usableFromInline static let redOffset: Int32 = -14234
+  @usableFromInline static let greenOffset: Int32 = 8708
+  @usableFromInline static let blueOffset: Int32 = -17685
+  /// The bias that keeps every lane unsigned (see the type's discussion).
+  @usableFromInline static let bias: Int32 = 16384
 
   @usableFromInline init() {}
 
-  /// The chroma halves of the three channels for eight chroma samples.
+  /// One pixel: the scalar twin of the SIMD body (row ends, tests).
+  @inlinable @inline(__always)
+  static func bgra(y: Int32, cb: Int32, cr: Int32) -> UInt32 {
+    let luma = (y &* lumaScale) &>> 8
+    let r = min(max((luma &+ ((cr &* crToRed) &>> 8) &+ redOffset) &>> 6, 0), 255)
+    let g = min(max((luma &- ((cb &* cbToGreen) &>> 8) &- ((cr &* crToGreen) &>> 8) &+ greenOffset) &>> 6, 0), 255)
+    let b = min(max((luma &+ ((cb &* cbToBlue) &>> 8) &+ blueOffset) &>> 6, 0), 255)
+    return UInt32(truncatingIfNeeded: b | g &<< 8 | r &<< 16) | 0xFF00_0000
+  }
+
+  /// What each of sixteen pixels' chroma contributes: the subtrahends `n` per channel.
   struct ChromaTerms {
-    var redHigh: SIMD8<Int16>, redKey: SIMD8<Int16>
-    var greenHigh: SIMD8<Int16>, greenKey: SIMD8<Int16>
-    var blueHigh: SIMD8<Int16>, blueKey: SIMD8<Int16>
+    var red: SIMD16<UInt16>, green: SIMD16<UInt16>, blue: SIMD16<UInt16>
   }
 
-  /// High half of each signed 16 × 16-bit product (`pmulhw`).
+  /// High half of each unsigned 16 × 16-bit product (`pmulhuw`).
   ///
-  /// This and the other lane conversions are written per lane: the vectorizer turns
-  /// them into one instruction, while the generic `SIMD8(truncatingIfNeeded:)` becomes
-  /// a call to the standard library's prespecialization in multi-threaded release
-  /// builds (SwiftPM's `-num-threads`), which costs more than the arithmetic.
+  /// This and the other lane-wise helpers are spelled out lane by lane, with no loop:
+  /// the SLP vectorizer turns them into one instruction, whereas a generic SIMD
+  /// conversion becomes a call into the standard library in multi-threaded release
+  /// builds, and a 16-step loop is not always unrolled before vectorizing (it then
+  /// becomes a real loop over the lanes).
   @inline(__always)
-  static func multiplyHigh(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD8<Int16> {
-    var high = SIMD8<Int16>()
-    for i in 0..<8 { high[i] = Int16(truncatingIfNeeded: (Int32(a[i]) &* Int32(b[i])) &>> 16) }
-    return high
+  static func multiplyHigh(_ a: SIMD16<UInt16>, _ k: Int32) -> SIMD16<UInt16> {
+    @inline(__always) func lane(_ i: Int) -> UInt16 { UInt16(truncatingIfNeeded: (UInt32(a[i]) &* UInt32(k)) &>> 16) }
+    return SIMD16(lane(0), lane(1), lane(2), lane(3), lane(4), lane(5), lane(6), lane(7), lane(8), lane(9), lane(10), lane(11), lane(12), lane(13), lane(14), lane(15))
   }
 
-  /// The low 16 bits of each lane (values 0…255 here).
+  /// All-ones lanes where `mask` is set, as integers (a mask is a vector of 0 / −1).
   @inline(__always)
-  static func lowHalves(_ words: SIMD8<UInt32>) -> SIMD8<Int16> {
-    var halves = SIMD8<Int16>()
-    for i in 0..<8 { halves[i] = Int16(truncatingIfNeeded: words[i]) }
-    return halves
+  static func lanes(_ mask: SIMDMask<SIMD16<Int16>>) -> SIMD16<UInt16> {
+    unsafeBitCast(mask, to: SIMD16<UInt16>.self)
   }
 
-  /// The low byte of each 16-bit lane.
+  /// `max(a − b, 0)` per lane (`psubusw`), in whole-vector operations only.
   @inline(__always)
-  static func lowBytes(_ words: SIMD8<UInt16>) -> SIMD8<Int16> {
-    SIMD8<Int16>(truncatingIfNeeded: words & SIMD8(repeating: 0xFF))
+  static func subtractSaturating(_ a: SIMD16<UInt16>, _ b: SIMD16<UInt16>) -> SIMD16<UInt16> {
+    (a &- b) & ~lanes(a .< b)
   }
 
-  /// The high byte of each 16-bit lane.
+  /// Chroma terms of sixteen pixels from their Cb and Cr, each ·256 (the sample in the
+  /// high byte of the lane).
   @inline(__always)
-  static func highBytes(_ words: SIMD8<UInt16>) -> SIMD8<Int16> {
-    SIMD8<Int16>(truncatingIfNeeded: words &>> SIMD8(repeating: 8))
-  }
-
-  /// Each byte widened to a 16-bit lane.
-  @inline(__always)
-  static func widened(_ bytes: SIMD8<UInt8>) -> SIMD8<Int16> {
-    var lanes = SIMD8<Int16>()
-    for i in 0..<8 { lanes[i] = Int16(bytes[i]) }
-    return lanes
-  }
-
-  /// The key a luma low half is compared with: `Al + Cl >= 65536` exactly when
-  /// `lumaLow > key` as signed lanes, with `lumaLow = Al ^ 0x8000` and
-  /// `key = (~Cl) ^ 0x8000 = Cl ^ 0x7FFF`.
-  @inline(__always)
-  static func key(_ low: SIMD8<Int16>) -> SIMD8<Int16> { low ^ SIMD8(repeating: 0x7FFF) }
-
-  /// Chroma terms of eight Cb and Cr samples (0…255 in 16-bit lanes).
-  @inline(__always)
-  func chroma(cb: SIMD8<Int16>, cr: SIMD8<Int16>) -> ChromaTerms {
-    let u = cb &- SIMD8(repeating: 128), v = cr &- SIMD8(repeating: 128)
-    // red: v · 104597 = v · 2 · 65536 + v · (−26475)
-    let redHigh = v &+ v &+ Self.multiplyHigh(v, crToRedFactor)
-    let redLow = v &* crToRedFactor
-    // blue: u · 132201 = u · 2 · 65536 + u · 1129
-    let blueHigh = u &+ u &+ Self.multiplyHigh(u, cbToBlueFactor)
-    let blueLow = u &* cbToBlueFactor
-    // green: −(u · 25675 + v · 53279) = (v · 12257 + u · (−25675)) − v · 65536; the two
-    // products' low halves carry into the high half like the luma and chroma do.
-    let crLow = v &* crToGreenFactor, cbLow = u &* cbToGreenFactor
-    let highSum = Self.multiplyHigh(v, crToGreenFactor) &+ Self.multiplyHigh(u, cbToGreenFactor) &- v
-    let carried = (crLow ^ SIMD8(repeating: -0x8000)) .> Self.key(cbLow)
-    let greenHigh = highSum.replacing(with: highSum &+ SIMD8(repeating: 1), where: carried)
-    let greenLow = crLow &+ cbLow
+  func chroma(cb: SIMD16<UInt16>, cr: SIMD16<UInt16>) -> ChromaTerms {
+    let redBase = SIMD16<UInt16>(repeating: UInt16(Self.bias - Self.redOffset))
+    let greenBase = SIMD16<UInt16>(repeating: UInt16(Self.bias - Self.greenOffset))
+    let blueBase = SIMD16<UInt16>(repeating: UInt16(Self.bias - Self.blueOffset))
     return ChromaTerms(
-      redHigh: redHigh, redKey: Self.key(redLow),
-      greenHigh: greenHigh, greenKey: Self.key(greenLow),
-      blueHigh: blueHigh, blueKey: Self.key(blueLow))
+      red: redBase &- Self.multiplyHigh(cr, Self.crToRed),
+      green: greenBase &+ Self.multiplyHigh(cb, Self.cbToGreen) &+ Self.multiplyHigh(cr, Self.crToGreen),
+      blue: blueBase &- Self.multiplyHigh(cb, Self.cbToBlue))
   }
 
-  /// Luma halves of eight pixels (Y 0…255 in 16-bit lanes): `(Y−16)·76309 + 32768`
-  /// as `high` and its low half with the top bit flipped (`low`, ready to compare).
-  @inline(__always)
-  func luma(_ y: SIMD8<Int16>) -> (high: SIMD8<Int16>, low: SIMD8<Int16>) {
-    let y16 = y &- SIMD8(repeating: 16)
-    let product = y16 &* lumaFactor
-    // + 32768 carries into the high half exactly when the product's low half has its
-    // top bit set; the flipped low half is then `product` itself.
-    let high = y16 &+ Self.multiplyHigh(y16, lumaFactor) &- (product &>> 15)
-    return (high, product)
-  }
-
-  /// One channel of eight pixels before clamping: `Ah + Ch + carry`.
-  @inline(__always)
-  static func channel(
-    lumaHigh: SIMD8<Int16>, lumaLow: SIMD8<Int16>, chromaHigh: SIMD8<Int16>, chromaKey: SIMD8<Int16>
-  ) -> SIMD8<Int16> {
-    let sum = lumaHigh &+ chromaHigh
-    return sum.replacing(with: sum &+ SIMD8(repeating: 1), where: lumaLow .> chromaKey)
-  }
-
-  /// Clamps sixteen lanes to 0…255 and narrows them (`packuswb`; written per lane
-  /// because the vectorizer recognises this shape and not `clamped(...)`).
-  @inline(__always)
-  static func saturatedBytes(_ first: SIMD8<Int16>, _ second: SIMD8<Int16>) -> SIMD16<UInt8> {
-    var bytes = SIMD16<UInt8>()
-    for i in 0..<8 {
-      bytes[i] = UInt8(truncatingIfNeeded: min(max(first[i], 0), 255))
-      bytes[i + 8] = UInt8(truncatingIfNeeded: min(max(second[i], 0), 255))
-    }
-    return bytes
-  }
-
-  /// Converts 16 pixels, given as their even (0, 2, …, 14) and odd (1, 3, …, 15) luma
-  /// samples and the eight chroma samples they share, and stores 64 bytes of BGRA.
+  /// Converts sixteen pixels, given their Y ·256 and their chroma terms, and stores
+  /// 64 bytes of BGRA.
   @_transparent
-  func store16(
-    evenLuma: SIMD8<Int16>, oddLuma: SIMD8<Int16>, chroma c: ChromaTerms,
-    to destination: UnsafeMutableRawPointer, byteOffset: Int
-  ) {
-    let even = luma(evenLuma), odd = luma(oddLuma)
-    let blue = Self.saturatedBytes(
-      Self.channel(lumaHigh: even.high, lumaLow: even.low, chromaHigh: c.blueHigh, chromaKey: c.blueKey),
-      Self.channel(lumaHigh: odd.high, lumaLow: odd.low, chromaHigh: c.blueHigh, chromaKey: c.blueKey))
-    let green = Self.saturatedBytes(
-      Self.channel(lumaHigh: even.high, lumaLow: even.low, chromaHigh: c.greenHigh, chromaKey: c.greenKey),
-      Self.channel(lumaHigh: odd.high, lumaLow: odd.low, chromaHigh: c.greenHigh, chromaKey: c.greenKey))
-    let red = Self.saturatedBytes(
-      Self.channel(lumaHigh: even.high, lumaLow: even.low, chromaHigh: c.redHigh, chromaKey: c.redKey),
-      Self.channel(lumaHigh: odd.high, lumaLow: odd.low, chromaHigh: c.redHigh, chromaKey: c.redKey))
-    // Lanes 0…7 are the even pixels, 8…15 the odd ones. Zip blue with green and red
-    // with alpha (punpck*bw), those pairs into pixels (punpck*wd), then the even
-    // pixels with the odd ones (punpck*dq).
-    let alpha = SIMD16<UInt8>(repeating: 255)
-    let evenBlueGreen = Self.zipLow(blue, green), oddBlueGreen = Self.zipHigh(blue, green)
-    let evenRedAlpha = Self.zipLow(red, alpha), oddRedAlpha = Self.zipHigh(red, alpha)
-    let even0 = Self.zipLow(words: evenBlueGreen, evenRedAlpha), even4 = Self.zipHigh(words: evenBlueGreen, evenRedAlpha)
-    let odd0 = Self.zipLow(words: oddBlueGreen, oddRedAlpha), odd4 = Self.zipHigh(words: oddBlueGreen, oddRedAlpha)
-    destination.storeBytes(of: Self.zipLow(pixels: even0, odd0), toByteOffset: byteOffset, as: SIMD4<UInt32>.self)
-    destination.storeBytes(of: Self.zipHigh(pixels: even0, odd0), toByteOffset: byteOffset + 16, as: SIMD4<UInt32>.self)
-    destination.storeBytes(of: Self.zipLow(pixels: even4, odd4), toByteOffset: byteOffset + 32, as: SIMD4<UInt32>.self)
-    destination.storeBytes(of: Self.zipHigh(pixels: even4, odd4), toByteOffset: byteOffset + 48, as: SIMD4<UInt32>.self)
+  func store16(luma: SIMD16<UInt16>, chroma c: ChromaTerms, to destination: UnsafeMutableRawPointer, byteOffset: Int) {
+    let l = Self.multiplyHigh(luma, Self.lumaScale) &+ SIMD16(repeating: UInt16(Self.bias))
+    // max(channel·64, 0), then min(…, 255·64 + 63) as x − max(x − 16383, 0).
+    let top = SIMD16<UInt16>(repeating: 16383)
+    let blueLow = Self.subtractSaturating(l, c.blue), greenLow = Self.subtractSaturating(l, c.green)
+    let redLow = Self.subtractSaturating(l, c.red)
+    let blue = blueLow &- Self.subtractSaturating(blueLow, top)
+    let green = greenLow &- Self.subtractSaturating(greenLow, top)
+    let red = redLow &- Self.subtractSaturating(redLow, top)
+    // B | G << 8 and R | A << 8 per pixel, then the two interleaved into pixels within
+    // each 128-bit half (punpcklwd, punpckhwd). The lanes are in kernel order (see
+    // `pairedHighBytes`), so the two results are pixels 0…7 and 8…15 in order. G is
+    // added, not or-ed: with both words made by `|`, LLVM hoists the interleave above
+    // the `|` and spends two more cross-lane shuffles.
+    let bg = (blue &>> 6) &+ (green &<< 2) & 0xFF00
+    let ra = (red &>> 6) | 0xFF00
+    let first = SIMD16<UInt16>(
+      bg[0], ra[0], bg[1], ra[1], bg[2], ra[2], bg[3], ra[3], bg[8], ra[8], bg[9], ra[9], bg[10], ra[10], bg[11], ra[11])
+    let second = SIMD16<UInt16>(
+      bg[4], ra[4], bg[5], ra[5], bg[6], ra[6], bg[7], ra[7], bg[12], ra[12], bg[13], ra[13], bg[14], ra[14], bg[15], ra[15])
+    destination.storeBytes(of: first, toByteOffset: byteOffset, as: SIMD16<UInt16>.self)
+    destination.storeBytes(of: second, toByteOffset: byteOffset &+ 32, as: SIMD16<UInt16>.self)
   }
 
-  /// Bytes 0…7 of `a` and `b` interleaved: a0 b0 a1 b1 … (`punpcklbw`).
+  /// The lane order every vector of sixteen pixels uses: pixels 0…3, 8…11, 4…7,
+  /// 12…15. Interleaving two such vectors within their 128-bit halves (`store16`)
+  /// then yields pixels 0…7 and 8…15 in order, with no lane-crossing shuffle at the end.
+  ///
+  /// Eight chroma bytes (for pixel pairs 0…7) spread over sixteen lanes in that order,
+  /// each in the lane's high byte.
   @inline(__always)
-  static func zipLow(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD16<UInt8> {
-    SIMD16(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3], a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7])
+  static func pairedHighBytes(_ b: SIMD8<UInt8>) -> SIMD16<UInt16> {
+    let z: UInt8 = 0
+    return unsafeBitCast(SIMD32<UInt8>(z, b[0], z, b[0], z, b[1], z, b[1], z, b[4], z, b[4], z, b[5], z, b[5], z, b[2], z, b[2], z, b[3], z, b[3], z, b[6], z, b[6], z, b[7], z, b[7]), to: SIMD16<UInt16>.self)
   }
 
-  /// Bytes 8…15 of `a` and `b` interleaved (`punpckhbw`).
+  /// Sixteen luma bytes as sixteen lanes in the kernel's order, each in the lane's high byte.
   @inline(__always)
-  static func zipHigh(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD16<UInt8> {
-    SIMD16(a[8], b[8], a[9], b[9], a[10], b[10], a[11], b[11], a[12], b[12], a[13], b[13], a[14], b[14], a[15], b[15])
+  static func highBytes(_ b: SIMD16<UInt8>) -> SIMD16<UInt16> {
+    let z: UInt8 = 0
+    return unsafeBitCast(SIMD32<UInt8>(z, b[0], z, b[1], z, b[2], z, b[3], z, b[8], z, b[9], z, b[10], z, b[11], z, b[4], z, b[5], z, b[6], z, b[7], z, b[12], z, b[13], z, b[14], z, b[15]), to: SIMD16<UInt16>.self)
   }
 
-  /// 16-bit lanes 0…3 of `a` and `b` interleaved (`punpcklwd`).
+  /// Sixteen YUYV pixels (32 bytes) with their 8-byte groups reordered to the
+  /// kernel's lane order (one `vpermq`); pixel pairs stay whole.
   @inline(__always)
-  static func zipLow(words a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD4<UInt32> {
-    let x = unsafeBitCast(a, to: SIMD8<UInt16>.self), y = unsafeBitCast(b, to: SIMD8<UInt16>.self)
-    return unsafeBitCast(SIMD8<UInt16>(x[0], y[0], x[1], y[1], x[2], y[2], x[3], y[3]), to: SIMD4<UInt32>.self)
+  static func yuyvInKernelOrder(_ bytes: SIMD32<UInt8>) -> SIMD32<UInt8> {
+    let q = unsafeBitCast(bytes, to: SIMD4<UInt64>.self)
+    return unsafeBitCast(SIMD4<UInt64>(q[0], q[2], q[1], q[3]), to: SIMD32<UInt8>.self)
   }
 
-  /// 16-bit lanes 4…7 of `a` and `b` interleaved (`punpckhwd`).
+  /// The Cb (`k` = 1) or Cr (`k` = 3) bytes of sixteen YUYV pixels in kernel order,
+  /// each in the high byte of both lanes of its pixel pair (one `pshufb`).
   @inline(__always)
-  static func zipHigh(words a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD4<UInt32> {
-    let x = unsafeBitCast(a, to: SIMD8<UInt16>.self), y = unsafeBitCast(b, to: SIMD8<UInt16>.self)
-    return unsafeBitCast(SIMD8<UInt16>(x[4], y[4], x[5], y[5], x[6], y[6], x[7], y[7]), to: SIMD4<UInt32>.self)
+  static func yuyvChroma(_ b: SIMD32<UInt8>, at k: Int) -> SIMD16<UInt16> {
+    let z: UInt8 = 0
+    return unsafeBitCast(SIMD32<UInt8>(z, b[k], z, b[k], z, b[4 &+ k], z, b[4 &+ k], z, b[8 &+ k], z, b[8 &+ k], z, b[12 &+ k], z, b[12 &+ k], z, b[16 &+ k], z, b[16 &+ k], z, b[20 &+ k], z, b[20 &+ k], z, b[24 &+ k], z, b[24 &+ k], z, b[28 &+ k], z, b[28 &+ k]), to: SIMD16<UInt16>.self)
   }
-
-  /// 32-bit lanes 0…1 of `a` and `b` interleaved (`punpckldq`).
-  @inline(__always)
-  static func zipLow(pixels a: SIMD4<UInt32>, _ b: SIMD4<UInt32>) -> SIMD4<UInt32> { SIMD4(a[0], b[0], a[1], b[1]) }
-
-  /// 32-bit lanes 2…3 of `a` and `b` interleaved (`punpckhdq`).
-  @inline(__always)
-  static func zipHigh(pixels a: SIMD4<UInt32>, _ b: SIMD4<UInt32>) -> SIMD4<UInt32> { SIMD4(a[2], b[2], a[3], b[3]) }
 }

@@ -22,10 +22,13 @@ import CamfxCore
 ///     |q0|q1|q2|q3|          |Y0|Y1|Y2|Y3|
 ///     +--+--+--+--+          +--+--+--+--+
 ///
-/// The inner loop handles 16 pixels of both rows per step in 16-bit SIMD lanes (every
-/// intermediate fits: Y's sum is at most 60 324, U's and V's, offset by 32 896, stay in
-/// 4 336...61 456); it is SSE2-only, so it runs on any x86-64 (and NEON on arm64);
-/// the remaining columns go through the scalar formula. Odd widths and heights are
+/// The inner loop handles 16 pixels of both rows per step in 16-bit SIMD lanes over
+/// the pixels as they lie in memory, with no de-interleaving: even bytes (B, R) and
+/// odd bytes (G, A) are weighted in place and each pixel's two 16-bit halves added in
+/// its 32-bit lane (every intermediate fits: Y's sum is at most 60 324, U's and V's,
+/// offset by 32 896, stay in 4 336...61 456). It needs only SSE2 (and uses AVX2 or
+/// AVX-512 registers when the build targets them); the remaining columns go through
+/// the scalar formula. Odd widths and heights are
 /// accepted: the last column or row stands for its missing neighbour. Nothing is
 /// allocated.
 public enum BGRAToYUV420 {
@@ -97,39 +100,25 @@ public enum BGRAToYUV420 {
     u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>, simd: Bool
   ) {
     var x = 0
-    let low: SIMD16<UInt16> = .init(repeating: 0xFF)
-    let low8: SIMD8<UInt16> = .init(repeating: 0xFF)
     // 16 pixels (64 bytes) per row and step: 16 Y per row, 8 U and 8 V.
-    while simd && x + 16 <= width {
-      let a = src0.loadUnaligned(fromByteOffset: x * 4, as: SIMD32<UInt16>.self)
-      let b = src1.loadUnaligned(fromByteOffset: x * 4, as: SIMD32<UInt16>.self)
-      // Luma. In memory B,G,R,A: as 16-bit lanes, even lanes are B | G << 8, odd lanes R | A << 8.
-      let aBG = a.evenHalf, aRA = a.oddHalf
-      let bBG = b.evenHalf, bRA = b.oddHalf
-      let ya = luma(r: aRA & low, g: aBG &>> 8, b: aBG & low)
-      let yb = luma(r: bRA & low, g: bBG &>> 8, b: bBG & low)
-      UnsafeMutableRawPointer(y0 + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: ya), as: SIMD16<UInt8>.self)
-      UnsafeMutableRawPointer(y1 + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: yb), as: SIMD16<UInt8>.self)
-      // Chroma. Byte averages of the two rows, then of each pixel with its right
-      // neighbour (even and odd pixels split with one shuffle): 2×2 means in BGRA order.
-      let r0 = average(src0.loadUnaligned(fromByteOffset: x * 4, as: SIMD16<UInt8>.self),
-                       src1.loadUnaligned(fromByteOffset: x * 4, as: SIMD16<UInt8>.self))
-      let r1 = average(src0.loadUnaligned(fromByteOffset: x * 4 + 16, as: SIMD16<UInt8>.self),
-                       src1.loadUnaligned(fromByteOffset: x * 4 + 16, as: SIMD16<UInt8>.self))
-      let r2 = average(src0.loadUnaligned(fromByteOffset: x * 4 + 32, as: SIMD16<UInt8>.self),
-                       src1.loadUnaligned(fromByteOffset: x * 4 + 32, as: SIMD16<UInt8>.self))
-      let r3 = average(src0.loadUnaligned(fromByteOffset: x * 4 + 48, as: SIMD16<UInt8>.self),
-                       src1.loadUnaligned(fromByteOffset: x * 4 + 48, as: SIMD16<UInt8>.self))
-      let p01 = SIMD8<UInt32>(lowHalf: unsafeBitCast(r0, to: SIMD4<UInt32>.self), highHalf: unsafeBitCast(r1, to: SIMD4<UInt32>.self))
-      let p23 = SIMD8<UInt32>(lowHalf: unsafeBitCast(r2, to: SIMD4<UInt32>.self), highHalf: unsafeBitCast(r3, to: SIMD4<UInt32>.self))
-      let m01 = average(unsafeBitCast(p01.evenHalf, to: SIMD16<UInt8>.self), unsafeBitCast(p01.oddHalf, to: SIMD16<UInt8>.self))
-      let m23 = average(unsafeBitCast(p23.evenHalf, to: SIMD16<UInt8>.self), unsafeBitCast(p23.oddHalf, to: SIMD16<UInt8>.self))
-      let m = SIMD16<UInt16>(lowHalf: unsafeBitCast(m01, to: SIMD8<UInt16>.self), highHalf: unsafeBitCast(m23, to: SIMD8<UInt16>.self))
-      let mBG = m.evenHalf, mRA = m.oddHalf
-      let (cu, cv) = chroma(r: mRA & low8, g: mBG &>> 8, b: mBG & low8)
-      UnsafeMutableRawPointer(u + x / 2).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: cu), as: SIMD8<UInt8>.self)
-      UnsafeMutableRawPointer(v + x / 2).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: cv), as: SIMD8<UInt8>.self)
-      x += 16
+    while simd && x &+ 16 <= width {
+      let a0 = src0.loadUnaligned(fromByteOffset: x &* 4, as: SIMD16<UInt16>.self)
+      let a1 = src0.loadUnaligned(fromByteOffset: x &* 4 &+ 32, as: SIMD16<UInt16>.self)
+      let b0 = src1.loadUnaligned(fromByteOffset: x &* 4, as: SIMD16<UInt16>.self)
+      let b1 = src1.loadUnaligned(fromByteOffset: x &* 4 &+ 32, as: SIMD16<UInt16>.self)
+      UnsafeMutableRawPointer(y0 + x).storeBytes(of: lumaBytes(luma(a0), luma(a1)), as: SIMD16<UInt8>.self)
+      UnsafeMutableRawPointer(y1 + x).storeBytes(of: lumaBytes(luma(b0), luma(b1)), as: SIMD16<UInt8>.self)
+      // Chroma: byte averages of the two rows, then of the even pixels with the odd
+      // ones: the eight 2×2 means in BGRA order, one per 32-bit lane.
+      let r0 = unsafeBitCast(average(a0, b0), to: SIMD8<UInt32>.self)
+      let r1 = unsafeBitCast(average(a1, b1), to: SIMD8<UInt32>.self)
+      let even = SIMD8<UInt32>(r0[0], r0[2], r0[4], r0[6], r1[0], r1[2], r1[4], r1[6])
+      let odd = SIMD8<UInt32>(r0[1], r0[3], r0[5], r0[7], r1[1], r1[3], r1[5], r1[7])
+      let means = average(unsafeBitCast(even, to: SIMD16<UInt16>.self), unsafeBitCast(odd, to: SIMD16<UInt16>.self))
+      let u8 = secondBytes(chromaU(means)), v8 = secondBytes(chromaV(means))
+      UnsafeMutableRawPointer(u + x / 2).storeBytes(of: u8, as: SIMD8<UInt8>.self)
+      UnsafeMutableRawPointer(v + x / 2).storeBytes(of: v8, as: SIMD8<UInt8>.self)
+      x &+= 16
     }
     // The remaining columns (all of them for the scalar kernel), two at a time; an odd
     // last column pairs with itself. One 32-bit load per pixel: B | G << 8 | R << 16.
@@ -158,25 +147,73 @@ public enum BGRAToYUV420 {
     (a | b) - (((a ^ b) >> 1) & 0x7F7F_7F7F)
   }
 
-  /// Rounding-up byte average, `(a + b + 1) >> 1` per lane, written so that LLVM
-  /// emits one `pavgb`.
+  /// Rounding-up byte average, `(a + b + 1) >> 1` per byte (`pavgb`).
+  @inline(__always)
+  static func average(_ a: SIMD16<UInt16>, _ b: SIMD16<UInt16>) -> SIMD16<UInt16> {
+    // In two 16-byte halves: byte-wise operators on SIMD32<UInt8> are scalarized.
+    let x = unsafeBitCast(a, to: (SIMD16<UInt8>, SIMD16<UInt8>).self)
+    let y = unsafeBitCast(b, to: (SIMD16<UInt8>, SIMD16<UInt8>).self)
+    return unsafeBitCast((average(x.0, y.0), average(x.1, y.1)), to: SIMD16<UInt16>.self)
+  }
+
+  /// Written lane by lane as the widened sum: the form LLVM matches to `pavgb` at any
+  /// register width (the bitwise identity `(a | b) − ((a ^ b) >> 1)` is matched only
+  /// in 128-bit registers, and these get merged into 256-bit ones).
   @inline(__always)
   static func average(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD16<UInt8> {
-    (a | b) &- ((a ^ b) &>> 1)
+    @inline(__always) func lane(_ i: Int) -> UInt8 { UInt8(truncatingIfNeeded: (UInt16(a[i]) &+ UInt16(b[i]) &+ 1) &>> 1) }
+    return SIMD16(lane(0), lane(1), lane(2), lane(3), lane(4), lane(5), lane(6), lane(7), lane(8), lane(9), lane(10), lane(11), lane(12), lane(13), lane(14), lane(15))
   }
 
+  /// Luma of eight pixels (as 16-bit lanes: B | G << 8, R | A << 8), as byte 1 of each
+  /// 32-bit lane. The weights of B and R multiply the even bytes, G's the odd ones, in
+  /// 16-bit lanes (every partial sum stays below 65536); the two halves of each pixel's
+  /// 32-bit lane are then added, with 16 << 8 (offset) + 128 (rounding).
   @inline(__always)
-  static func luma(r: SIMD16<UInt16>, g: SIMD16<UInt16>, b: SIMD16<UInt16>) -> SIMD16<UInt16> {
-    // 0x1080 = 16 << 8 (offset) + 128 (rounding).
-    (r &* 66 &+ g &* 129 &+ b &* 25 &+ 0x1080) &>> 8
+  static func luma(_ v: SIMD16<UInt16>) -> SIMD8<UInt32> {
+    let even = SIMD16<UInt16>(25, 66, 25, 66, 25, 66, 25, 66, 25, 66, 25, 66, 25, 66, 25, 66)
+    let odd = SIMD16<UInt16>(129, 0, 129, 0, 129, 0, 129, 0, 129, 0, 129, 0, 129, 0, 129, 0)
+    let sums = unsafeBitCast((v & 0x00FF) &* even &+ (v &>> 8) &* odd, to: SIMD8<UInt32>.self)
+    return sums &+ (sums &>> 16) &+ 0x1080
   }
 
+  /// Byte 1 of each 32-bit lane of two luma vectors: sixteen Y samples.
   @inline(__always)
-  static func chroma(r: SIMD8<UInt16>, g: SIMD8<UInt16>, b: SIMD8<UInt16>) -> (SIMD8<UInt16>, SIMD8<UInt16>) {
-    // 32896 = 128 << 8 (offset) + 128 (rounding) keeps the sums unsigned.
-    let u = (b &* 112 &+ 32896 &- g &* 74 &- r &* 38) &>> 8
-    let v = (r &* 112 &+ 32896 &- g &* 94 &- b &* 18) &>> 8
-    return (u, v)
+  static func lumaBytes(_ first: SIMD8<UInt32>, _ second: SIMD8<UInt32>) -> SIMD16<UInt8> {
+    let a = unsafeBitCast(first, to: SIMD32<UInt8>.self), b = unsafeBitCast(second, to: SIMD32<UInt8>.self)
+    return SIMD16(a[1], a[5], a[9], a[13], a[17], a[21], a[25], a[29], b[1], b[5], b[9], b[13], b[17], b[21], b[25], b[29])
+  }
+
+  /// U of eight 2×2 means (BGRA, one per 32-bit lane) in byte 1 of each lane: the
+  /// weights of B and R on the even bytes, G's on the odd ones, in 16-bit lanes with
+  /// the negative weights wrapping (the final sum, offset by 32 896 = 128 << 8 + 128,
+  /// is in 4 336...61 456, so the wrapped arithmetic gives it exactly).
+  @inline(__always)
+  static func chromaU(_ m: SIMD16<UInt16>) -> SIMD8<UInt32> {
+    let minus38 = UInt16(bitPattern: -38), minus74 = UInt16(bitPattern: -74)
+    let even = SIMD16<UInt16>(
+      112, minus38, 112, minus38, 112, minus38, 112, minus38, 112, minus38, 112, minus38, 112, minus38, 112, minus38)
+    let odd = SIMD16<UInt16>(minus74, 0, minus74, 0, minus74, 0, minus74, 0, minus74, 0, minus74, 0, minus74, 0, minus74, 0)
+    let sums = unsafeBitCast((m & 0x00FF) &* even &+ (m &>> 8) &* odd, to: SIMD8<UInt32>.self)
+    return sums &+ (sums &>> 16) &+ 32896
+  }
+
+  /// V of eight 2×2 means, like `chromaU`.
+  @inline(__always)
+  static func chromaV(_ m: SIMD16<UInt16>) -> SIMD8<UInt32> {
+    let minus18 = UInt16(bitPattern: -18), minus94 = UInt16(bitPattern: -94)
+    let even = SIMD16<UInt16>(
+      minus18, 112, minus18, 112, minus18, 112, minus18, 112, minus18, 112, minus18, 112, minus18, 112, minus18, 112)
+    let odd = SIMD16<UInt16>(minus94, 0, minus94, 0, minus94, 0, minus94, 0, minus94, 0, minus94, 0, minus94, 0, minus94, 0)
+    let sums = unsafeBitCast((m & 0x00FF) &* even &+ (m &>> 8) &* odd, to: SIMD8<UInt32>.self)
+    return sums &+ (sums &>> 16) &+ 32896
+  }
+
+  /// Byte 1 of each 32-bit lane.
+  @inline(__always)
+  static func secondBytes(_ lanes: SIMD8<UInt32>) -> SIMD8<UInt8> {
+    let b = unsafeBitCast(lanes, to: SIMD32<UInt8>.self)
+    return SIMD8(b[1], b[5], b[9], b[13], b[17], b[21], b[25], b[29])
   }
 
   @inline(__always)

@@ -153,4 +153,44 @@ class CLITestCase: XCTestCase {
     XCTAssertFalse(result.stderr.contains("Fatal error"), file: file, line: line)
     XCTAssertEqual(try listing(), keep.sorted(), "files left behind by \(args)", file: file, line: line)
   }
+
+  /// What `signalWhileWriting` saw.
+  struct SignalledRun {
+    var reason: Process.TerminationReason
+    var status: Int32
+    var stderr: String
+  }
+
+  /// Starts camfx with `args` in the test directory, waits until its hidden temporary
+  /// output exists (`ready` decides, given the file's size), then `settle` seconds
+  /// more, sends `signal` and waits for it to end (killing it after two minutes).
+  func signalWhileWriting(
+    _ args: [String], signal: Int32, settle: UInt32 = 0, ready: @escaping (Int) -> Bool = { _ in true },
+    file: StaticString = #filePath, line: UInt = #line
+  ) throws -> SignalledRun {
+    let process = Process()
+    process.executableURL = try CLI.executable
+    process.arguments = args
+    process.currentDirectoryURL = dir
+    let errPath = path("stderr.txt")
+    XCTAssertTrue(FileManager.default.createFile(atPath: errPath, contents: nil))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(120)
+    func writing() -> Bool {
+      ((try? listing()) ?? []).contains { name in
+        name.hasPrefix(".camfx-") && ready((try? FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int) ?? 0)
+      }
+    }
+    while !writing() && process.isRunning && Date() < deadline { usleep(5_000) }
+    sleep(settle)
+    XCTAssertTrue(process.isRunning, "\(args) ended before it could be signalled", file: file, line: line)
+    kill(process.processIdentifier, signal)
+    while process.isRunning && Date() < deadline { usleep(20_000) }
+    if process.isRunning { process.terminate() }
+    process.waitUntilExit()
+    let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+    return SignalledRun(reason: process.terminationReason, status: process.terminationStatus, stderr: stderr)
+  }
 }

@@ -86,35 +86,14 @@ final class RecordCommandTests: CLITestCase {
   }
 
   private func assertSignalFinishesAPlayableFile(_ signal: Int32) throws {
-    let process = Process()
-    process.executableURL = try CLI.executable
-    process.arguments = ["record", "--size", "160x120", "--audio", "sine", "-o", "live.mp4"] + fast
-    process.currentDirectoryURL = dir
-    let errPath = path("stderr.txt")
-    XCTAssertTrue(FileManager.default.createFile(atPath: errPath, contents: nil))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    // Wait until it is writing (the hidden temporary movie has its header), let it
-    // record for about two seconds (it has no limit of its own), then signal it.
-    let started = Date().addingTimeInterval(60)
-    func writing() -> Bool {
-      let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
-      return names.contains { name in
-        name.hasPrefix(".camfx-") && ((try? FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int) ?? 0) > 0
-      }
-    }
-    while !writing() && process.isRunning && Date() < started { usleep(20_000) }
-    sleep(2)
-    XCTAssertTrue(process.isRunning)
-    kill(process.processIdentifier, signal)
-    let deadline = Date().addingTimeInterval(60)
-    while process.isRunning && Date() < deadline { usleep(20_000) }
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-    let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-    XCTAssertEqual(process.terminationReason, .exit, stderr)
-    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    // Signalled once it is writing (the hidden temporary movie has its header) and has
+    // recorded for about two seconds (it has no limit of its own).
+    let run = try signalWhileWriting(
+      ["record", "--size", "160x120", "--audio", "sine", "-o", "live.mp4"] + fast, signal: signal, settle: 2,
+      ready: { $0 > 0 })
+    let stderr = run.stderr
+    XCTAssertEqual(run.reason, .exit, stderr)
+    XCTAssertEqual(run.status, 0, stderr)
     XCTAssertTrue(stderr.contains("stopped by interrupted"), stderr)
     let streams = try MovieOracle.probe(path("live.mp4"))
     let video = try XCTUnwrap(streams["video"])

@@ -120,30 +120,11 @@ final class SnapshotCommandTests: CLITestCase {
   /// Ctrl-C while the PNG is being written leaves neither the PNG nor the hidden
   /// temporary file, and says so.
   func testSIGINTWhileWritingLeavesNoFile() throws {
-    let process = Process()
-    process.executableURL = try CLI.executable
     // A large frame, so that writing it takes long enough to be interrupted.
-    process.arguments = ["snapshot", "--size", "4096x4096", "-o", "big.png"]
-    process.currentDirectoryURL = dir
-    let errPath = path("stderr.txt")
-    XCTAssertTrue(FileManager.default.createFile(atPath: errPath, contents: nil))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    let deadline = Date().addingTimeInterval(120)
-    func writing() -> Bool {
-      ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).contains { $0.hasPrefix(".camfx-") }
-    }
-    while !writing() && process.isRunning && Date() < deadline { usleep(5_000) }
-    XCTAssertTrue(process.isRunning, "the snapshot finished before it could be interrupted")
-    kill(process.processIdentifier, SIGINT)
-    while process.isRunning && Date() < deadline { usleep(20_000) }
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-    let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-    XCTAssertEqual(process.terminationReason, .exit, stderr)
-    XCTAssertNotEqual(process.terminationStatus, 0, stderr)
-    XCTAssertTrue(stderr.contains("interrupted; no snapshot written"), stderr)
+    let run = try signalWhileWriting(["snapshot", "--size", "4096x4096", "-o", "big.png"], signal: SIGINT)
+    XCTAssertEqual(run.reason, .exit, run.stderr)
+    XCTAssertNotEqual(run.status, 0, run.stderr)
+    XCTAssertTrue(run.stderr.contains("interrupted; no snapshot written"), run.stderr)
     XCTAssertEqual(try listing(), ["stderr.txt"])
   }
 }

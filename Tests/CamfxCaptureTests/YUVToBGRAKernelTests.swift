@@ -2,12 +2,19 @@ import CamfxCapture
 import CamfxCore
 import XCTest
 
-/// The converters' defining formula: BT.601 limited range in 16.16 fixed point, with
-/// rounding (the SIMD kernels must match it bit for bit, not only within ±1).
+/// The converters' defining formula, written independently of the kernel: BT.601
+/// limited range with 6 fraction bits; each product is the high half of a 16 × 16-bit
+/// multiply of the sample ·256 by the coefficient ·64·256 (so ⌊sample · k / 256⌋), and
+/// the offsets fold in Y − 16, C − 128 and rounding. The SIMD kernels must match it bit
+/// for bit; `PixelConverterTests` checks that it stays within ±1 of the Double formula.
 func fixedPointBGRA(y: UInt8, cb: UInt8, cr: UInt8) -> BGRA {
-  let yy = (Int(y) - 16) * 76309 + 32768, u = Int(cb) - 128, v = Int(cr) - 128
-  func c(_ x: Int) -> UInt8 { UInt8(min(max(x >> 16, 0), 255)) }
-  return BGRA(r: c(yy + v * 104597), g: c(yy - u * 25675 - v * 53279), b: c(yy + u * 132201))
+  let luma = (Int(y) * 19077) >> 8
+  let u = Int(cb), v = Int(cr)
+  func c(_ x: Int) -> UInt8 { UInt8(min(max(x >> 6, 0), 255)) }
+  return BGRA(
+    r: c(luma + ((v * 26149) >> 8) - 14234),
+    g: c(luma - ((u * 6419) >> 8) - ((v * 13320) >> 8) + 8708),
+    b: c(luma + ((u * 33050) >> 8) - 17685))
 }
 
 /// Every (Cb, Cr) pair and every Y value, through the SIMD body, the scalar row ends,
@@ -33,6 +40,22 @@ final class YUVToBGRAKernelTests: XCTestCase {
       }
     }
     XCTAssertEqual(mismatches, 0, "\(what): first \(first)", file: file, line: line)
+  }
+
+  /// The defining formula itself against the Double one: within ±1 for every Y and
+  /// Cb with Cr every 15 steps (and 255). (All 2^24 inputs pass too; that sweep was run
+  /// when the constants were chosen and takes too long for a debug build.)
+  func testFormulaIsWithinOneOfDoubleReference() {
+    var worst = 0
+    for cr in Array(stride(from: 0, through: 255, by: 15)) + [255] {
+      for cb in 0...255 {
+        for y in 0...255 {
+          let (yy, u, v) = (UInt8(y), UInt8(cb), UInt8(cr))
+          worst = max(worst, maxChannelDifference(fixedPointBGRA(y: yy, cb: u, cr: v), referenceBGRA(y: yy, cb: u, cr: v)))
+        }
+      }
+    }
+    XCTAssertLessThanOrEqual(worst, 1)
   }
 
   func testYUYVIsExactForEveryChromaPair() {

@@ -11,11 +11,15 @@ final class FramePacerTests: XCTestCase {
   final class FakeClock: Sendable {
     let now = Atomic<Int64>(1_000_000_000)
     func advance(frames: Int64) { now.add(frames * 100_000_000, ordering: .relaxed) }  // 10 fps
+    /// A 10 fps pacer on this clock.
+    func pacer(queueDepth: Int) -> FramePacer {
+      FramePacer(frameDuration: MediaTime(value: 1, timescale: 10), queueDepth: queueDepth) { self.now.load(ordering: .relaxed) }
+    }
   }
 
   func testOnTimeAndSlightlyLateConsumersGetEveryFrame() {
     let clock = FakeClock()
-    var pacer = FramePacer(frameDuration: MediaTime(value: 1, timescale: 10), queueDepth: 4) { clock.now.load(ordering: .relaxed) }
+    var pacer = clock.pacer(queueDepth: 4)
     XCTAssertEqual(pacer.waitForFrame(0), 0)
     clock.advance(frames: 1)
     XCTAssertEqual(pacer.waitForFrame(1), 1)
@@ -29,7 +33,7 @@ final class FramePacerTests: XCTestCase {
 
   func testAConsumerLaterThanTheQueueLosesTheOldestFrames() {
     let clock = FakeClock()
-    var pacer = FramePacer(frameDuration: MediaTime(value: 1, timescale: 10), queueDepth: 4) { clock.now.load(ordering: .relaxed) }
+    var pacer = clock.pacer(queueDepth: 4)
     XCTAssertEqual(pacer.waitForFrame(0), 0)
     // Frames 1...10 are due when the consumer asks for 1: only the newest 4 (7...10) are kept.
     clock.advance(frames: 10)
@@ -39,7 +43,7 @@ final class FramePacerTests: XCTestCase {
 
   func testAQueueOfOneSkipsToTheLatestDueFrame() {
     let clock = FakeClock()
-    var pacer = FramePacer(frameDuration: MediaTime(value: 1, timescale: 10), queueDepth: 1) { clock.now.load(ordering: .relaxed) }
+    var pacer = clock.pacer(queueDepth: 1)
     XCTAssertEqual(pacer.waitForFrame(0), 0)
     clock.advance(frames: 3)
     XCTAssertEqual(pacer.waitForFrame(1), 3)

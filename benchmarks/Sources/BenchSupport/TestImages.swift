@@ -29,6 +29,23 @@ public enum TestImages {
     return frame
   }
 
+  /// A smooth opaque frame (gradients in every channel, like a camera image of a
+  /// plain scene): for output checks where noise would only compare chroma filters.
+  public static func smoothFrame(_ geometry: FrameGeometry) -> PixelBuffer {
+    let frame = PixelBuffer(width: geometry.width, height: geometry.height)
+    let w = max(geometry.width - 1, 1), h = max(geometry.height - 1, 1)
+    frame.withUnsafeMutableBytes { base in
+      for y in 0..<geometry.height {
+        let row = (base + y * frame.bytesPerRow).bindMemory(to: UInt32.self, capacity: geometry.width)
+        for x in 0..<geometry.width {
+          let r = UInt32(x * 255 / w), g = UInt32(y * 255 / h), b = UInt32((x + y) * 255 / (w + h))
+          row[x] = b | g << 8 | r << 16 | 0xFF00_0000
+        }
+      }
+    }
+    return frame
+  }
+
   /// A straight-alpha 256×64 mark: an orange bar whose alpha ramps from 0 to 255 left to
   /// right, with a fully transparent border, so every blend case (0, partial, 255) occurs.
   public static func mark() -> PixelBuffer {

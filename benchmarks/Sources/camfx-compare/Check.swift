@@ -69,7 +69,47 @@ func runCheck(_ options: Options) throws {
   report("watermark: camfx vs libavfilter overlay", camfxMark, avfMark)
   report("watermark: camfx vs the unmarked frame (must differ)", camfxMark, source)
 
-  // BGRA -> yuv420p
+  // BGRA -> yuv420p, on the benchmarks' noise and on a smooth frame. On noise, chroma
+  // depends on how each library filters before subsampling: camfx and libyuv take the
+  // 2×2 mean, libswscale's SWS_BILINEAR a wider, differently sited filter, so its U and
+  // V differ by tens there. On smooth input the filters agree, and what is left is the
+  // matrix, the range and rounding, which must agree within 2.
+  try checkToYUV420(source, "noise")
+  try checkToYUV420(TestImages.smoothFrame(g), "smooth")
+
+  // YUYV, NV12 -> BGRA, on random samples and on a smooth picture (the smooth frame
+  // converted by libswscale). libswscale's SWS_BILINEAR interpolates chroma between
+  // samples (NV12 vertically too), camfx and libyuv repeat the nearest one; on random
+  // chroma that alone moves a channel from 0 to 255. On smooth chroma, what is left is
+  // the matrix, the range and rounding, which must agree within 3.
+  let smooth = TestImages.smoothFrame(g)
+  for (name, format, seed) in [("yuyv", CAMFX_PEER_YUYV422, UInt64(7)), ("nv12", CAMFX_PEER_NV12, 11)] {
+    let random = format == CAMFX_PEER_NV12 ? PlanarImage.nv12(width: g.width, height: g.height) : PlanarImage.yuyv(width: g.width, height: g.height)
+    random.fillPseudoRandom(seed: seed)
+    let plain = format == CAMFX_PEER_NV12 ? PlanarImage.nv12(width: g.width, height: g.height) : PlanarImage.yuyv(width: g.width, height: g.height)
+    try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_BGRA, to: format).convert(smooth, into: plain)
+    for (what, image) in [("random", random), ("smooth", plain)] {
+      let ours = PixelBuffer(width: g.width, height: g.height), yuv = PixelBuffer(width: g.width, height: g.height)
+      let sws = PixelBuffer(width: g.width, height: g.height)
+      if format == CAMFX_PEER_NV12 {
+        PixelConverter.convertNV12(
+          luma: UnsafeRawPointer(image.planes[0].baseAddress), lumaBytesPerRow: image.strides[0],
+          chroma: UnsafeRawPointer(image.planes[1].baseAddress), chromaBytesPerRow: image.strides[1], to: ours)
+        try LibYUV.fromNV12(image, into: yuv)
+      } else {
+        PixelConverter.convertYUYV(source: UnsafeRawPointer(image.planes[0].baseAddress), sourceBytesPerRow: image.strides[0], to: ours)
+        try LibYUV.fromYUY2(image, into: yuv)
+      }
+      try SwscaleConverter(width: g.width, height: g.height, from: format, to: CAMFX_PEER_BGRA).convert(image, into: sws)
+      report("\(name)-to-bgra (\(what)): camfx vs libyuv", ours, yuv)
+      report("\(name)-to-bgra (\(what)): camfx vs libswscale", ours, sws)
+    }
+  }
+}
+
+/// camfx's BGRA → yuv420p next to libyuv's and libswscale's, per plane.
+func checkToYUV420(_ source: PixelBuffer, _ what: String) throws {
+  let g = source.geometry
   let camfxPlanes = YUV420Planes(width: g.width, height: g.height)
   BGRAToYUV420.convert(source, into: camfxPlanes)
   let yuvPlanes = PlanarImage.yuv420p(width: g.width, height: g.height)
@@ -92,31 +132,8 @@ func runCheck(_ options: Options) throws {
       }
       return m
     }
-    print("bgra-to-yuv420p: camfx vs \(name)".padding(toLength: 58, withPad: " ", startingAt: 0) + " max |difference| Y \(diffs[0]), U \(diffs[1]), V \(diffs[2])")
+    print("bgra-to-yuv420p (\(what)): camfx vs \(name)".padding(toLength: 58, withPad: " ", startingAt: 0) + " max |difference| Y \(diffs[0]), U \(diffs[1]), V \(diffs[2])")
   }
-
-  // YUYV, NV12 -> BGRA
-  let yuyv = PlanarImage.yuyv(width: g.width, height: g.height)
-  yuyv.fillPseudoRandom(seed: 7)
-  let camfxYUYV = PixelBuffer(width: g.width, height: g.height), yuvYUYV = PixelBuffer(width: g.width, height: g.height)
-  let swsYUYV = PixelBuffer(width: g.width, height: g.height)
-  PixelConverter.convertYUYV(source: UnsafeRawPointer(yuyv.planes[0].baseAddress), sourceBytesPerRow: yuyv.strides[0], to: camfxYUYV)
-  try LibYUV.fromYUY2(yuyv, into: yuvYUYV)
-  try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_YUYV422, to: CAMFX_PEER_BGRA).convert(yuyv, into: swsYUYV)
-  report("yuyv-to-bgra: camfx vs libyuv YUY2ToARGB", camfxYUYV, yuvYUYV)
-  report("yuyv-to-bgra: camfx vs libswscale", camfxYUYV, swsYUYV)
-
-  let nv12 = PlanarImage.nv12(width: g.width, height: g.height)
-  nv12.fillPseudoRandom(seed: 11)
-  let camfxNV12 = PixelBuffer(width: g.width, height: g.height), yuvNV12 = PixelBuffer(width: g.width, height: g.height)
-  let swsNV12 = PixelBuffer(width: g.width, height: g.height)
-  PixelConverter.convertNV12(
-    luma: UnsafeRawPointer(nv12.planes[0].baseAddress), lumaBytesPerRow: nv12.strides[0],
-    chroma: UnsafeRawPointer(nv12.planes[1].baseAddress), chromaBytesPerRow: nv12.strides[1], to: camfxNV12)
-  try LibYUV.fromNV12(nv12, into: yuvNV12)
-  try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_NV12, to: CAMFX_PEER_BGRA).convert(nv12, into: swsNV12)
-  report("nv12-to-bgra: camfx vs libyuv NV12ToARGB", camfxNV12, yuvNV12)
-  report("nv12-to-bgra: camfx vs libswscale", camfxNV12, swsNV12)
 }
 
 /// The largest difference between two same-size frames over all bytes (padding ignored).
