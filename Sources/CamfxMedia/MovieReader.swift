@@ -218,6 +218,25 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     MediaTime(value: ticks * Int64(base.num), timescale: base.den)
   }
 
+  /// Converts one 8-bit yuv420p picture into a BGRA buffer of the same size:
+  /// `(luma, lumaBytesPerRow, cb, cr, chromaBytesPerRow, destination)`.
+  public typealias YUV420Converter = @Sendable (
+    UnsafeRawPointer, Int, UnsafeRawPointer, UnsafeRawPointer, Int, PixelBuffer
+  ) -> Void
+
+  /// A faster converter for the usual case — yuv420p, BT.601 or untagged, limited
+  /// range — used instead of libswscale when set. (camfx's SIMD kernel lives in
+  /// CamfxCapture, which this module does not see, so the caller hands it in.)
+  public var yuv420Converter: YUV420Converter?
+
+  /// True when `yuv420Converter` can take frame `f` as it is.
+  private func fitsYUV420Converter(_ f: AVFrame) -> Bool {
+    f.format == AV_PIX_FMT_YUV420P.rawValue && Int(f.width) == geometry.width && Int(f.height) == geometry.height
+      && f.linesize.0 > 0 && f.linesize.1 > 0 && f.linesize.1 == f.linesize.2
+      && f.color_range != AVCOL_RANGE_JPEG
+      && [AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG].contains(f.colorspace)
+  }
+
   private func convertVideo() throws(FFmpegError) -> PixelBuffer {
     let f = frame.pointer
     var ts = f.pointee.best_effort_timestamp
@@ -230,6 +249,11 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     }
     lastVideoTime = time
     let buffer = acquireBuffer(presentationTime: time)
+    if let yuv420Converter, fitsYUV420Converter(f.pointee) {
+      let d = f.pointee.data, l = f.pointee.linesize
+      yuv420Converter(d.0!, Int(l.0), d.1!, d.2!, Int(l.1), buffer)
+      return buffer
+    }
     try scaler.prepare(
       sourceWidth: Int(f.pointee.width), sourceHeight: Int(f.pointee.height),
       sourceFormat: AVPixelFormat(rawValue: f.pointee.format),

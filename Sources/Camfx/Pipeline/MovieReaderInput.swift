@@ -1,3 +1,4 @@
+import CamfxCapture
 import CamfxCore
 import CamfxMedia
 
@@ -8,8 +9,15 @@ public final class MovieReaderInput: RecordingInput {
   public typealias Audio = PCMBuffer
   public let reader: MovieReader
 
+  /// Also gives the reader camfx's own SIMD yuv420p → BGRA converter (the camera's
+  /// I420 path), which it uses instead of libswscale for BT.601 limited-range frames.
   public init(_ reader: MovieReader) {
     self.reader = reader
+    reader.yuv420Converter = { luma, lumaBytesPerRow, cb, cr, chromaBytesPerRow, destination in
+      PixelConverter.convertI420(
+        luma: luma, lumaBytesPerRow: lumaBytesPerRow, cb: cb, cr: cr, chromaBytesPerRow: chromaBytesPerRow,
+        to: destination)
+    }
   }
 
   public var geometry: FrameGeometry { reader.geometry }
