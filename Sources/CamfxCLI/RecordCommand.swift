@@ -213,7 +213,9 @@ struct RecordCommand: ParsableCommand {
     }
     if let microphone, microphone.silenceFilled >= 0.05 {
       let seconds = (microphone.silenceFilled * 10).rounded() / 10
-      reportNotes(["\(seconds) s of silence stand in for audio the device did not deliver"], from: microphone.device)
+      reportNotes(
+        ["\(seconds) s of audio went missing (device overruns or stalls, or a machine too busy to keep up) "
+          + "and were replaced by silence to keep sound and picture in sync"], from: microphone.device)
     }
     if showStatus { Self.printToStderr("\r\u{1B}[2K") }
 

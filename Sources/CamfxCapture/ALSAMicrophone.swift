@@ -55,10 +55,12 @@ public final class ALSAMicrophone: @unchecked Sendable {
   /// - Parameters:
   ///   - device: `default`, `hw:CARD,DEV[,SUB]`, or any ALSA PCM name.
   ///   - ringCapacity: periods the ring holds (a power of two); at 20 ms per period the
-  ///     default holds about 10 s, enough for a camera's warm-up.
+  ///     default holds about 80 s (1.6 MB a minute of mono, allocated only as it fills):
+  ///     a recording's writer busy with video on a slow machine falls behind on sound,
+  ///     and the sound waits here to be encoded after the video ends instead of being lost.
   /// - Throws: `ALSAError` `.noSuchDevice`, `.deviceBusy`, `.permissionDenied`, or the
   ///   failing hardware-parameter call.
-  public init(device: String = "default", sampleRate: Int = 48_000, channels: Int = 2, ringCapacity: Int = 512) throws {
+  public init(device: String = "default", sampleRate: Int = 48_000, channels: Int = 2, ringCapacity: Int = 4096) throws {
     camfx_alsa_silence_errors()
     self.device = device
     var handle: OpaquePointer?
@@ -191,8 +193,8 @@ public final class ALSAMicrophone: @unchecked Sendable {
     }
   }
 
-  /// Seconds of silence that stand in for audio the device did not deliver (overruns,
-  /// a stalled device) in the recording so far.
+  /// Seconds of silence that stand in for missing audio (overruns, a stalled device,
+  /// periods dropped because the consumer fell behind) in the recording so far.
   public var silenceFilled: Double { Double(filledFrames.load(ordering: .relaxed)) / Double(sampleRate) }
 
   /// The capture thread: waits for a period, reads it, stamps it, pushes it.
