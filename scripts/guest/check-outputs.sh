@@ -95,6 +95,12 @@ if made record-long.mp4 "camfx record 20 s for A/V drift"; then
   echo "A/V drift over $v s of video: audio $(awk -v a="$a" -v v="$v" 'BEGIN { printf "%+.3f", a - v }') s"
 fi
 
+if made record-term.mp4 "camfx record stopped by SIGTERM"; then
+  check "the recording stopped by SIGTERM decodes to the end without errors" media_check decodes "$dir/record-term.mp4"
+  v="$(duration record-term.mp4 video)"; a="$(duration record-term.mp4 audio)"
+  check_near "the recording stopped by SIGTERM: audio duration (s) against its video's ($v s)" "$v" 0.1 "$a"
+fi
+
 if made record-cut.mp4 "camfx record when the camera is unplugged"; then
   check_eq "the cut-short recording's video codec" h264 stream record-cut.mp4 video codec_name
   check "the cut-short recording decodes to the end without errors" \

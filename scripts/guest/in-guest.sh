@@ -89,15 +89,45 @@ if has record-camera && has record-alsa; then
     stop_tone
   done
   # A/V drift over the longest recording this guest affords: check-outputs.sh compares
-  # the tracks' durations (audio is laid end to end from its first sample, so audio lost
-  # to overruns or a microphone clock running apart from the camera's shows up there).
+  # the tracks' durations (audio is laid end to end from its first sample, so a
+  # microphone clock running apart from the camera's shows up there; audio that went
+  # missing is replaced by silence, which camfx reports on stderr).
   start_tone
   check "camfx record 20 s at 320x180 with audio, for A/V drift" \
     timeout -k 10 300 "$CAMFX" record --source /dev/video0 --input-format yuyv --size 320x180 \
       --audio hw:Loopback,1,0 $record_audio_options --duration 20s $record_options \
       --stats-json "$out/record-long.json" -o "$out/record-long.mp4"
   cp "$log" "$out/record-long.log"
+  echo "INFO the 20 s recording said: $(tr '\n' ' ' < "$out/record-long.log")"
   stop_tone
+
+  # SIGTERM (what `timeout` and service managers send) ends a recording cleanly: the
+  # file is finished and camfx exits 0. (A record that hung in the audio stage once
+  # ignored it.)
+  start_tone
+  timeout -k 10 240 "$CAMFX" record --source /dev/video0 --size 320x180 --audio hw:Loopback,1,0 \
+    $record_audio_options --duration 120s $record_options -o "$out/record-term.mp4" 2>"$out/record-term.err" &
+  recorder=$!
+  # The hidden temporary file appears just before the session starts; give the camera
+  # a few seconds to stream into it (or until the muxer's first 32 kB block is out).
+  waited=0
+  while [ -z "$(find "$out" -name '*record-term.mp4')" ] && [ "$waited" -lt 120 ] \
+      && kill -0 "$recorder" 2>/dev/null; do
+    sleep 1; waited=$((waited + 1))
+  done
+  waited=0
+  while [ -z "$(find "$out" -name '*record-term.mp4' -size +32k)" ] && [ "$waited" -lt 10 ] \
+      && kill -0 "$recorder" 2>/dev/null; do
+    sleep 1; waited=$((waited + 1))
+  done
+  kill -TERM "$recorder" 2>/dev/null
+  wait "$recorder"; status=$?
+  stop_tone
+  if [ "$status" -eq 0 ] && grep -q "stopped by interrupted" "$out/record-term.err"; then
+    pass "SIGTERM ends camfx record cleanly: $(tail -n 1 "$out/record-term.err")"
+  else
+    fail "SIGTERM ends camfx record cleanly" "exit $status: $(tail -n 2 "$out/record-term.err" | tr '\n' ' ')"
+  fi
 else
   skip "camfx record from /dev/video0 with loopback audio" \
     "not in this build (record --help lacks --input-format or an hw: audio device)"
