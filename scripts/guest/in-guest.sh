@@ -104,8 +104,10 @@ if has record-camera && has record-alsa; then
   # SIGTERM (what `timeout` and service managers send) ends a recording cleanly: the
   # file is finished and camfx exits 0. (A record that hung in the audio stage once
   # ignored it.)
+  # (No `timeout` wrapper: the signal must reach camfx itself, and timeout's -k would
+  # SIGKILL it 10 s into the drain; the waits below bound it instead.)
   start_tone
-  timeout -k 10 240 "$CAMFX" record --source /dev/video0 --size 320x180 --audio hw:Loopback,1,0 \
+  "$CAMFX" record --source /dev/video0 --size 320x180 --audio hw:Loopback,1,0 \
     $record_audio_options --duration 120s $record_options -o "$out/record-term.mp4" 2>"$out/record-term.err" &
   recorder=$!
   # The hidden temporary file appears just before the session starts; give the camera
@@ -121,10 +123,15 @@ if has record-camera && has record-alsa; then
     sleep 1; waited=$((waited + 1))
   done
   kill -TERM "$recorder" 2>/dev/null
+  waited=0
+  while kill -0 "$recorder" 2>/dev/null && [ "$waited" -lt 240 ]; do
+    sleep 1; waited=$((waited + 1))
+  done
+  kill -KILL "$recorder" 2>/dev/null
   wait "$recorder"; status=$?
   stop_tone
   if [ "$status" -eq 0 ] && grep -q "stopped by interrupted" "$out/record-term.err"; then
-    pass "SIGTERM ends camfx record cleanly: $(tail -n 1 "$out/record-term.err")"
+    pass "SIGTERM ends camfx record cleanly, $waited s after it: $(tail -n 1 "$out/record-term.err")"
   else
     fail "SIGTERM ends camfx record cleanly" "exit $status: $(tail -n 2 "$out/record-term.err" | tr '\n' ' ')"
   fi
