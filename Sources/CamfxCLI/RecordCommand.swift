@@ -211,6 +211,10 @@ struct RecordCommand: ParsableCommand {
     if let microphone, microphone.overruns > 0 {
       reportNotes(["\(microphone.overruns) overrun(s) recovered; some audio was lost"], from: microphone.device)
     }
+    if let microphone, microphone.silenceFilled >= 0.05 {
+      let seconds = (microphone.silenceFilled * 10).rounded() / 10
+      reportNotes(["\(seconds) s of silence stand in for audio the device did not deliver"], from: microphone.device)
+    }
     if showStatus { Self.printToStderr("\r\u{1B}[2K") }
 
     // 4. Keep the file if the writer finished it (even after a read error), else drop it.

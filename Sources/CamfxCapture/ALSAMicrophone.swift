@@ -42,14 +42,14 @@ public final class ALSAMicrophone: @unchecked Sendable {
   let ring: FrameRing<PCMBuffer>
   private let overrunCount = Atomic<Int>(0)
   private let droppedCount = Atomic<Int>(0)
+  private let filledFrames = Atomic<Int>(0)
   private let stopRequested = Atomic<Bool>(false)
   private let threadRunning = Atomic<Bool>(false)
   private let failure = Mutex<ALSAError?>(nil)
   private var thread: pthread_t?
   // Consumer side (the thread calling nextBuffer): where the session starts, and the
   // rest of a period that reached past the last `until`.
-  private var sessionStart: MediaTime?
-  private var pending: PCMBuffer?
+  private var cutter = PCMSessionCutter()
 
   /// Opens `device` for capture at (or near) `sampleRate` and `channels`.
   /// - Parameters:
@@ -63,7 +63,7 @@ public final class ALSAMicrophone: @unchecked Sendable {
     self.device = device
     var handle: OpaquePointer?
     let status = snd_pcm_open(&handle, device, SND_PCM_STREAM_CAPTURE, SND_PCM_NONBLOCK)
-    guard status == 0, let handle else { throw ALSAError(code: status, operation: "snd_pcm_open", device: device) }
+    guard status == 0, let handle else { throw ALSAError.openFailure(code: status, device: device) }
     pcm = handle
     var notes: [String] = []
     var rate = UInt32(sampleRate)
@@ -161,49 +161,39 @@ public final class ALSAMicrophone: @unchecked Sendable {
   /// Sets where the recording starts (its first video frame): audio captured before it
   /// is trimmed, sample-exactly. Consumer side.
   public func beginSession(at time: MediaTime) {
-    sessionStart = time
+    cutter.start = time
   }
 
   /// Captured audio from the session start up to (not including) `end`, trimmed at
-  /// both ends; `nil` when nothing before `end` has been captured yet (after waiting up
-  /// to one period for it). Consumer side.
+  /// both ends, as one gapless run of samples on the capture clock (audio lost to an
+  /// overrun comes back as silence); `nil` when nothing before `end` has been captured
+  /// yet. Never an empty buffer. Consumer side.
+  ///
+  /// It waits up to a second for audio: a capture thread starved on a busy machine
+  /// catches up within its one-second ALSA buffer, and the last call of a recording must
+  /// not give up on audio that is merely late. A device that delivers nothing for that
+  /// long (a loopback whose player stopped) is stalled: silence stands in for it, up to
+  /// `end`, so the sound track keeps up with the video (`silenceFilled` counts it).
   /// - Throws: the `ALSAError` that ended capture (device unplugged).
   public func nextBuffer(until end: MediaTime) throws -> PCMBuffer? {
     var waitedMicroseconds = 0
-    let patience = periodFrames * 1_000_000 / sampleRate + 20_000
+    let patience = max(periodFrames * 1_000_000 / sampleRate + 20_000, 1_000_000)
+    defer { filledFrames.store(cutter.framesFilled, ordering: .relaxed) }
     while true {
-      if pending == nil { pending = try nextBuffer() }
-      guard var chunk = pending else {
-        if ring.isClosed || waitedMicroseconds >= patience { return nil }
-        usleep(2_000)
-        waitedMicroseconds += 2_000
-        continue
+      if let chunk = try cutter.next(until: end, pop: { try nextBuffer() }) { return chunk }
+      // Something is pending, at or after `end`: wait for the video to move on.
+      if cutter.pending != nil || ring.isClosed { return nil }
+      if waitedMicroseconds >= patience {
+        return cutter.silence(until: end, channels: channels, sampleRate: sampleRate)
       }
-      if let start = sessionStart, chunk.presentationTime < start {
-        let skip = framesBetween(chunk.presentationTime, start)
-        if skip >= chunk.frameCount {
-          pending = nil
-          continue
-        }
-        chunk = chunk.dropping(frames: skip)
-        pending = chunk
-      }
-      guard chunk.presentationTime < end else { return nil }
-      let wanted = framesBetween(chunk.presentationTime, end)
-      if wanted >= chunk.frameCount {
-        pending = nil
-        return chunk
-      }
-      pending = chunk.dropping(frames: wanted)
-      return chunk.keeping(frames: wanted)
+      usleep(2_000)
+      waitedMicroseconds += 2_000
     }
   }
 
-  /// Whole sample frames from `a` to `b` (0 if `b` is not after `a`).
-  private func framesBetween(_ a: MediaTime, _ b: MediaTime) -> Int {
-    let nanos = (b - a).converted(to: 1_000_000_000).value
-    return nanos <= 0 ? 0 : Int((nanos * Int64(sampleRate) + 500_000_000) / 1_000_000_000)
-  }
+  /// Seconds of silence that stand in for audio the device did not deliver (overruns,
+  /// a stalled device) in the recording so far.
+  public var silenceFilled: Double { Double(filledFrames.load(ordering: .relaxed)) / Double(sampleRate) }
 
   /// The capture thread: waits for a period, reads it, stamps it, pushes it.
   private func captureLoop() {

@@ -1,5 +1,6 @@
 import CamfxCore
 import CamfxMedia
+import Foundation
 import XCTest
 
 @testable import CamfxCapture
@@ -25,6 +26,28 @@ final class ALSATests: XCTestCase {
                    "audio device hw:0,0 is busy: another program is using it")
     XCTAssertEqual(ALSAError(code: -EACCES, operation: "snd_pcm_open", device: "hw:0,0").kind, .permissionDenied(group: "audio"))
     XCTAssertEqual(ALSAError(code: -ENODEV, operation: "snd_pcm_readi", device: "hw:0,0").kind, .disconnected)
+  }
+
+  func testNoSuchDeviceWhileASoundNodeIsOffLimitsIsReportedAsPermissionDenied() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-snd-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    for name in ["controlC0", "pcmC0D0c", "seq"] {
+      XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: nil))
+    }
+    // Tests run as root, who may open anything: the user's view is injected.
+    let denied = ALSAError.openFailure(code: -ENODEV, device: "hw:Loopback,1,0", soundDirectory: dir) { $0.hasSuffix("/controlC0") }
+    XCTAssertEqual(denied.kind, .permissionDenied(group: "audio"), "\(denied)")
+    XCTAssertEqual(denied.code, -EACCES)
+    XCTAssertEqual(denied.detail, "cannot open \(dir)/pcmC0D0c")
+    XCTAssertTrue(denied.description.hasPrefix("audio device hw:Loopback,1,0: permission denied; add your user to the 'audio' group"), denied.description)
+
+    let missing = ALSAError.openFailure(code: -ENOENT, device: "hw:Nope,0", soundDirectory: dir) { _ in true }
+    XCTAssertEqual(missing.kind, .noSuchDevice)
+    let busy = ALSAError.openFailure(code: -EBUSY, device: "hw:0,0", soundDirectory: dir) { _ in false }
+    XCTAssertEqual(busy.kind, .deviceBusy, "only a 'no such device' can hide a permission problem")
+    let noCards = ALSAError.openFailure(code: -ENOENT, device: "default", soundDirectory: dir + "/none") { _ in false }
+    XCTAssertEqual(noCards.kind, .noSuchDevice)
   }
 
   func testTrimmingKeepsSampleTimesExact() {

@@ -88,6 +88,23 @@ final class RecordingSessionTests: XCTestCase {
     XCTAssertEqual(summary.durationSeconds, 2.0, accuracy: 1e-9)
   }
 
+  func testLiveDurationLimitKeepsTheLastFrameBeforeTheLimitWhenTheWriterFellBehind() throws {
+    // The writer is stuck on frame 0 until the input produces frame 59, the last one
+    // before the 2 s limit: everything in between finds the rings full and is dropped,
+    // and so would frame 59 be (the file would end at frame 2 or so).
+    let input = CountingInput(live: true, poolCapacity: 8, total: nil)
+    let sink = RecordingTestSink()
+    let gate = DispatchSemaphore(value: 0)
+    sink.beforeAppend = { i in if i == 0 { gate.wait() } }
+    input.beforeFrame = { n in if n == 59 { gate.signal() } }
+    let (summary, record) = try run(input, sink: sink, limits: RecordingLimits(duration: MediaTime(value: 2, timescale: 1)))
+    XCTAssertEqual(summary.stopReason, .duration)
+    XCTAssertGreaterThan(summary.droppedTotal, 40, "the blocked writer must have made the input drop")
+    XCTAssertEqual(record.times.last, MediaTime(value: 59, timescale: 30))
+    XCTAssertEqual(summary.durationSeconds, 2.0, accuracy: 1e-9)
+    XCTAssertEqual(record.finished, 1)
+  }
+
   func testMaxSizeStopsCleanly() throws {
     let input = CountingInput(live: false, total: 1000)
     let (summary, record) = try run(input, limits: RecordingLimits(bytes: 10_000))

@@ -72,24 +72,55 @@ fi
 record_audio_options=""
 has record-sample-rate && record_audio_options="--sample-rate $rate"
 has record-channels && record_audio_options="$record_audio_options --channels $channels"
-known_broken "camfx record from the camera: on 21 Nov the YUYV record hung, NV12 video ran 2.4 s of 3, audio started 0.2 s late, and a disconnect went unnoticed (exit 0); GUEST_STRICT=1 counts these"
+# Recordings from the camera use x264's ultrafast preset: under TCG the encoder runs
+# about 30x slower than on the host (the default preset takes ~0.7 s a frame there), and
+# what is tested here is the capture path, not x264. The timeouts are generous because
+# starting camfx alone takes 10-30 s in this guest.
+record_options="--x264-preset ultrafast --quiet"
 if has record-camera && has record-alsa; then
   for fmt in yuyv nv12; do
     case $fmt in yuyv) filter=mirror ;; nv12) filter=grayscale ;; esac
     start_tone
     check "camfx record 3 s, $fmt, --filter $filter, audio from hw:Loopback,1,0" \
-      timeout -k 10 90 "$CAMFX" record --source /dev/video0 --input-format "$fmt" --size 640x480 \
-        --filter "$filter" --audio hw:Loopback,1,0 $record_audio_options --duration 3s --quiet \
-        -o "$out/record-$fmt.mp4"
+      timeout -k 10 240 "$CAMFX" record --source /dev/video0 --input-format "$fmt" --size 640x480 \
+        --filter "$filter" --audio hw:Loopback,1,0 $record_audio_options --duration 3s $record_options \
+        --stats-json "$out/record-$fmt.json" -o "$out/record-$fmt.mp4"
     cp "$log" "$out/record-$fmt.log"
     stop_tone
   done
+  # A/V drift over the longest recording this guest affords: check-outputs.sh compares
+  # the tracks' durations (audio is laid end to end from its first sample, so audio lost
+  # to overruns or a microphone clock running apart from the camera's shows up there).
+  start_tone
+  check "camfx record 20 s at 320x180 with audio, for A/V drift" \
+    timeout -k 10 300 "$CAMFX" record --source /dev/video0 --input-format yuyv --size 320x180 \
+      --audio hw:Loopback,1,0 $record_audio_options --duration 20s $record_options \
+      --stats-json "$out/record-long.json" -o "$out/record-long.mp4"
+  cp "$log" "$out/record-long.log"
+  stop_tone
 else
   skip "camfx record from /dev/video0 with loopback audio" \
     "not in this build (record --help lacks --input-format or an hw: audio device)"
 fi
 
-known_broken ""
+# Permission denied: as an unprivileged user (devtmpfs makes the nodes root-only 0600
+# here; on a desktop the video and audio groups grant access), with the group named.
+if has snapshot-camera && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$CAMFX" 2>/dev/null; then
+  as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+  as_nobody timeout -k 10 60 "$CAMFX" snapshot --source /dev/video0 -o /tmp/nobody.png 2>"$out/denied-camera.err"
+  status=$?
+  check_refused "camfx snapshot as a user without access to /dev/video0" "$status" "$out/denied-camera.err" \
+    "permission denied.*'video' group"
+  if has record-alsa; then
+    as_nobody timeout -k 10 60 "$CAMFX" record --source testsrc --audio hw:Loopback,1,0 $record_audio_options \
+      --duration 1s -o /tmp/nobody.mp4 2>"$out/denied-microphone.err"
+    status=$?
+    check_refused "camfx record --audio hw:Loopback,1,0 as a user without access to the sound card" "$status" \
+      "$out/denied-microphone.err" "permission denied.*'audio' group"
+  fi
+else
+  skip "permission denied" "no camera snapshot in this build, or camfx is not executable by nobody"
+fi
 
 # The capture module's own XCTest cases against the real devices (they skip elsewhere).
 if [ -n "${CAMFX_XCTEST:-}" ]; then
@@ -116,31 +147,46 @@ else
   skip "camfx controls and --control" "not in this build (no controls --source or snapshot --control)"
 fi
 
-# Last: vivid's disconnect control unregisters /dev/video0 for good (until reloaded).
-known_broken "camfx record from the camera: on 21 Nov the YUYV record hung, NV12 video ran 2.4 s of 3, audio started 0.2 s late, and a disconnect went unnoticed (exit 0); GUEST_STRICT=1 counts these"
+# Last: a recording that the camera is unplugged from (vivid's disconnect control
+# unregisters /dev/video0 for good, until the module is reloaded). While it records, a
+# second camfx on the same camera and microphone must be told they are busy.
 if has record-camera; then
   audio="--audio none"
   has record-alsa && audio="--audio hw:Loopback,1,0 $record_audio_options"
   start_tone
-  timeout -k 10 120 "$CAMFX" record --source /dev/video0 --size 640x480 $audio \
-    --duration 30s --quiet -o "$out/record-cut.mp4" \
-    2>"$out/record-cut.err" &
+  timeout -k 10 300 "$CAMFX" record --source /dev/video0 --size 320x180 $audio \
+    --duration 120s $record_options -o "$out/record-cut.mp4" 2>"$out/record-cut.err" &
   recorder=$!
-  # Unplug once frames reach the file (camfx writes a hidden temporary next to it and
-  # renames it when finished; the muxer flushes in 32 kB blocks), plus a second.
+  # Frames reach the file (camfx writes a hidden temporary next to it, renamed when
+  # finished; the muxer flushes in 32 kB blocks).
   waited=0
   while [ -z "$(find "$out" -name '*record-cut.mp4' -size +32k)" ] \
-      && [ "$waited" -lt 90 ] && kill -0 "$recorder" 2>/dev/null; do
+      && [ "$waited" -lt 120 ] && kill -0 "$recorder" 2>/dev/null; do
     sleep 1; waited=$((waited + 1))
   done
-  sleep 1
+  if has snapshot-camera; then
+    timeout -k 10 60 "$CAMFX" snapshot --source /dev/video0 -o "$out/busy.png" 2>"$out/busy-camera.err"
+    status=$?
+    check_refused "camfx snapshot while camfx records from /dev/video0" "$status" "$out/busy-camera.err" \
+      "camera /dev/video0 is busy"
+  fi
+  if has record-alsa; then
+    timeout -k 10 60 "$CAMFX" record --source testsrc --audio hw:Loopback,1,0 $record_audio_options \
+      --duration 1s -o "$out/busy.mp4" 2>"$out/busy-microphone.err"
+    status=$?
+    check_refused "camfx record --audio hw:Loopback,1,0 while camfx records from it" "$status" \
+      "$out/busy-microphone.err" "hw:Loopback,1,0 is busy"
+  fi
+  if kill -0 "$recorder" 2>/dev/null; then
+    pass "camfx record is still recording when the camera is unplugged"
+  else
+    fail "camfx record is still recording when the camera is unplugged" "it ended already: $(tail -n 2 "$out/record-cut.err" | tr '\n' ' ')"
+  fi
   check "vivid's disconnect control unplugs the camera mid-record" \
     v4l2-ctl -d /dev/video0 -c disconnect=1
-  # vivid unregisters the node: ioctls on open descriptors now fail with ENODEV.
-  check "the camera is gone after the disconnect" sh -c '! v4l2-ctl -d /dev/video0 -D'
   wait "$recorder"; status=$?
   stop_tone
-  if [ "$status" -ne 0 ] && [ "$status" -ne 124 ]; then
+  if [ "$status" -ge 1 ] && [ "$status" -lt 124 ]; then
     pass "camfx record exits non-zero ($status) when the camera is unplugged"
   else
     fail "camfx record exits non-zero when the camera is unplugged" "exit status $status"
@@ -148,13 +194,12 @@ if has record-camera; then
   # The output's own name must not make the message match.
   message="$(sed 's|[^ ]*record-cut[^ ]*|OUT|g' "$out/record-cut.err")"
   if printf '%s\n' "$message" | grep -q -i -E 'disconnect|unplug|no such device|removed|ENODEV|EIO|input/output'; then
-    pass "the error says the camera went away: $(printf '%s' "$message" | tail -n 1)"
+    pass "the error says the camera went away: $(printf '%s' "$message" | grep -i -E 'disconnect|unplug|no such device|removed' | tail -n 1)"
   else
     fail "the error says the camera went away" "stderr was: $(printf '%s' "$message" | tail -n 3 | tr '\n' ' ')"
   fi
 else
   skip "unplugging the camera mid-record" "not in this build (record has no --input-format)"
 fi
-known_broken ""
 
 summary

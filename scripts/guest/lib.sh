@@ -63,6 +63,18 @@ check_near() {
     fail "$1" "got '$4' want $2 ± $3"
   fi
 }
+# check_refused WHAT STATUS ERRFILE REGEX: a command that must fail cleanly: STATUS is a
+# non-zero exit of its own (not a timeout's 124/137, not a crash's 128+signal) and its
+# stderr (ERRFILE) matches the extended REGEX (case-insensitive) — the one-line message.
+check_refused() {
+  if [ "$2" -eq 0 ] || [ "$2" -ge 124 ]; then
+    fail "$1" "exit status $2, want a clean failure; stderr: $(tail -n 2 "$3" 2>/dev/null | tr '\n' ' ')"
+  elif grep -q -i -E "$4" "$3" 2>/dev/null; then
+    pass "$1: exit $2, $(grep -i -E "$4" "$3" | tail -n 1)"
+  else
+    fail "$1" "exit $2 but stderr does not match '$4': $(tail -n 2 "$3" 2>/dev/null | tr '\n' ' ')"
+  fi
+}
 # check_lists WHAT FILE WORD...: one PASS/FAIL per WORD found in FILE, with one fork in
 # all (every fork costs about a second in the TCG guest).
 check_lists() {

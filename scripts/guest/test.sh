@@ -60,8 +60,11 @@ echo "guest tests: camfx features: ${features[*]:-none}"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/camfx-guest-test.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-# 40 s of 440 Hz, 48 kHz mono S16, the format the guest's loopback is played with.
-ffmpeg -v error -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 40 -ac 1 \
+# 440 Hz, 48 kHz mono S16, the format the guest's loopback is played with, for 3 minutes:
+# longer than any one recording there (the unplugged one runs for a minute or more while
+# two more camfx start beside it). When the player stops, the loopback's capture end
+# stalls, and camfx fills the rest of the recording with silence.
+ffmpeg -v error -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 180 -ac 1 \
   -c:a pcm_s16le "$work/tone.wav"
 
 cd "$repo"

@@ -51,7 +51,7 @@ extension RecordingSession {
           requestStop(.duration)
           return
         }
-        if live {
+        if live && !isLastFrameBeforeDurationLimit(time, first: firstTime, frameDuration: frameDuration) {
           guard rawFrames.tryPush(frame) else {
             statistics.countDrop(.late)
             continue
@@ -76,6 +76,17 @@ extension RecordingSession {
         }
       }
     }
+  }
+
+  /// True when `time` is the last frame that fits the `--duration` limit (the next one,
+  /// a frame duration later, would reach it). A live source then waits for room instead
+  /// of dropping it: the movie is meant to last the duration, and when a slow machine
+  /// drops the frames at the end, the file would otherwise end at the last frame that
+  /// happened to fit (2 s of a 3 s recording). Nothing comes after it, so waiting
+  /// costs no other frame.
+  func isLastFrameBeforeDurationLimit(_ time: MediaTime, first: MediaTime?, frameDuration: MediaTime?) -> Bool {
+    guard let limit = limits.duration, let first, let frameDuration else { return false }
+    return time - first + frameDuration >= limit
   }
 
   /// Filter stage: runs the chain in place on every accepted frame; never drops.
