@@ -177,11 +177,16 @@ public enum BGRAToYUV420 {
     return sums &+ (sums &>> 16) &+ 0x1080
   }
 
-  /// Byte 1 of each 32-bit lane of two luma vectors: sixteen Y samples.
+  /// Byte 1 of each 32-bit lane of two luma vectors (sixteen Y samples), shifted and
+  /// masked first so that the narrowing is a plain truncation: one `vpmovdb` with
+  /// AVX-512, two packs on a baseline x86-64 build (which has no byte shuffle).
   @inline(__always)
   static func lumaBytes(_ first: SIMD8<UInt32>, _ second: SIMD8<UInt32>) -> SIMD16<UInt8> {
-    let a = unsafeBitCast(first, to: SIMD32<UInt8>.self), b = unsafeBitCast(second, to: SIMD32<UInt8>.self)
-    return SIMD16(a[1], a[5], a[9], a[13], a[17], a[21], a[25], a[29], b[1], b[5], b[9], b[13], b[17], b[21], b[25], b[29])
+    let a = (first &>> 8) & 0xFF, b = (second &>> 8) & 0xFF
+    @inline(__always) func byte(_ x: UInt32) -> UInt8 { UInt8(truncatingIfNeeded: x) }
+    return SIMD16(
+      byte(a[0]), byte(a[1]), byte(a[2]), byte(a[3]), byte(a[4]), byte(a[5]), byte(a[6]), byte(a[7]),
+      byte(b[0]), byte(b[1]), byte(b[2]), byte(b[3]), byte(b[4]), byte(b[5]), byte(b[6]), byte(b[7]))
   }
 
   /// U of eight 2×2 means (BGRA, one per 32-bit lane) in byte 1 of each lane: the
@@ -209,11 +214,12 @@ public enum BGRAToYUV420 {
     return sums &+ (sums &>> 16) &+ 32896
   }
 
-  /// Byte 1 of each 32-bit lane.
+  /// Byte 1 of each 32-bit lane (as `lumaBytes`).
   @inline(__always)
   static func secondBytes(_ lanes: SIMD8<UInt32>) -> SIMD8<UInt8> {
-    let b = unsafeBitCast(lanes, to: SIMD32<UInt8>.self)
-    return SIMD8(b[1], b[5], b[9], b[13], b[17], b[21], b[25], b[29])
+    let a = (lanes &>> 8) & 0xFF
+    @inline(__always) func byte(_ x: UInt32) -> UInt8 { UInt8(truncatingIfNeeded: x) }
+    return SIMD8(byte(a[0]), byte(a[1]), byte(a[2]), byte(a[3]), byte(a[4]), byte(a[5]), byte(a[6]), byte(a[7]))
   }
 
   @inline(__always)
