@@ -25,6 +25,30 @@ func referenceBGRA(y: UInt8, cb: UInt8, cr: UInt8) -> BGRA {
     r: c(yy + 1.596027 * v), g: c(yy - 0.391762 * u - 0.812968 * v), b: c(yy + 2.017232 * u))
 }
 
+/// `PixelConverter.convertNV12` on planes held in byte arrays, as the tests hold them.
+func convertNV12(luma: [UInt8], lumaStride: Int, chroma: [UInt8], chromaStride: Int, to dst: PixelBuffer) {
+  luma.withUnsafeBytes { l in
+    chroma.withUnsafeBytes { c in
+      PixelConverter.convertNV12(
+        luma: l.baseAddress!, lumaBytesPerRow: lumaStride, chroma: c.baseAddress!, chromaBytesPerRow: chromaStride,
+        to: dst)
+    }
+  }
+}
+
+/// `PixelConverter.convertI420` on planes held in byte arrays.
+func convertI420(luma: [UInt8], lumaStride: Int, cb: [UInt8], cr: [UInt8], chromaStride: Int, to dst: PixelBuffer) {
+  luma.withUnsafeBytes { l in
+    cb.withUnsafeBytes { u in
+      cr.withUnsafeBytes { v in
+        PixelConverter.convertI420(
+          luma: l.baseAddress!, lumaBytesPerRow: lumaStride, cb: u.baseAddress!, cr: v.baseAddress!,
+          chromaBytesPerRow: chromaStride, to: dst)
+      }
+    }
+  }
+}
+
 func maxChannelDifference(_ a: BGRA, _ b: BGRA) -> Int {
   max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)), abs(Int(a.a) - Int(b.a)))
 }
@@ -60,13 +84,7 @@ final class PixelConverterTests: XCTestCase {
       let luma = rng.bytes(lumaStride * h)
       let chroma = rng.bytes(chromaStride * ((h + 1) / 2))
       let dst = PixelBuffer(width: w, height: h)
-      luma.withUnsafeBytes { l in
-        chroma.withUnsafeBytes { c in
-          PixelConverter.convertNV12(
-            luma: l.baseAddress!, lumaBytesPerRow: lumaStride, chroma: c.baseAddress!,
-            chromaBytesPerRow: chromaStride, to: dst)
-        }
-      }
+      convertNV12(luma: luma, lumaStride: lumaStride, chroma: chroma, chromaStride: chromaStride, to: dst)
       var worst = 0
       for y in 0..<h {
         for x in 0..<w {
@@ -85,15 +103,7 @@ final class PixelConverterTests: XCTestCase {
       let cw = (w + 1) / 2, ch = (h + 1) / 2
       let luma = rng.bytes(w * h), cb = rng.bytes(cw * ch), cr = rng.bytes(cw * ch)
       let dst = PixelBuffer(width: w, height: h)
-      luma.withUnsafeBytes { l in
-        cb.withUnsafeBytes { u in
-          cr.withUnsafeBytes { v in
-            PixelConverter.convertI420(
-              luma: l.baseAddress!, lumaBytesPerRow: w, cb: u.baseAddress!, cr: v.baseAddress!,
-              chromaBytesPerRow: cw, to: dst)
-          }
-        }
-      }
+      convertI420(luma: luma, lumaStride: w, cb: cb, cr: cr, chromaStride: cw, to: dst)
       var worst = 0
       for y in 0..<h {
         for x in 0..<w {
@@ -204,11 +214,7 @@ final class PixelConverterTests: XCTestCase {
       return UInt8(i % 2 == 0 ? 100 + ramp : 140 - ramp)
     }
     let dst = PixelBuffer(width: w, height: h)
-    luma.withUnsafeBytes { l in
-      chroma.withUnsafeBytes { c in
-        PixelConverter.convertNV12(luma: l.baseAddress!, lumaBytesPerRow: w, chroma: c.baseAddress!, chromaBytesPerRow: w, to: dst)
-      }
-    }
+    convertNV12(luma: luma, lumaStride: w, chroma: chroma, chromaStride: w, to: dst)
     let reference = try swscaleToBGRA(format: AV_PIX_FMT_NV12, width: w, height: h, planes: [luma, chroma], strides: [w, w])
     assertClose(dst, reference, tolerance: 2, "NV12 vs swscale")
   }

@@ -94,13 +94,7 @@ final class YUVToBGRAKernelTests: XCTestCase {
         }
       }
       let dst = PixelBuffer(width: w, height: h, bytesPerRow: w * 4 + 12)
-      luma.withUnsafeBytes { l in
-        chroma.withUnsafeBytes { c in
-          PixelConverter.convertNV12(
-            luma: l.baseAddress!, lumaBytesPerRow: lumaStride, chroma: c.baseAddress!,
-            chromaBytesPerRow: chromaStride, to: dst)
-        }
-      }
+      convertNV12(luma: luma, lumaStride: lumaStride, chroma: chroma, chromaStride: chromaStride, to: dst)
       assertExact(dst, "NV12 \(w)x\(h)") { x, row in
         let c = (row / 2) * chromaStride + (x / 2) * 2
         return (luma[row * lumaStride + x], chroma[c], chroma[c + 1])
@@ -114,15 +108,7 @@ final class YUVToBGRAKernelTests: XCTestCase {
       let cw = (w + 1) / 2, ch = (h + 1) / 2, chromaStride = cw + 3
       let luma = rng.bytes(w * h), cb = rng.bytes(chromaStride * ch), cr = rng.bytes(chromaStride * ch)
       let dst = PixelBuffer(width: w, height: h)
-      luma.withUnsafeBytes { l in
-        cb.withUnsafeBytes { u in
-          cr.withUnsafeBytes { v in
-            PixelConverter.convertI420(
-              luma: l.baseAddress!, lumaBytesPerRow: w, cb: u.baseAddress!, cr: v.baseAddress!,
-              chromaBytesPerRow: chromaStride, to: dst)
-          }
-        }
-      }
+      convertI420(luma: luma, lumaStride: w, cb: cb, cr: cr, chromaStride: chromaStride, to: dst)
       assertExact(dst, "I420 \(w)x\(h)") { x, row in
         let c = (row / 2) * chromaStride + x / 2
         return (luma[row * w + x], cb[c], cr[c])
