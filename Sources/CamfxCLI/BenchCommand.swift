@@ -15,8 +15,9 @@ struct BenchCommand: ParsableCommand {
       pushed through a FrameRing from this thread to a second one (frames/s is items/s, \
       size 1x1, no GB/s); last, transcode: a clip of the largest size, made from the test \
       pattern, run through the whole recording pipeline (decode, mirror,watermark, \
-      BGRA→yuv420p, libx264 veryfast) on every core. Each per-frame row runs for --seconds after a warm-up, in batches of about a millisecond; \
-      frames/s is from the fastest batch. Build with `swift build -c release` first: \
+      BGRA→yuv420p, libx264 veryfast) on every core. Each per-frame row runs for \
+      --seconds after a warm-up, in batches of about a millisecond; frames/s is from \
+      the fastest batch. Build with `swift build -c release` first: \
       debug builds are many times slower. Figures on a shared machine are noisy.
       """)
 
@@ -60,17 +61,15 @@ struct BenchCommand: ParsableCommand {
     } else {
       print("camfx bench: one core, \(seconds) s per row, frames/s from the fastest batch")
       var printedHeader = false
-      _ = try runner.run(cases) { result in
-        // Print rows as they finish, so a long run shows progress.
+      // Print rows as they finish, so a long run shows progress.
+      func printRow(_ result: BenchResult) {
         let lines = [result].table().split(separator: "\n")
         if !printedHeader { print(lines[0]); printedHeader = true }
         print(lines[1])
       }
+      _ = try runner.run(cases, progress: printRow)
       if let transcode {
-        let result = try transcode.run()
-        let lines = [result].table().split(separator: "\n")
-        if !printedHeader { print(lines[0]) }
-        print(lines[1])
+        printRow(try transcode.run())
         print("transcode: \(transcode.frames) frames of a \(largest) H.264 clip through \(transcode.filters) to H.264 "
           + "(veryfast, CRF 23), the whole pipeline on every core")
       }

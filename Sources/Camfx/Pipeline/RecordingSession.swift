@@ -38,8 +38,6 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   /// The size of the frames the sink receives, as the filter chain negotiated it.
   public let outputGeometry: FrameGeometry
 
-  /// The ring capacities.
-  public let buffering: RecordingBuffering
   let rawFrames: FrameRing<PixelBuffer>
   let filteredFrames: FrameRing<PixelBuffer>
   let audioBlocks: FrameRing<Audio>?
@@ -94,7 +92,6 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     self.sink = sink
     self.limits = limits
     self.outputGeometry = output
-    self.buffering = buffering
     self.rawFrames = FrameRing(capacity: buffering.rawFrames)
     self.filteredFrames = FrameRing(capacity: buffering.filteredFrames)
     // Audio blocks are small; room for a few seconds keeps a file's interleaving slack.
