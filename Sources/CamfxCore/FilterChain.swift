@@ -7,6 +7,10 @@ public struct FilterChain: Sendable {
   public private(set) var filters: [any VideoFilter]
   public private(set) var inputGeometry: FrameGeometry?
   public private(set) var outputGeometry: FrameGeometry?
+  /// The filters as `RowLocalVideoFilter`s when every one of them is row-local and the
+  /// frame size does not change; set by `configure` (cast once, not per band: a cast
+  /// between existentials may copy a large filter into a new box).
+  private var rowLocalFilters: [any RowLocalVideoFilter]?
 
   public init(_ filters: [any VideoFilter] = []) {
     self.filters = filters
@@ -29,7 +33,21 @@ public struct FilterChain: Sendable {
     }
     inputGeometry = input
     outputGeometry = geometry
+    let rowLocal = filters.compactMap { ($0 as? any RowLocalVideoFilter).flatMap { $0.isRowLocal ? $0 : nil } }
+    rowLocalFilters = geometry == input && rowLocal.count == filters.count ? rowLocal : nil
     return geometry
+  }
+
+  /// True when every filter is row-local (`RowLocalVideoFilter`) and the frame size
+  /// does not change, so the chain may run on bands of rows. Known after `configure`.
+  public var isRowLocal: Bool { rowLocalFilters != nil }
+
+  /// Runs every filter, in order, on rows `firstRow ..< firstRow + band.height` of a
+  /// frame of the configured size; the same pixels as `process(_:)` gives those rows.
+  /// - Precondition: `isRowLocal`.
+  public func process(band: inout PixelBuffer, firstRow: Int) {
+    guard let rowLocalFilters else { preconditionFailure("the chain is not row-local") }
+    for filter in rowLocalFilters { filter.process(band: &band, firstRow: firstRow) }
   }
 
   /// Runs every filter on `frame`, in order.

@@ -207,7 +207,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
       }
       try check(r, "avcodec_receive_frame '\(path)'")
       defer { av_frame_unref(frame.pointer) }
-      if index == videoStreamIndex { return .video(try convertVideo()) }
+      if index == videoStreamIndex { return try videoSample() }
       if let pcm = try convertAudio() { return .audio(pcm) }
     }
   }
@@ -229,6 +229,17 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// CamfxCapture, which this module does not see, so the caller hands it in.)
   public var yuv420Converter: YUV420Converter?
 
+  /// Hands decoded pictures that `yuv420Converter` could take (yuv420p, BT.601 or
+  /// untagged, limited range) on as `.yuv420Video` samples, unconverted, for a pipeline
+  /// that converts them band by band itself (`RowBandPass`). Other pictures still come
+  /// as BGRA `.video`, as does a picture for which no pooled frame came back within a
+  /// second. Needs `yuv420Converter` (the same pictures qualify).
+  public var deliversYUV420Frames = false {
+    didSet { precondition(!deliversYUV420Frames || yuv420Converter != nil, "deliversYUV420Frames needs yuv420Converter") }
+  }
+  /// Made on first use: most readers never hand out yuv420p frames.
+  private var decodedPool: YUV420FramePool?
+
   /// True when `yuv420Converter` can take frame `f` as it is.
   private func fitsYUV420Converter(_ f: AVFrame) -> Bool {
     f.format == AV_PIX_FMT_YUV420P.rawValue && Int(f.width) == geometry.width && Int(f.height) == geometry.height
@@ -237,8 +248,23 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
       && [AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG].contains(f.colorspace)
   }
 
-  private func convertVideo() throws(FFmpegError) -> PixelBuffer {
-    let f = frame.pointer
+  /// The decoded picture in `frame` as a sample: passed on, or converted to BGRA.
+  private func videoSample() throws(FFmpegError) -> MovieSample {
+    let time = presentationTime(of: frame.pointer)
+    if deliversYUV420Frames, fitsYUV420Converter(frame.pointer.pointee) {
+      if decodedPool == nil {
+        decodedPool = try YUV420FramePool(geometry: geometry, capacity: pool.capacity, kind: .decoded)
+      }
+      let deadline = Deadline(seconds: 1)
+      if let passed = decodedPool!.adopt(frame.pointer, presentationTime: time, shouldStop: { deadline.hasPassed }) {
+        return .yuv420Video(passed)
+      }
+    }
+    return .video(try convertVideo(at: time))
+  }
+
+  /// The frame's timestamp, or one frame after the previous frame's when it has none.
+  private func presentationTime(of f: UnsafeMutablePointer<AVFrame>) -> MediaTime {
     var ts = f.pointee.best_effort_timestamp
     if ts == CAMFX_AV_NOPTS_VALUE { ts = f.pointee.pts }
     let time: MediaTime
@@ -248,6 +274,24 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
       time = (lastVideoTime ?? .zero) + (lastVideoTime == nil ? .zero : (frameDuration ?? MediaTime(value: 1, timescale: 25)))
     }
     lastVideoTime = time
+    return time
+  }
+
+  /// A moment `seconds` from now, for pool waits that give up (`{ deadline.hasPassed }`:
+  /// a non-escaping closure, so the wait allocates nothing).
+  private struct Deadline {
+    let end: Double
+    init(seconds: Double) { end = Self.now() + seconds }
+    var hasPassed: Bool { Self.now() > end }
+    static func now() -> Double {
+      var t = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &t)
+      return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+    }
+  }
+
+  private func convertVideo(at time: MediaTime) throws(FFmpegError) -> PixelBuffer {
+    let f = frame.pointer
     let buffer = acquireBuffer(presentationTime: time)
     if let yuv420Converter, fitsYUV420Converter(f.pointee) {
       let d = f.pointee.data, l = f.pointee.linesize
@@ -275,14 +319,8 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// unpooled buffer, so a caller that keeps every frame (in the same thread that
   /// reads) slows down instead of hanging forever.
   private func acquireBuffer(presentationTime: MediaTime) -> PixelBuffer {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    let deadline = Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9 + 1
-    let pooled = pool.acquire(presentationTime: presentationTime) {
-      var now = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &now)
-      return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9 > deadline
-    }
+    let deadline = Deadline(seconds: 1)
+    let pooled = pool.acquire(presentationTime: presentationTime, shouldStop: { deadline.hasPassed })
     return pooled ?? PixelBuffer(width: geometry.width, height: geometry.height, presentationTime: presentationTime)
   }
 
@@ -331,10 +369,20 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     while let sample = try nextSample() {
       switch sample {
       case .video(let frame): return frame
+      case .yuv420Video(let picture): return bgra(from: picture)
       case .audio(let pcm): pendingAudio.append(pcm)
       }
     }
     return nil
+  }
+
+  /// A passed-on picture converted after all, for `nextFrame()`'s BGRA-only callers.
+  private func bgra(from picture: YUV420Frame) -> PixelBuffer {
+    let buffer = acquireBuffer(presentationTime: picture.presentationTime)
+    yuv420Converter!(
+      UnsafeRawPointer(picture.y), picture.yStride, UnsafeRawPointer(picture.u), UnsafeRawPointer(picture.v),
+      picture.uStride, buffer)
+    return buffer
   }
 
   /// Audio decoded by `nextFrame()` calls so far (and forgets it).

@@ -6,4 +6,7 @@ public enum MovieSample: Sendable {
   case video(PixelBuffer)
   /// Interleaved S16 audio.
   case audio(PCMBuffer)
+  /// A decoded yuv420p picture handed on as it is, from the reader's pool of decoded
+  /// frames; only when `MovieReader.deliversYUV420Frames` is set.
+  case yuv420Video(YUV420Frame)
 }

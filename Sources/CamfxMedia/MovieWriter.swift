@@ -196,18 +196,41 @@ public final class MovieWriter: @unchecked Sendable {
   ///   from the encoder or muxer (the writer has failed).
   @discardableResult
   public func append(_ frame: PixelBuffer) throws(FFmpegError) -> Bool {
+    try appendVideo(at: frame.presentationTime) { () throws(FFmpegError) in try adaptor.convert(frame) }
+  }
+
+  /// Encodes one yuv420p frame at its `presentationTime` as it is, with no conversion
+  /// (a transcode's row-band pass has already made the encoder's pixel format). The
+  /// encoder may keep a reference to the frame's buffers; the frame's pool then gives
+  /// that frame fresh buffers before it is written again.
+  ///
+  /// - Returns and throws as `append(_:)` for a `PixelBuffer`.
+  @discardableResult
+  public func append(_ frame: YUV420Frame) throws(FFmpegError) -> Bool {
+    guard frame.width == settings.video.width, frame.height == settings.video.height else {
+      throw FFmpegError.invalid(
+        "append video frame", "frame is \(frame.geometry) but the video track is \(settings.video.width)x\(settings.video.height)")
+    }
+    return try appendVideo(at: frame.presentationTime) { () throws(FFmpegError) in frame.avFrame }
+  }
+
+  /// The part of both `append`s after the picture: the session start, the timestamp
+  /// checks, the encoder, and audio that waited for this frame.
+  private func appendVideo(
+    at time: MediaTime, picture: () throws(FFmpegError) -> UnsafeMutablePointer<AVFrame>
+  ) throws(FFmpegError) -> Bool {
     try startWriting()
     let appended = try videoLock.withLock { _ throws(FFmpegError) -> Bool in
-      let start = sessionStart(orStartAt: frame.presentationTime)
-      if frame.presentationTime < start { return false }
+      let start = sessionStart(orStartAt: time)
+      if time < start { return false }
       let timescale = settings.video.timescale
-      let pts = Self.ticks(frame.presentationTime, timescale: timescale) - Self.ticks(start, timescale: timescale)
+      let pts = Self.ticks(time, timescale: timescale) - Self.ticks(start, timescale: timescale)
       if let last = lastVideoTicks, pts <= last {
         throw FFmpegError.invalid(
           "append video frame",
-          "timestamp \(frame.presentationTime.seconds) s is not after the previous frame's (\(Double(last) / Double(timescale)) s)")
+          "timestamp \(time.seconds) s is not after the previous frame's (\(Double(last) / Double(timescale)) s)")
       }
-      let avFrame = try adaptor.convert(frame)
+      let avFrame = try picture()
       avFrame.pointee.pts = pts
       try encodeVideo(avFrame)
       lastVideoTicks = pts

@@ -39,6 +39,8 @@ final class MovieReaderTests: XCTestCase {
         XCTAssertEqual(pcm.channels, 2)
         if audioStart == nil { audioStart = pcm.presentationTime }
         audio += pcm.samples
+      case .yuv420Video:
+        XCTFail("a yuv420p frame from a reader that was not asked for them")
       }
     }
     XCTAssertNil(try reader.nextSample(), "stays at the end")
@@ -107,6 +109,7 @@ final class MovieReaderTests: XCTestCase {
       while let sample = try reader.nextSample() {
         switch sample {
         case .video(let frame): try writer.append(frame)
+        case .yuv420Video(let picture): try writer.append(picture)
         case .audio(let pcm): try writer.append(audio: pcm)
         }
       }

@@ -50,4 +50,49 @@ final class MovieReaderYUV420ConverterTests: XCTestCase {
     // Same matrix and range as libswscale; only rounding and chroma siting differ.
     XCTAssertLessThan(Double(totalAgainstSwscale) / Double(frames * w * h * 3), 2.0, "worst \(worstAgainstSwscale)")
   }
+
+  /// Asked for yuv420p frames, the reader hands on the decoded planes themselves, with
+  /// the same timestamps; `nextFrame()` still gives BGRA frames.
+  func testReaderHandsOnDecodedPlanesWhenAsked() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.file("in.mp4")
+    let (w, h, frames) = (96, 64, 4)
+    _ = try runTool("ffmpeg", [
+      "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(w)x\(h):rate=25", "-frames:v", "\(frames)",
+      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", path,
+    ])
+    let raw = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+    let (lumaBytes, chromaBytes) = (w * h, (w / 2) * (h / 2))
+
+    let input = MovieReaderInput(try MovieReader(path: path))
+    input.deliverYUV420Frames()
+    var times: [MediaTime] = []
+    var held: [YUV420Frame] = []  // all kept at once: the pool must not reuse a held frame
+    while let sample = try input.reader.nextSample() {
+      guard case .yuv420Video(let picture) = sample else { return XCTFail("expected a yuv420p frame, got \(sample)") }
+      XCTAssertEqual(picture.geometry, FrameGeometry(width: w, height: h))
+      times.append(picture.presentationTime)
+      held.append(picture)
+    }
+    XCTAssertEqual(times, (0..<frames).map { MediaTime(value: Int64($0), timescale: 25) })
+    for (n, picture) in held.enumerated() {
+      let expected = raw[(n * (lumaBytes + 2 * chromaBytes))...]
+      var planes = Data()
+      for row in 0..<h { planes.append(picture.y + row * picture.yStride, count: w) }
+      for row in 0..<h / 2 { planes.append(picture.u + row * picture.uStride, count: w / 2) }
+      for row in 0..<h / 2 { planes.append(picture.v + row * picture.vStride, count: w / 2) }
+      XCTAssertTrue(planes == expected.prefix(lumaBytes + 2 * chromaBytes), "frame \(n) is not the decoded picture")
+    }
+
+    let again = MovieReaderInput(try MovieReader(path: path))
+    again.deliverYUV420Frames()
+    let bgra = try XCTUnwrap(again.reader.nextFrame())
+    let expected = PixelBuffer(width: w, height: h)
+    raw.withUnsafeBytes { bytes in
+      PixelConverter.convertI420(
+        luma: bytes.baseAddress!, lumaBytesPerRow: w, cb: bytes.baseAddress! + lumaBytes,
+        cr: bytes.baseAddress! + lumaBytes + chromaBytes, chromaBytesPerRow: w / 2, to: expected)
+    }
+    XCTAssertTrue(bgra.hasSamePixels(as: expected))
+  }
 }

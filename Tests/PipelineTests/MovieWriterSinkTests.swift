@@ -60,18 +60,28 @@ final class CountingVideoSource: VideoSource {
 
 /// Runs ffprobe and returns the `key=value` lines of its default output.
 func ffprobe(_ arguments: [String]) throws -> [String: String] {
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-  process.arguments = ["-v", "error", "-of", "default=noprint_wrappers=1"] + arguments
-  let pipe = Pipe()
-  process.standardOutput = pipe
-  try process.run()
-  let data = pipe.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
+  let data = try runTool("ffprobe", ["-v", "error", "-of", "default=noprint_wrappers=1"] + arguments)
   var result: [String: String] = [:]
   for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
     let parts = line.split(separator: "=", maxSplits: 1)
     if parts.count == 2 { result[String(parts[0])] = String(parts[1]) }
   }
   return result
+}
+
+/// Runs `/usr/bin/<tool>` and returns its standard output; throws on a non-zero exit.
+/// (Standard error is not captured: the tools run with `-v error`.)
+func runTool(_ tool: String, _ arguments: [String]) throws -> Data {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/" + tool)
+  process.arguments = arguments
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  try process.run()
+  let data = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  guard process.terminationStatus == 0 else {
+    throw RecordingSessionError("\(tool) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+  }
+  return data
 }

@@ -9,7 +9,7 @@ import CamfxCore
 /// BT.709's (HD). The kernel works in 8-bit fixed point (weights summing to 256) on
 /// sixteen pixels at a time; its result is within ±1 of the floating-point formula for
 /// every colour.
-public struct Grayscale: VideoFilter {
+public struct Grayscale: RowLocalVideoFilter {
   public static let name = "grayscale"
   public static let summary = "Converts to grey (luma of BT.601 or BT.709), alpha untouched."
   public static let example = "camfx snapshot --filter grayscale=matrix=bt709 -o gray.png"
@@ -53,6 +53,11 @@ public struct Grayscale: VideoFilter {
   }
 
   public mutating func configure(input: FrameGeometry) throws -> FrameGeometry { input }
+
+  /// Each pixel becomes its own grey.
+  public var isRowLocal: Bool { true }
+
+  public func process(band: inout PixelBuffer, firstRow: Int) { process(&band) }
 
   public func process(_ frame: inout PixelBuffer) {
     let k = matrix.fixedPoint

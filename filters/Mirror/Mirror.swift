@@ -8,7 +8,7 @@ import CamfxCore
 /// Works in place and is bit-exact. Rows are reversed sixteen pixels at a time (one
 /// 64-byte load from each end, lanes reversed, stored at the other end); a vertical
 /// flip swaps rows the same way without reversing them.
-public struct Mirror: VideoFilter {
+public struct Mirror: RowLocalVideoFilter {
   public static let name = "mirror"
   public static let summary = "Flips the frame left-right, upside down, or both."
   public static let example = "camfx snapshot --filter mirror=axis=horizontal -o mirrored.png"
@@ -35,6 +35,14 @@ public struct Mirror: VideoFilter {
   }
 
   public mutating func configure(input: FrameGeometry) throws -> FrameGeometry { input }
+
+  /// Only the left-right flip keeps every row in place.
+  public var isRowLocal: Bool { axis == .horizontal }
+
+  public func process(band: inout PixelBuffer, firstRow: Int) {
+    precondition(axis == .horizontal, "mirror=axis=\(axis.rawValue) moves rows")
+    process(&band)
+  }
 
   public func process(_ frame: inout PixelBuffer) {
     let width = frame.width, height = frame.height, bytesPerRow = frame.bytesPerRow

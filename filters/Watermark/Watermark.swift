@@ -16,7 +16,7 @@ import CamfxPNG
 /// once, when the filter is made (see `PremultipliedMark`). Each frame then touches
 /// only the rectangle the mark covers, so the cost grows with the mark's area, not the
 /// frame's.
-public struct Watermark: VideoFilter {
+public struct Watermark: RowLocalVideoFilter {
   public static let name = "watermark"
   public static let summary = "Blends a PNG (or the built-in camfx mark) over the frame."
   public static let example = "camfx snapshot --filter watermark=position=top-left:opacity=0.5 -o marked.png"
@@ -115,6 +115,21 @@ public struct Watermark: VideoFilter {
     let bytesPerRow = frame.bytesPerRow
     frame.withUnsafeMutableBytes { base in
       mark.blend(onto: base, bytesPerRow: bytesPerRow, visible: visible, at: origin)
+    }
+  }
+
+  /// The mark covers fixed rows; a band gets the part of it that falls in its rows.
+  public var isRowLocal: Bool { true }
+
+  public func process(band: inout PixelBuffer, firstRow: Int) {
+    precondition(band.width == frameSize.width && firstRow >= 0 && firstRow + band.height <= frameSize.height,
+      "watermark configured for \(frameSize), got rows \(firstRow)..<\(firstRow + band.height) of width \(band.width)")
+    let top = max(origin.y, firstRow), bottom = min(origin.y + visible.height, firstRow + band.height)
+    guard top < bottom else { return }
+    let part = Rectangle(x: visible.x, y: visible.y + (top - origin.y), width: visible.width, height: bottom - top)
+    let bytesPerRow = band.bytesPerRow
+    band.withUnsafeMutableBytes { base in
+      mark.blend(onto: base, bytesPerRow: bytesPerRow, visible: part, at: (origin.x, top - firstRow))
     }
   }
 }

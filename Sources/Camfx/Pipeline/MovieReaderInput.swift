@@ -5,7 +5,7 @@ import CamfxMedia
 /// A movie file (`--input FILE`) as a recording input: its frames and, when the reader
 /// was opened with audio, its sound, in file order. Not live: the source stage waits
 /// for room (back-pressure), so a transcode drops and duplicates nothing.
-public final class MovieReaderInput: RecordingInput {
+public final class MovieReaderInput: RecordingInput, YUV420RecordingInput {
   public typealias Audio = PCMBuffer
   public let reader: MovieReader
 
@@ -25,9 +25,14 @@ public final class MovieReaderInput: RecordingInput {
   public var isLive: Bool { false }
   public var hasAudio: Bool { reader.audioSampleRate != nil }
 
+  public func deliverYUV420Frames() {
+    reader.deliversYUV420Frames = true
+  }
+
   public func nextSample() throws -> RecordingSample<PCMBuffer>? {
     switch try reader.nextSample() {
     case .video(let frame): return .video(frame)
+    case .yuv420Video(let picture): return .yuv420Video(picture)
     case .audio(let pcm): return .audio(pcm)
     case nil: return nil
     }

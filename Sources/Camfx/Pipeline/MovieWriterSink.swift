@@ -11,7 +11,7 @@ import Glibc
 /// for a capture: audio that arrives before the first frame (a movie file's sound
 /// track is often demultiplexed first) is held until then, and the writer trims
 /// whatever part of it lies before that frame.
-public final class MovieWriterSink: RecordingSink {
+public final class MovieWriterSink: RecordingSink, YUV420RecordingSink {
   public typealias Audio = PCMBuffer
   public let writer: MovieWriter
   private var sessionStarted = false
@@ -24,15 +24,25 @@ public final class MovieWriterSink: RecordingSink {
   }
 
   public func appendVideo(_ frame: PixelBuffer) throws {
-    if !sessionStarted {
-      writer.startSession(atSourceTime: frame.presentationTime)
-      sessionStarted = true
-      try writer.append(frame)
-      for buffer in heldAudio { try writer.append(audio: buffer) }
-      heldAudio = []
+    try startSessionIfNeeded(at: frame.presentationTime) { try writer.append(frame) }
+  }
+
+  public func appendVideo(yuv420 frame: YUV420Frame) throws {
+    try startSessionIfNeeded(at: frame.presentationTime) { try writer.append(frame) }
+  }
+
+  /// Appends a frame with `append`; before the first one, starts the session at its
+  /// time and then writes the audio that was waiting for it.
+  private func startSessionIfNeeded(at time: MediaTime, append: () throws -> Void) throws {
+    if sessionStarted {
+      try append()
       return
     }
-    try writer.append(frame)
+    writer.startSession(atSourceTime: time)
+    sessionStarted = true
+    try append()
+    for buffer in heldAudio { try writer.append(audio: buffer) }
+    heldAudio = []
   }
 
   public func appendAudio(_ audio: PCMBuffer) throws {

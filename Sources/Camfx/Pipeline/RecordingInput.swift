@@ -1,9 +1,13 @@
 import CamfxCore
+import CamfxMedia
 
 /// One thing the source stage takes from its input.
 public enum RecordingSample<Audio: Sendable>: Sendable {
   /// A video frame, in a buffer from the input's own pool.
   case video(PixelBuffer)
+  /// A decoded yuv420p picture, unconverted: only from an input that was asked for
+  /// them (`YUV420RecordingInput`), for a chain that runs in row bands.
+  case yuv420Video(YUV420Frame)
   /// A block of audio from the same file or device (a movie's sound track).
   case audio(Audio)
   /// A live input could not deliver a frame (no free buffer); the stage counts it.
@@ -29,6 +33,13 @@ public protocol RecordingInput<Audio>: AnyObject {
   /// The next sample, or `nil` at the end of input. Called on the source stage's thread.
   /// - Throws: an I/O error that ends the recording (the file is still finished).
   func nextSample() throws -> RecordingSample<Audio>?
+}
+
+/// An input that can hand its decoded pictures on as yuv420p frames, unconverted, for
+/// a session whose filter chain runs in row bands (`RowBandPass`).
+public protocol YUV420RecordingInput: AnyObject {
+  /// From now on, deliver `.yuv420Video` samples where the picture allows it.
+  func deliverYUV420Frames()
 }
 
 /// A `VideoSource` (no sound of its own) as a recording input. When the source counts

@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxMedia
 
 /// The bodies of the stage threads. Each runs until its input ends, then closes its
 /// output ring so the next stage drains and ends in turn.
@@ -23,6 +24,38 @@ extension RecordingSession {
       rawFrames.close()
       if input.hasAudio { audioBlocks?.close() }
     }
+    /// Passes one frame on (or drops it, live); false when the stage must end now.
+    func accept(_ frame: StageFrame, at time: MediaTime) -> Bool {
+      if let limit = limits.duration, let first = firstTime, time - first >= limit {
+        requestStop(.duration)
+        return false
+      }
+      if live && !isLastFrameBeforeDurationLimit(time, first: firstTime, frameDuration: frameDuration) {
+        guard rawFrames.tryPush(frame) else {
+          statistics.countDrop(.late)
+          return true
+        }
+      } else if !rawFrames.push(frame, shouldStop: { self.isAborted }) {
+        return false
+      }
+      statistics.framesIn.add(1, ordering: .relaxed)
+      statistics.framesAccepted.add(1, ordering: .relaxed)
+      accepted += 1
+      if firstTime == nil {
+        firstTime = time
+        videoStartNanoseconds.store(time.converted(to: Self.nanoseconds).value, ordering: .releasing)
+      }
+      previousTime = lastTime
+      lastTime = time
+      // The audio stage may generate sound up to the start of this frame.
+      videoEndNanoseconds.store(time.converted(to: Self.nanoseconds).value, ordering: .releasing)
+      if let limit = limits.frames, accepted >= limit {
+        requestStop(.frames)
+        return false
+      }
+      return true
+    }
+
     while !shouldStop {
       let sample: RecordingSample<Audio>?
       do {
@@ -46,34 +79,10 @@ extension RecordingSession {
         if !ring.push(block, shouldStop: { self.isAborted }) { return }
 
       case .video(let frame):
-        let time = frame.presentationTime
-        if let limit = limits.duration, let first = firstTime, time - first >= limit {
-          requestStop(.duration)
-          return
-        }
-        if live && !isLastFrameBeforeDurationLimit(time, first: firstTime, frameDuration: frameDuration) {
-          guard rawFrames.tryPush(frame) else {
-            statistics.countDrop(.late)
-            continue
-          }
-        } else if !rawFrames.push(frame, shouldStop: { self.isAborted }) {
-          return
-        }
-        statistics.framesIn.add(1, ordering: .relaxed)
-        statistics.framesAccepted.add(1, ordering: .relaxed)
-        accepted += 1
-        if firstTime == nil {
-          firstTime = time
-          videoStartNanoseconds.store(time.converted(to: Self.nanoseconds).value, ordering: .releasing)
-        }
-        previousTime = lastTime
-        lastTime = time
-        // The audio stage may generate sound up to the start of this frame.
-        videoEndNanoseconds.store(time.converted(to: Self.nanoseconds).value, ordering: .releasing)
-        if let limit = limits.frames, accepted >= limit {
-          requestStop(.frames)
-          return
-        }
+        if !accept(.bgra(frame), at: frame.presentationTime) { return }
+
+      case .yuv420Video(let picture):
+        if !accept(.yuv420(picture), at: picture.presentationTime) { return }
       }
     }
   }
@@ -95,11 +104,28 @@ extension RecordingSession {
       filteredFrames.close()
       if isAborted { discardUntilClosed(rawFrames) }
     }
-    while var frame = rawFrames.pop(shouldStop: { self.isAborted }) {
+    while let frame = rawFrames.pop(shouldStop: { self.isAborted }) {
       let started = MonotonicClock.nanoseconds()
-      chain.process(&frame)
+      let filtered: StageFrame
+      switch frame {
+      case .bgra(var buffer):
+        chain.process(&buffer)
+        filtered = .bgra(buffer)
+      case .yuv420(let picture):
+        // Only a session with a row-band pass asks its input for these.
+        guard let rowBandPass else { preconditionFailure("yuv420p frame without a row-band pass") }
+        let made: YUV420Frame?
+        do {
+          made = try rowBandPass.process(picture, shouldStop: { self.isAborted })
+        } catch {
+          abort(error: error)
+          return
+        }
+        guard let made else { return }
+        filtered = .yuv420(made)
+      }
       statistics.filterBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
-      if !filteredFrames.push(frame, shouldStop: { self.isAborted }) { return }
+      if !filteredFrames.push(filtered, shouldStop: { self.isAborted }) { return }
       statistics.framesFiltered.add(1, ordering: .relaxed)
     }
   }
@@ -161,7 +187,10 @@ extension RecordingSession {
         let videoClosed = filteredFrames.isClosed
         if let frame = filteredFrames.tryPop() {
           let started = MonotonicClock.nanoseconds()
-          try sink.appendVideo(frame)
+          switch frame {
+          case .bgra(let buffer): try sink.appendVideo(buffer)
+          case .yuv420(let picture): try yuv420Sink!.appendVideo(yuv420: picture)
+          }
           statistics.writerBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
           statistics.framesWritten.add(1, ordering: .relaxed)
           didWork = true

@@ -38,8 +38,12 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   /// The size of the frames the sink receives, as the filter chain negotiated it.
   public let outputGeometry: FrameGeometry
 
-  let rawFrames: FrameRing<PixelBuffer>
-  let filteredFrames: FrameRing<PixelBuffer>
+  let rawFrames: FrameRing<StageFrame>
+  let filteredFrames: FrameRing<StageFrame>
+  /// The fused convert → filter → convert pass, when input, chain and sink allow it.
+  let rowBandPass: RowBandPass?
+  /// The sink as one that takes the pass's yuv420p frames (set with `rowBandPass`).
+  let yuv420Sink: (any YUV420RecordingSink)?
   let audioBlocks: FrameRing<Audio>?
 
   /// Graceful stop: the source stage stops taking frames; the rest drains.
@@ -73,11 +77,14 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   ///   - sink: the movie writer, set up for `chain.outputGeometry`.
   ///   - limits: when to stop by itself.
   ///   - buffering: frames between the video stages (`.live(...)` for a live input).
+  ///   - rowBands: run a row-local chain in bands of rows on the decoded pictures
+  ///     (`RowBandPass`) when the input and the sink can take yuv420p frames (a movie
+  ///     file into a movie writer); `false` always makes whole BGRA frames.
   /// - Throws: `RecordingSessionError` if the chain was configured for another size.
   public init(
     input: any RecordingInput<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
     sink: any RecordingSink<Audio>, limits: RecordingLimits = RecordingLimits(),
-    buffering: RecordingBuffering = .file
+    buffering: RecordingBuffering = .file, rowBands: Bool = true
   ) throws {
     guard chain.inputGeometry == input.geometry, let output = chain.outputGeometry else {
       throw RecordingSessionError(
@@ -94,6 +101,17 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     self.outputGeometry = output
     self.rawFrames = FrameRing(capacity: buffering.rawFrames)
     self.filteredFrames = FrameRing(capacity: buffering.filteredFrames)
+    if rowBands, chain.isRowLocal, let yuv420Input = input as? any YUV420RecordingInput,
+      let yuv420Sink = sink as? any YUV420RecordingSink
+    {
+      // Pictures: the writer's ring full, one being made, one being encoded.
+      rowBandPass = try RowBandPass(chain: chain, capacity: buffering.filteredFrames + 2)
+      self.yuv420Sink = yuv420Sink
+      yuv420Input.deliverYUV420Frames()
+    } else {
+      rowBandPass = nil
+      yuv420Sink = nil
+    }
     // Audio blocks are small; room for a few seconds keeps a file's interleaving slack.
     self.audioBlocks = (generator != nil || input.hasAudio) ? FrameRing(capacity: 256) : nil
   }
@@ -107,6 +125,10 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       input: input, chain: chain, generator: generator, sink: sink, limits: limits,
       buffering: RecordingBuffering(rawFrames: ringCapacity, filteredFrames: ringCapacity))
   }
+
+  /// True when the filter stage runs the chain in row bands on decoded yuv420p
+  /// pictures (`RowBandPass`) rather than on whole BGRA frames.
+  public var usesRowBands: Bool { rowBandPass != nil }
 
   /// Starts every stage on its own thread.
   public func start() {

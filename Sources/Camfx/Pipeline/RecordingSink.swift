@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxMedia
 
 /// Where the writer stage of a `RecordingSession` puts what it drains from the rings:
 /// a movie writer (an `AVAssetWriter` with its pixel buffer adaptor), or a test sink.
@@ -18,4 +19,12 @@ public protocol RecordingSink<Audio>: AnyObject {
   func cancel()
   /// Bytes written to the output so far (for `--max-size` and the status line).
   var bytesWritten: Int64 { get }
+}
+
+/// A sink that also encodes yuv420p frames as they are, as the movie writer does: the
+/// filter stage's row-band pass then converts straight into the encoder's format.
+public protocol YUV420RecordingSink: AnyObject {
+  /// Encodes one frame made by the row-band pass. Called on the writer stage's thread,
+  /// in presentation order with any `appendVideo(_:)` frames.
+  func appendVideo(yuv420 frame: YUV420Frame) throws
 }

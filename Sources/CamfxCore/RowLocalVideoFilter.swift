@@ -1,0 +1,21 @@
+/// A filter whose every output row is made from the same input row alone (a left-right
+/// mirror, a colour change, a mark drawn at a fixed place), so it can run on a band of
+/// rows at a time and give the same pixels as on the whole frame.
+///
+/// This is what lets a transcode work the way Core Image renders, tile by tile: the
+/// recording pipeline converts a band of a few rows from the decoded yuv420p picture to
+/// BGRA, runs the chain on it and converts it straight back for the encoder while the
+/// band is still in the CPU cache, instead of making three passes over frames that do
+/// not fit in it. A chain runs in bands only when every filter in it is row-local.
+///
+/// A filter opts in by conforming; `isRowLocal` lets one instance decline (mirror's
+/// vertical axis moves rows).
+public protocol RowLocalVideoFilter: VideoFilter {
+  /// True when `process(band:firstRow:)` may be used for this configured instance.
+  var isRowLocal: Bool { get }
+
+  /// Filters rows `firstRow ..< firstRow + band.height` of a frame of the configured
+  /// size, given as `band` (its row 0 is the frame's row `firstRow`; same width). Must
+  /// leave exactly the pixels `process(_:)` leaves in those rows, and not allocate.
+  func process(band: inout PixelBuffer, firstRow: Int)
+}

@@ -1,0 +1,49 @@
+import CFFmpeg
+import CamfxCore
+
+/// A yuv420p (I420) picture lent out by a `YUV420FramePool`: what a decoder produced,
+/// or what the pipeline made for the encoder, travelling between stages the way a
+/// `PixelBuffer` does.
+///
+/// A transcode whose filter chain is row-local never lays out whole BGRA frames: the
+/// reader hands the decoded picture on as it is, the filter stage converts it band by
+/// band to BGRA, filters and converts back into another `YUV420Frame`, and the movie
+/// writer encodes that without a conversion of its own (see `RowBandPass`).
+///
+/// Like a `PixelBuffer`, a copy is another view of the same picture, and the picture
+/// goes back to its pool when the last copy is gone.
+///
+/// `@unchecked Sendable`: the AVFrame behind it is written only by whoever acquired it
+/// from the pool, before handing it on; the next stage only reads it (or, for the
+/// writer, gives it to the encoder), and the pool reuses it only when no copy is left.
+public struct YUV420Frame: @unchecked Sendable {
+  let slot: YUV420FrameSlot
+  /// When this frame should be shown, on the source's clock.
+  public var presentationTime: MediaTime
+
+  init(slot: YUV420FrameSlot, presentationTime: MediaTime) {
+    self.slot = slot
+    self.presentationTime = presentationTime
+  }
+
+  var avFrame: UnsafeMutablePointer<AVFrame> { slot.frame.pointer }
+  public var width: Int { Int(avFrame.pointee.width) }
+  public var height: Int { Int(avFrame.pointee.height) }
+  public var geometry: FrameGeometry { FrameGeometry(width: width, height: height) }
+
+  /// The Y plane: `height` rows of `width` bytes, `yStride` bytes apart.
+  public var y: UnsafeMutablePointer<UInt8> { avFrame.pointee.data.0! }
+  public var yStride: Int { Int(avFrame.pointee.linesize.0) }
+  /// The U (Cb) plane: `(height + 1) / 2` rows of `(width + 1) / 2` bytes.
+  public var u: UnsafeMutablePointer<UInt8> { avFrame.pointee.data.1! }
+  public var uStride: Int { Int(avFrame.pointee.linesize.1) }
+  /// The V (Cr) plane, like U.
+  public var v: UnsafeMutablePointer<UInt8> { avFrame.pointee.data.2! }
+  public var vStride: Int { Int(avFrame.pointee.linesize.2) }
+}
+
+/// One reusable AVFrame of a `YUV420FramePool`.
+final class YUV420FrameSlot {
+  let frame: FFmpegFrame
+  init(frame: FFmpegFrame) { self.frame = frame }
+}
