@@ -5,16 +5,20 @@ OUT   ?= out
 # and libyuv-style kernels need AVX2 to be fast). For a binary to copy to other
 # x86-64 machines: make release CPU=x86-64
 CPU   ?= native
-# The AVX2 intrinsic kernels (BGRA->yuv420p, YUYV/NV12/I420->BGRA) are compiled in only
-# when the build targets this CPU and it has AVX2 (the compiler crashes on them for a
-# target without AVX2, and Swift has no #if for CPU features); else the portable SIMD
-# kernels run. AVX2=no leaves them out.
-AVX2  ?= $(if $(filter native,$(CPU)),$(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo yes),no)
-AVX2_FLAGS = $(if $(filter yes,$(AVX2)),-Xswiftc -DCAMFX_AVX2)
-RELEASE_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU) $(AVX2_FLAGS)
-# The kernels' tests again in a debug build for this CPU with the AVX2 kernels (its own
-# build path: the default debug build stays portable for the qemu guest).
-NATIVE_TEST_FLAGS = --build-path .build-native -Xswiftc -target-cpu -Xswiftc native -Xswiftc -DCAMFX_AVX2
+# The intrinsic kernels (BGRA->yuv420p, YUYV/NV12/I420->BGRA) are compiled in only when
+# the build targets this CPU and it has the instructions (the compiler crashes on them
+# for a target without, and Swift has no #if for CPU features): CAMFX_AVX2 with AVX2,
+# CAMFX_AVX512 with AVX-512 BW as well; else the portable SIMD kernels run.
+# AVX2=no (which implies AVX512=no) or AVX512=no leaves them out.
+cpu_has = $(shell grep -qw $(1) /proc/cpuinfo 2>/dev/null && echo yes)
+AVX2   ?= $(if $(filter native,$(CPU)),$(call cpu_has,avx2),no)
+AVX512 ?= $(if $(filter yes,$(AVX2)),$(call cpu_has,avx512bw),no)
+KERNEL_FLAGS = $(if $(filter yes,$(AVX2)),-Xswiftc -DCAMFX_AVX2) $(if $(filter yes,$(AVX512)),-Xswiftc -DCAMFX_AVX512)
+RELEASE_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU) $(KERNEL_FLAGS)
+# The kernels' tests again in a debug build for this CPU with its intrinsic kernels
+# (own build path: the default debug build stays portable for the qemu guest).
+NATIVE_KERNEL_FLAGS = $(if $(call cpu_has,avx2),-Xswiftc -DCAMFX_AVX2) $(if $(call cpu_has,avx512bw),-Xswiftc -DCAMFX_AVX512)
+NATIVE_TEST_FLAGS = --build-path .build-native -Xswiftc -target-cpu -Xswiftc native $(NATIVE_KERNEL_FLAGS)
 KERNEL_TESTS = BGRAToYUV420Tests|YUVToBGRAKernelTests|PixelConverterTests
 
 .PHONY: run test setup build release bench bench-peers bench-record clean
@@ -32,10 +36,10 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@if grep -qw avx2 /proc/cpuinfo; then \
-	  echo "kernel tests with the AVX2 kernels (CAMFX_AVX2, .build-native)"; \
+	  echo "kernel tests with the intrinsic kernels ($(strip $(NATIVE_KERNEL_FLAGS)), .build-native)"; \
 	  $(SWIFT) build --build-tests $(NATIVE_TEST_FLAGS) && \
 	  $(SWIFT) test --skip-build $(NATIVE_TEST_FLAGS) --filter '$(KERNEL_TESTS)'; \
-	else echo "SKIP kernel tests with the AVX2 kernels: this CPU has no AVX2"; fi
+	else echo "SKIP kernel tests with the intrinsic kernels: this CPU has no AVX2"; fi
 	bash scripts/guest/test.sh
 
 setup:

@@ -32,9 +32,15 @@ extension PixelConverter {
       let src = source + row * sourceBytesPerRow
       let dst = destination + row * destinationBytesPerRow
       var pair = 0
+      // The widest kernel the build has first; each narrower one takes what is left.
+      #if CAMFX_AVX512 && arch(x86_64)
+        YUVToBGRAAVX512.yuyvRow(source: src, destination: dst, blocks: width / 64)
+        pair = (width / 64) * 32
+      #endif
       #if CAMFX_AVX2 && arch(x86_64)
-        YUVToBGRAAVX2.yuyvRow(source: src, destination: dst, blocks: width / 32)
-        pair = (width / 32) * 16
+        let blocks = (width - pair * 2) / 32
+        YUVToBGRAAVX2.yuyvRow(source: src + pair * 4, destination: dst + pair * 8, blocks: blocks)
+        pair += blocks * 16
       #endif
       while pair < vectorPairs {
         // 16 pixels in 32 bytes: Y0 Cb Y1 Cr | Y2 Cb Y3 Cr | ...

@@ -81,6 +81,22 @@ final class YUVToBGRAKernelTests: XCTestCase {
     }
   }
 
+  /// Widths that end in each kind of step: 64-pixel (AVX-512), 32-pixel (AVX2) and
+  /// 16-pixel (portable SIMD) steps and the scalar end, on random bytes.
+  func testYUYVIsExactAtEveryStepWidth() {
+    var rng = SplitMix64(state: 5)
+    for w in [31, 33, 49, 64, 97, 101, 127, 130, 161] {
+      let h = 3, stride = (w + 1) / 2 * 4 + 4
+      let src = rng.bytes(stride * h)
+      let dst = PixelBuffer(width: w, height: h)
+      src.withUnsafeBytes { PixelConverter.convertYUYV(source: $0.baseAddress!, sourceBytesPerRow: stride, to: dst) }
+      assertExact(dst, "YUYV width \(w)") { x, row in
+        let p = row * stride + (x / 2) * 4
+        return (src[p + (x % 2) * 2], src[p + 1], src[p + 3])
+      }
+    }
+  }
+
   func testNV12IsExactForEveryChromaPairAndOddHeights() {
     for (w, h) in [(2 * 256 + 3, 2 * 256 + 1), (35, 5), (16, 1), (17, 2)] {
       let lumaStride = w + 7, chromaStride = (w + 1) / 2 * 2 + 5, chromaRows = (h + 1) / 2

@@ -61,6 +61,22 @@ enum CamfxHooks {
     }
   }
 
+  /// `PixelConverter.convertI420`, the transcoder's decoded-picture path.
+  static func fromI420(_ g: FrameGeometry) -> Contender? {
+    Contender(.camfx, "PixelConverter.convertI420") {
+      let image = PlanarImage.yuv420p(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
+      image.fillPseudoRandom(seed: 13)
+      let planes = image.planes, strides = image.strides
+      // The closure holds the planes, so their bytes live as long as the job.
+      return {
+        PixelConverter.convertI420(
+          luma: UnsafeRawPointer(planes[0].baseAddress), lumaBytesPerRow: strides[0],
+          cb: UnsafeRawPointer(planes[1].baseAddress), cr: UnsafeRawPointer(planes[2].baseAddress),
+          chromaBytesPerRow: strides[1], to: frame)
+      }
+    }
+  }
+
   /// `PixelConverter.convertNV12`, the camera's NV12 path.
   static func fromNV12(_ g: FrameGeometry) -> Contender? {
     Contender(.camfx, "PixelConverter.convertNV12") {

@@ -19,6 +19,12 @@ public enum Catalog {
     ]
   }
 
+  /// Operations `camfx-compare` measures besides issue 5's (which the ordo-one
+  /// `Kernels` benchmarks and their committed thresholds cover).
+  public static func extraOperations(at geometry: FrameGeometry) -> [FrameOperation] {
+    [fromI420(geometry)]
+  }
+
   // MARK: Reference points
 
   static func reference(_ g: FrameGeometry) -> FrameOperation {
@@ -161,6 +167,24 @@ public enum Catalog {
         return { try sws.convert(image, into: frame) }
       },
     ].compactMap { $0 }, missing: camfx == nil ? "NV12→BGRA converter not on main yet" : nil)
+  }
+
+  static func fromI420(_ g: FrameGeometry) -> FrameOperation {
+    let camfx = CamfxHooks.fromI420(g)
+    return FrameOperation(name: "i420-to-bgra", geometry: g, contenders: [
+      camfx,
+      Contender(.libyuv, "I420ToARGB") {
+        let image = PlanarImage.yuv420p(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
+        image.fillPseudoRandom(seed: 13)
+        return { try LibYUV.fromI420(image, into: frame) }
+      },
+      Contender(.ffmpeg, "libswscale yuv420p→bgra") {
+        let image = PlanarImage.yuv420p(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
+        image.fillPseudoRandom(seed: 13)
+        let sws = try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_YUV420P, to: CAMFX_PEER_BGRA)
+        return { try sws.convert(image, into: frame) }
+      },
+    ].compactMap { $0 }, missing: camfx == nil ? "I420→BGRA converter not on main yet" : nil)
   }
 
   // MARK: A whole chain

@@ -75,6 +75,17 @@ public enum LibYUV {
     }
     try PeerError.check(code, "NV12ToARGB")
   }
+
+  /// `I420ToARGB`.
+  public static func fromI420(_ image: PlanarImage, into frame: PixelBuffer) throws(PeerError) {
+    let code = frame.withUnsafeMutableBytes {
+      camfx_yuv_i420_to_argb(
+        image.planes[0].baseAddress, Int32(image.strides[0]), image.planes[1].baseAddress, Int32(image.strides[1]),
+        image.planes[2].baseAddress, Int32(image.strides[2]),
+        $0.assumingMemoryBound(to: UInt8.self), Int32(frame.bytesPerRow), Int32(frame.width), Int32(frame.height))
+    }
+    try PeerError.check(code, "I420ToARGB")
+  }
   /// Calls a libyuv BGRA-to-BGRA function, `(src, srcStride, dst, dstStride, width, height)`,
   /// on `source`'s size: the shape ARGBMirror, ARGBCopy and ARGBAttenuate share.
   private static func frameToFrame(

@@ -37,3 +37,8 @@ int camfx_yuv_nv12_to_argb(const uint8_t *y, int y_stride, const uint8_t *uv, in
                            uint8_t *argb, int argb_stride, int width, int height) {
   return NV12ToARGB(y, y_stride, uv, uv_stride, argb, argb_stride, width, height);
 }
+
+int camfx_yuv_i420_to_argb(const uint8_t *y, int y_stride, const uint8_t *u, int u_stride,
+                           const uint8_t *v, int v_stride, uint8_t *argb, int argb_stride, int width, int height) {
+  return I420ToARGB(y, y_stride, u, u_stride, v, v_stride, argb, argb_stride, width, height);
+}

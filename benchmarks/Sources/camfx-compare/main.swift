@@ -1,6 +1,7 @@
 // camfx-compare: camfx next to libyuv and FFmpeg, interleaved in one process.
 //
 //   camfx-compare [table] [--sizes WxH,...] [--rounds N] [--budget-ms MS] [--out DIR]
+//                 [--operations NAME,...] [--no-files]
 //       the peer table; writes DIR/comparison.{md,json,png} (default DIR: results)
 //   camfx-compare ring [--rounds N]      SPSC ring items/s and round-trip latency
 //   camfx-compare chart [--out DIR]      redraw DIR/comparison.{png,md} from DIR/comparison.json
@@ -21,6 +22,8 @@ struct Options {
   var budgetMilliseconds = 60
   var outputDirectory = "results"
   var writeFiles = true
+  /// Only these operations (`--operations a,b`); all when empty.
+  var operations: [String] = []
 
   init(_ arguments: [String]) throws {
     var args = arguments[...]
@@ -43,6 +46,7 @@ struct Options {
         budgetMilliseconds = n
       case "--out": outputDirectory = try value()
       case "--no-files": writeFiles = false
+      case "--operations": operations = try value().split(separator: ",").map(String.init)
       default: throw UsageError("unknown option '\(arg)'")
       }
     }
@@ -66,7 +70,12 @@ func utcNow() -> String {
 func runTable(_ options: Options) throws {
   var all: [Measurement] = []
   for geometry in options.sizes {
-    for operation in Catalog.operations(at: geometry) {
+    let everything = Catalog.operations(at: geometry) + Catalog.extraOperations(at: geometry)
+    let unknown = options.operations.filter { name in !everything.contains { $0.name == name } }
+    guard unknown.isEmpty else {
+      throw UsageError("--operations: unknown '\(unknown.joined(separator: ","))' (\(everything.map(\.name).joined(separator: ",")))")
+    }
+    for operation in everything where options.operations.isEmpty || options.operations.contains(operation.name) {
       if let missing = operation.missing { print("note: \(operation.name) \(geometry): \(missing)") }
       let results = try measure(
         operation, rounds: options.rounds, budgetNanoseconds: UInt64(options.budgetMilliseconds) * 1_000_000)

@@ -35,6 +35,9 @@ int camfx_yuv_yuy2_to_argb(const uint8_t *yuy2, int yuy2_stride, uint8_t *argb, 
 /// NV12ToARGB: Y plane + interleaved UV plane to BGRA.
 int camfx_yuv_nv12_to_argb(const uint8_t *y, int y_stride, const uint8_t *uv, int uv_stride,
                            uint8_t *argb, int argb_stride, int width, int height);
+/// I420ToARGB: Y, U and V planes (4:2:0) to BGRA.
+int camfx_yuv_i420_to_argb(const uint8_t *y, int y_stride, const uint8_t *u, int u_stride,
+                           const uint8_t *v, int v_stride, uint8_t *argb, int argb_stride, int width, int height);
 
 // MARK: libswscale
 

@@ -1,0 +1,73 @@
+// Compiled only when the build defines CAMFX_AVX512 (`make release` and `make bench-peers`
+// on a CPU with AVX-512 BW, see the Makefile), for the same reason as the AVX2 file.
+#if CAMFX_AVX512 && arch(x86_64)
+import _Builtin_intrinsics.intel
+
+/// The YUYV → BGRA row with AVX-512 (BW) intrinsics: 64 pixels per step in two 512-bit
+/// halves, bit-identical to `YUVToBGRAKernel.bgra(y:cb:cr:)`.
+///
+/// The arithmetic and the clamps are those of `YUVToBGRAAVX2` at twice the width, which
+/// halves the instructions per pixel; YUYV gains most because its chroma is computed
+/// for every pixel (it has no second row to share it with). The 128-bit lanes play the
+/// role the AVX2 kernel's two halves play: lane `k` holds pixels 4k…4k+3 and
+/// 16+4k…16+4k+3 of each 32, so the final `punpcklwd`/`punpckhwd` give pixels 0…15
+/// and 16…31 in memory order (one `vpermq` with a quadword index per 32 pixels).
+enum YUVToBGRAAVX512 {
+  @inline(__always)
+  static func store32(
+    luma: __m512i, red: __m512i, green: __m512i, blue: __m512i, to destination: UnsafeMutableRawPointer
+  ) {
+    let l = _mm512_add_epi16(
+      _mm512_mulhi_epu16(luma, _mm512_set1_epi16(Int16(YUVToBGRAKernel.lumaScale))),
+      _mm512_set1_epi16(Int16(YUVToBGRAKernel.bias)))
+    let b = _mm512_min_epu16(_mm512_srli_epi16(_mm512_subs_epu16(l, blue), 6), _mm512_set1_epi16(255))
+    let g = _mm512_and_si512(
+      _mm512_slli_epi16(_mm512_adds_epu16(_mm512_subs_epu16(l, green), _mm512_set1_epi16(Int16(bitPattern: 0xC000))), 2),
+      _mm512_set1_epi16(Int16(bitPattern: 0xFF00)))
+    let ra = _mm512_adds_epu16(
+      _mm512_srli_epi16(_mm512_subs_epu16(l, red), 6), _mm512_set1_epi16(Int16(bitPattern: 0xFF00)))
+    let bg = _mm512_or_si512(b, g)
+    destination.storeBytes(of: _mm512_unpacklo_epi16(bg, ra), as: __m512i.self)
+    destination.storeBytes(of: _mm512_unpackhi_epi16(bg, ra), toByteOffset: 64, as: __m512i.self)
+  }
+
+  @inline(__always)
+  static func chroma(cb: __m512i, cr: __m512i) -> (red: __m512i, green: __m512i, blue: __m512i) {
+    typealias K = YUVToBGRAKernel
+    let red = _mm512_sub_epi16(
+      _mm512_set1_epi16(Int16(truncatingIfNeeded: K.bias - K.redOffset)),
+      _mm512_mulhi_epu16(cr, _mm512_set1_epi16(Int16(K.crToRed))))
+    let green = _mm512_add_epi16(
+      _mm512_add_epi16(
+        _mm512_set1_epi16(Int16(truncatingIfNeeded: K.bias - K.greenOffset)),
+        _mm512_mulhi_epu16(cb, _mm512_set1_epi16(Int16(K.cbToGreen)))),
+      _mm512_mulhi_epu16(cr, _mm512_set1_epi16(Int16(K.crToGreen))))
+    let blue = _mm512_sub_epi16(
+      _mm512_set1_epi16(Int16(truncatingIfNeeded: K.bias - K.blueOffset)),
+      _mm512_mulhi_epu16(cb, _mm512_set1_epi16(Int16(truncatingIfNeeded: K.cbToBlue))))
+    return (red, green, blue)
+  }
+
+  /// YUYV: `blocks` steps of 64 pixels (128 bytes) of one row.
+  @inline(__always)
+  static func yuyvRow(source: UnsafeRawPointer, destination: UnsafeMutableRawPointer, blocks: Int) {
+    // The Cb (byte 1) or Cr (byte 3) of each pixel pair in the high byte of both of its lanes.
+    let cbMask = _mm512_broadcast_i32x4(_mm_setr_epi8(-1, 1, -1, 1, -1, 5, -1, 5, -1, 9, -1, 9, -1, 13, -1, 13))
+    let crMask = _mm512_broadcast_i32x4(_mm_setr_epi8(-1, 3, -1, 3, -1, 7, -1, 7, -1, 11, -1, 11, -1, 15, -1, 15))
+    // Quadwords (pixels 0…3, 4…7, …) to lanes: 0, 4 | 1, 5 | 2, 6 | 3, 7.
+    let order = _mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0)
+    @inline(__always) func convert32(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer) {
+      let x = _mm512_permutexvar_epi64(order, src.loadUnaligned(as: __m512i.self))
+      let n = chroma(cb: _mm512_shuffle_epi8(x, cbMask), cr: _mm512_shuffle_epi8(x, crMask))
+      store32(luma: _mm512_slli_epi16(x, 8), red: n.red, green: n.green, blue: n.blue, to: dst)
+    }
+    var i = 0
+    while i < blocks {
+      let src = source + i &* 128, dst = destination + i &* 256
+      convert32(src, dst)
+      convert32(src + 64, dst + 128)
+      i &+= 1
+    }
+  }
+}
+#endif
