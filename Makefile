@@ -5,7 +5,17 @@ OUT   ?= out
 # and libyuv-style kernels need AVX2 to be fast). For a binary to copy to other
 # x86-64 machines: make release CPU=x86-64
 CPU   ?= native
-RELEASE_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU)
+# The AVX2 intrinsic kernels (BGRA->yuv420p, YUYV/NV12/I420->BGRA) are compiled in only
+# when the build targets this CPU and it has AVX2 (the compiler crashes on them for a
+# target without AVX2, and Swift has no #if for CPU features); else the portable SIMD
+# kernels run. AVX2=no leaves them out.
+AVX2  ?= $(if $(filter native,$(CPU)),$(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo yes),no)
+AVX2_FLAGS = $(if $(filter yes,$(AVX2)),-Xswiftc -DCAMFX_AVX2)
+RELEASE_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU) $(AVX2_FLAGS)
+# The kernels' tests again in a debug build for this CPU with the AVX2 kernels (its own
+# build path: the default debug build stays portable for the qemu guest).
+NATIVE_TEST_FLAGS = --build-path .build-native -Xswiftc -target-cpu -Xswiftc native -Xswiftc -DCAMFX_AVX2
+KERNEL_TESTS = BGRAToYUV420Tests|YUVToBGRAKernelTests|PixelConverterTests
 
 .PHONY: run test setup build release bench bench-peers bench-record clean
 
@@ -21,6 +31,11 @@ test:
 	bash scripts/setup.sh --test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@if grep -qw avx2 /proc/cpuinfo; then \
+	  echo "kernel tests with the AVX2 kernels (CAMFX_AVX2, .build-native)"; \
+	  $(SWIFT) build --build-tests $(NATIVE_TEST_FLAGS) && \
+	  $(SWIFT) test --skip-build $(NATIVE_TEST_FLAGS) --filter '$(KERNEL_TESTS)'; \
+	else echo "SKIP kernel tests with the AVX2 kernels: this CPU has no AVX2"; fi
 	bash scripts/guest/test.sh
 
 setup:

@@ -32,6 +32,10 @@ extension PixelConverter {
       let src = source + row * sourceBytesPerRow
       let dst = destination + row * destinationBytesPerRow
       var pair = 0
+      #if CAMFX_AVX2 && arch(x86_64)
+        YUVToBGRAAVX2.yuyvRow(source: src, destination: dst, blocks: width / 32)
+        pair = (width / 32) * 16
+      #endif
       while pair < vectorPairs {
         // 16 pixels in 32 bytes: Y0 Cb Y1 Cr | Y2 Cb Y3 Cr | ...
         let bytes = YUVToBGRAKernel.yuyvInKernelOrder(src.loadUnaligned(fromByteOffset: pair &* 4, as: SIMD32<UInt8>.self))
@@ -94,6 +98,11 @@ extension PixelConverter {
       let second = row + 1 < height ? 1 : 0
       let ySrc1 = ySrc0 + second * lumaBytesPerRow, dst1 = dst0 + second * destinationBytesPerRow
       var pair = 0
+      #if CAMFX_AVX2 && arch(x86_64)
+        YUVToBGRAAVX2.nv12RowPair(
+          luma0: ySrc0, luma1: ySrc1, chroma: cSrc, destination0: dst0, destination1: dst1, blocks: width / 32)
+        pair = (width / 32) * 16
+      #endif
       while pair < vectorPairs {
         // Eight chroma pairs Cb Cr for sixteen pixels, and sixteen Y of each row.
         let c = cSrc.loadUnaligned(fromByteOffset: pair &* 2, as: SIMD16<UInt8>.self)
@@ -143,6 +152,12 @@ extension PixelConverter {
       let second = row + 1 < height ? 1 : 0
       let ySrc1 = ySrc0 + second * lumaBytesPerRow, dst1 = dst0 + second * destinationBytesPerRow
       var pair = 0
+      #if CAMFX_AVX2 && arch(x86_64)
+        YUVToBGRAAVX2.i420RowPair(
+          luma0: ySrc0, luma1: ySrc1, cb: cbSrc, cr: crSrc, destination0: dst0, destination1: dst1,
+          blocks: width / 32)
+        pair = (width / 32) * 16
+      #endif
       while pair < vectorPairs {
         let terms = kernel.chroma(
           cb: YUVToBGRAKernel.pairedHighBytes(cbSrc.loadUnaligned(fromByteOffset: pair, as: SIMD8<UInt8>.self)),

@@ -100,18 +100,47 @@ final class BGRAToYUV420Tests: XCTestCase {
     }
   }
 
-  /// The SIMD loop (16 columns at a time) and the scalar loop (2 at a time) give
-  /// identical samples, on noise and on padded, offset rows.
+  /// The SIMD loops (16 or 32 columns at a time, whichever the build has) and the
+  /// scalar loop (2 at a time) give identical samples, on noise and on padded, offset
+  /// rows, with widths that leave every kind of remainder.
   func testSIMDAndScalarKernelsAgreeExactly() {
-    for (w, h) in [(48, 6), (640, 36), (35, 7)] {
+    for (w, h) in [(48, 6), (640, 36), (35, 7), (64, 3), (97, 5), (1920, 2)] {
       var frame = noiseFrame(width: w + 5, height: h + 1, bytesPerRow: (w + 5) * 4 + 36)
       frame.crop(x: 3, y: 1, width: w, height: h)
-      let simd = YUV420Planes(width: w, height: h), scalar = YUV420Planes(width: w, height: h)
-      BGRAToYUV420.convert(frame, into: simd, kernel: .simd)
+      let scalar = YUV420Planes(width: w, height: h)
       BGRAToYUV420.convert(frame, into: scalar, kernel: .scalar)
-      XCTAssertEqual(maxDifference(simd, scalar).y, 0, "\(w)x\(h)")
-      XCTAssertEqual(maxDifference(simd, scalar).u, 0, "\(w)x\(h)")
-      XCTAssertEqual(maxDifference(simd, scalar).v, 0, "\(w)x\(h)")
+      for kernel in BGRAToYUV420.Kernel.allCases where kernel != .scalar {
+        let planes = YUV420Planes(width: w, height: h)
+        BGRAToYUV420.convert(frame, into: planes, kernel: kernel)
+        let d = maxDifference(planes, scalar)
+        XCTAssertEqual(d.y, 0, "\(w)x\(h) \(kernel)")
+        XCTAssertEqual(d.u, 0, "\(w)x\(h) \(kernel)")
+        XCTAssertEqual(d.v, 0, "\(w)x\(h) \(kernel)")
+      }
+    }
+  }
+
+  /// The extremes of every weighted sum: black, white, each primary and its complement,
+  /// alone and in 2×2 blocks mixed with their opposite, through every kernel.
+  func testExtremeColoursAgreeExactly() {
+    let colours = [
+      BGRA(r: 0, g: 0, b: 0), BGRA(r: 255, g: 255, b: 255), BGRA(r: 255, g: 0, b: 0), BGRA(r: 0, g: 255, b: 255),
+      BGRA(r: 0, g: 255, b: 0), BGRA(r: 255, g: 0, b: 255), BGRA(r: 0, g: 0, b: 255), BGRA(r: 255, g: 255, b: 0),
+    ]
+    let (w, h) = (64, 16)
+    let frame = PixelBuffer(width: w, height: h)
+    for y in 0..<h {
+      for x in 0..<w { frame[x, y] = colours[(x / 2 + y / 2 + (x & y & 1) * 3) % colours.count] }
+    }
+    let scalar = YUV420Planes(width: w, height: h)
+    BGRAToYUV420.convert(frame, into: scalar, kernel: .scalar)
+    XCTAssertEqual(scalar.luma(x: 2, y: 0), 235, "white")  // colour 1
+    for kernel in BGRAToYUV420.Kernel.allCases where kernel != .scalar {
+      let planes = YUV420Planes(width: w, height: h)
+      BGRAToYUV420.convert(frame, into: planes, kernel: kernel)
+      XCTAssertEqual(maxDifference(planes, scalar).y, 0, "\(kernel)")
+      XCTAssertEqual(maxDifference(planes, scalar).u, 0, "\(kernel)")
+      XCTAssertEqual(maxDifference(planes, scalar).v, 0, "\(kernel)")
     }
   }
 
