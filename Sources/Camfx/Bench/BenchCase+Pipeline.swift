@@ -12,9 +12,16 @@ extension BenchCase {
   public static let nv12ToBGRAName = "nv12-to-bgra"
   /// `FrameRing<Int>` between two threads.
   public static let ringName = "ring"
+  /// A transcode's filter-stage work on one decoded yuv420p picture — to BGRA, through
+  /// `mirror,watermark` (the built-in mark, centred), back to yuv420p — in row bands (`RowBandPass`), and as three
+  /// passes over whole frames, as it ran before.
+  public static let rowBandPassName = "row-band-pass"
+  public static let wholeFramePassName = "whole-frame-pass"
 
   /// The names of the pipeline rows, which `--filter` also accepts.
-  public static let pipelineNames = [bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, ringName]
+  public static let pipelineNames = [
+    bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, rowBandPassName, wholeFramePassName, ringName,
+  ]
 
   /// The ring row's size column: it moves one `Int` per item, not frames.
   public static let ringSize = FrameGeometry(width: 1, height: 1)
@@ -29,6 +36,8 @@ extension BenchCase {
       cases.append(bgraToYUV420(size))
       cases.append(yuyvToBGRA(size))
       cases.append(nv12ToBGRA(size))
+      cases.append(transcodePass(size, inBands: true))
+      cases.append(transcodePass(size, inBands: false))
     }
     cases.append(ring())
     guard let names else { return cases }
@@ -72,6 +81,62 @@ extension BenchCase {
               to: destination)
           }
         }
+      }
+    }
+  }
+
+  /// Pictures the transcode-pass rows cycle through, so that, as in a real transcode,
+  /// each frame comes from memory rather than from the cache (8 × 1080p is more than
+  /// the L3 cache of the machines camfx is measured on).
+  static let transcodePassFrames = 8
+
+  /// The filter stage's work on one decoded picture, in row bands or as whole frames;
+  /// bytes are the BGRA frame's.
+  static func transcodePass(_ size: FrameGeometry, inBands: Bool) -> BenchCase {
+    let name = inBands ? rowBandPassName : wholeFramePassName
+    return BenchCase(name: name, size: size, bytesPerFrame: size.pixelCount * 4, filter: name) {
+      // Centred, the mark overlaps frames of any size.
+      var chain = try FilterRegistry.builtin.makeChain(["mirror", "watermark=position=center"])
+      try chain.configure(input: size)
+      let count = transcodePassFrames
+      // Decoded-picture stand-ins: owned frames filled with the test pattern in yuv420p.
+      let sources = try YUV420FramePool(geometry: size, capacity: count, kind: .owned)
+      let pictures = try (0..<count).map { _ in try sources.acquire(presentationTime: .zero)! }
+      let pattern = patternFrame(size)
+      for picture in pictures {
+        pattern.withUnsafeBytes { pixels in
+          BGRAToYUV420.convert(
+            source: pixels, sourceBytesPerRow: pattern.bytesPerRow, width: size.width, height: size.height,
+            y: picture.y, yStride: picture.yStride, u: picture.u, uStride: picture.uStride,
+            v: picture.v, vStride: picture.vStride)
+        }
+      }
+      var next = 0
+      if inBands {
+        let pass = try RowBandPass(chain: chain, capacity: count)
+        var outputs = [YUV420Frame?](repeating: nil, count: count)
+        return {
+          outputs[next] = nil  // gives the output picture back to the pass's pool first
+          outputs[next] = try! pass.process(pictures[next], shouldStop: { false })
+          next = (next + 1) % count
+        }
+      }
+      let frames = (0..<count).map { _ in PixelBuffer(width: size.width, height: size.height) }
+      let outputs = try YUV420FramePool(geometry: size, capacity: count, kind: .owned)
+      let written = try (0..<count).map { _ in try outputs.acquire(presentationTime: .zero)! }
+      return {
+        let picture = pictures[next], out = written[next]
+        var frame = frames[next]
+        PixelConverter.convertI420(
+          luma: picture.y, lumaBytesPerRow: picture.yStride, cb: picture.u, cr: picture.v,
+          chromaBytesPerRow: picture.uStride, to: frame)
+        chain.process(&frame)
+        frame.withUnsafeBytes { pixels in
+          BGRAToYUV420.convert(
+            source: pixels, sourceBytesPerRow: frame.bytesPerRow, width: size.width, height: size.height,
+            y: out.y, yStride: out.yStride, u: out.u, uStride: out.uStride, v: out.v, vStride: out.vStride)
+        }
+        next = (next + 1) % count
       }
     }
   }
