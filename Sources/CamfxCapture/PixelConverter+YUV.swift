@@ -104,10 +104,18 @@ extension PixelConverter {
       let second = row + 1 < height ? 1 : 0
       let ySrc1 = ySrc0 + second * lumaBytesPerRow, dst1 = dst0 + second * destinationBytesPerRow
       var pair = 0
+      // The widest kernel the build has first; each narrower one takes what is left.
+      #if CAMFX_AVX512 && arch(x86_64)
+        YUVToBGRAAVX512.nv12RowPair(
+          luma0: ySrc0, luma1: ySrc1, chroma: cSrc, destination0: dst0, destination1: dst1, blocks: width / 64)
+        pair = (width / 64) * 32
+      #endif
       #if CAMFX_AVX2 && arch(x86_64)
+        let blocks = (width - pair * 2) / 32
         YUVToBGRAAVX2.nv12RowPair(
-          luma0: ySrc0, luma1: ySrc1, chroma: cSrc, destination0: dst0, destination1: dst1, blocks: width / 32)
-        pair = (width / 32) * 16
+          luma0: ySrc0 + pair * 2, luma1: ySrc1 + pair * 2, chroma: cSrc + pair * 2,
+          destination0: dst0 + pair * 8, destination1: dst1 + pair * 8, blocks: blocks)
+        pair += blocks * 16
       #endif
       while pair < vectorPairs {
         // Eight chroma pairs Cb Cr for sixteen pixels, and sixteen Y of each row.
@@ -158,11 +166,18 @@ extension PixelConverter {
       let second = row + 1 < height ? 1 : 0
       let ySrc1 = ySrc0 + second * lumaBytesPerRow, dst1 = dst0 + second * destinationBytesPerRow
       var pair = 0
-      #if CAMFX_AVX2 && arch(x86_64)
-        YUVToBGRAAVX2.i420RowPair(
+      #if CAMFX_AVX512 && arch(x86_64)
+        YUVToBGRAAVX512.i420RowPair(
           luma0: ySrc0, luma1: ySrc1, cb: cbSrc, cr: crSrc, destination0: dst0, destination1: dst1,
-          blocks: width / 32)
-        pair = (width / 32) * 16
+          blocks: width / 64)
+        pair = (width / 64) * 32
+      #endif
+      #if CAMFX_AVX2 && arch(x86_64)
+        let blocks = (width - pair * 2) / 32
+        YUVToBGRAAVX2.i420RowPair(
+          luma0: ySrc0 + pair * 2, luma1: ySrc1 + pair * 2, cb: cbSrc + pair, cr: crSrc + pair,
+          destination0: dst0 + pair * 8, destination1: dst1 + pair * 8, blocks: blocks)
+        pair += blocks * 16
       #endif
       while pair < vectorPairs {
         let terms = kernel.chroma(

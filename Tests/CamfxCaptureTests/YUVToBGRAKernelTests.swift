@@ -98,7 +98,7 @@ final class YUVToBGRAKernelTests: XCTestCase {
   }
 
   func testNV12IsExactForEveryChromaPairAndOddHeights() {
-    for (w, h) in [(2 * 256 + 3, 2 * 256 + 1), (35, 5), (16, 1), (17, 2)] {
+    for (w, h) in [(2 * 256 + 3, 2 * 256 + 1), (35, 5), (16, 1), (17, 2), (97, 3), (160, 2)] {
       let lumaStride = w + 7, chromaStride = (w + 1) / 2 * 2 + 5, chromaRows = (h + 1) / 2
       var luma = [UInt8](repeating: 0, count: lumaStride * h)
       var chroma = [UInt8](repeating: 0, count: chromaStride * chromaRows)
@@ -120,7 +120,7 @@ final class YUVToBGRAKernelTests: XCTestCase {
 
   func testI420IsExactOnOddSizes() {
     var rng = SplitMix64(state: 9)
-    for (w, h) in [(2 * 64 + 3, 2 * 64 + 1), (35, 5), (16, 1), (33, 2)] {
+    for (w, h) in [(2 * 64 + 3, 2 * 64 + 1), (35, 5), (16, 1), (33, 2), (97, 3), (160, 2)] {
       let cw = (w + 1) / 2, ch = (h + 1) / 2, chromaStride = cw + 3
       let luma = rng.bytes(w * h), cb = rng.bytes(chromaStride * ch), cr = rng.bytes(chromaStride * ch)
       let dst = PixelBuffer(width: w, height: h)
