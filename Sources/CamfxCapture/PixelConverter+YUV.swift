@@ -28,13 +28,24 @@ extension PixelConverter {
     destination: UnsafeMutableRawPointer, destinationBytesPerRow: Int, kernel: YUVToBGRAKernel
   ) {
     let vectorPairs = (width / 2) & ~7
+    // The widest kernel the build has first; each narrower one takes what is left.
+    #if CAMFX_AVX512 && arch(x86_64)
+      // Its 64-pixel steps of every row first, two rows at a time.
+      var pairRow = 0
+      while pairRow < height {
+        let second = pairRow + 1 < height ? pairRow + 1 : pairRow
+        YUVToBGRAAVX512.yuyvRowPair(
+          source0: source + pairRow * sourceBytesPerRow, source1: source + second * sourceBytesPerRow,
+          destination0: destination + pairRow * destinationBytesPerRow,
+          destination1: destination + second * destinationBytesPerRow, blocks: width / 64)
+        pairRow += 2
+      }
+    #endif
     for row in 0..<height {
       let src = source + row * sourceBytesPerRow
       let dst = destination + row * destinationBytesPerRow
       var pair = 0
-      // The widest kernel the build has first; each narrower one takes what is left.
       #if CAMFX_AVX512 && arch(x86_64)
-        YUVToBGRAAVX512.yuyvRow(source: src, destination: dst, blocks: width / 64)
         pair = (width / 64) * 32
       #endif
       #if CAMFX_AVX2 && arch(x86_64)
