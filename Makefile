@@ -65,4 +65,4 @@ bench-record: setup release
 	bash benchmarks/record-vs-ffmpeg.sh
 
 clean:
-	rm -rf .build $(OUT)
+	rm -rf .build .build-native $(OUT)
