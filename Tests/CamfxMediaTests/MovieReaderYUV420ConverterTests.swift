@@ -9,18 +9,24 @@ import XCTest
 /// libswscale: bit-exact with the converter applied to the decoded planes, and close to
 /// what libswscale makes of the same frames.
 final class MovieReaderYUV420ConverterTests: XCTestCase {
-  func testMovieInputFramesAreTheI420ConverterOfTheDecodedPlanes() throws {
-    let dir = try TemporaryDirectory()
+  /// An H.264 yuv420p clip of the moving test pattern made by the ffmpeg tool, and its
+  /// decoded planes as the tool decodes them (an oracle independent of camfx's reader).
+  func makeClip(in dir: TemporaryDirectory, width w: Int, height h: Int, frames: Int) throws -> (String, Data) {
     let path = dir.file("in.mp4")
-    let (w, h, frames) = (320, 240, 5)
     _ = try runTool("ffmpeg", [
       "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(w)x\(h):rate=25", "-frames:v", "\(frames)",
       "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", path,
     ])
-    // The decoded planes, as the ffmpeg tool decodes them.
     let raw = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+    XCTAssertEqual(raw.count, frames * (w * h + 2 * (w / 2) * (h / 2)))
+    return (path, raw)
+  }
+
+  func testMovieInputFramesAreTheI420ConverterOfTheDecodedPlanes() throws {
+    let dir = try TemporaryDirectory()
+    let (w, h, frames) = (320, 240, 5)
+    let (path, raw) = try makeClip(in: dir, width: w, height: h, frames: frames)
     let (lumaBytes, chromaBytes) = (w * h, (w / 2) * (h / 2))
-    XCTAssertEqual(raw.count, frames * (lumaBytes + 2 * chromaBytes))
 
     let input = MovieReaderInput(try MovieReader(path: path))
     let plain = try MovieReader(path: path)  // no converter given: libswscale
@@ -55,13 +61,8 @@ final class MovieReaderYUV420ConverterTests: XCTestCase {
   /// the same timestamps; `nextFrame()` still gives BGRA frames.
   func testReaderHandsOnDecodedPlanesWhenAsked() throws {
     let dir = try TemporaryDirectory()
-    let path = dir.file("in.mp4")
     let (w, h, frames) = (96, 64, 4)
-    _ = try runTool("ffmpeg", [
-      "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(w)x\(h):rate=25", "-frames:v", "\(frames)",
-      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", path,
-    ])
-    let raw = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+    let (path, raw) = try makeClip(in: dir, width: w, height: h, frames: frames)
     let (lumaBytes, chromaBytes) = (w * h, (w / 2) * (h / 2))
 
     let input = MovieReaderInput(try MovieReader(path: path))
