@@ -13,6 +13,9 @@ import Synchronization
 /// Every `[stage]` is its own thread; the rings are lock-free single-producer /
 /// single-consumer `FrameRing`s, and frames are pooled `PixelBuffer`s that go back to
 /// their pool when the writer lets go of them, so the steady state allocates nothing.
+/// In a transcode whose chain is row-local, the frames are yuv420p pictures instead:
+/// decoded ones into the filter stage, which converts, filters and converts back in
+/// bands of rows (`RowBandPass`), and encoder-ready ones out of it.
 ///
 /// Flow modes (`AVAssetWriterInput.expectsMediaDataInRealTime`): a live input never
 /// waits — when the filter stage's ring is full the frame is dropped as `late`, and when
