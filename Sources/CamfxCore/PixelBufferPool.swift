@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import Synchronization
-
 /// A fixed set of reusable `PixelBuffer`s of one geometry, like
 /// `AVAssetWriterInputPixelBufferAdaptor.pixelBufferPool`.
 ///
@@ -14,11 +9,7 @@ public final class PixelBufferPool: Sendable {
   public let geometry: FrameGeometry
   public let bytesPerRow: Int
   public let capacity: Int
-
-  private struct State: ~Copyable {
-    var storages: [PixelStorage]
-  }
-  private let state: Mutex<State>
+  private let storages: ReusableObjects<PixelStorage>
 
   /// Creates `capacity` buffers of `geometry` up front, rows padded to 64 bytes
   /// (frame-sized ones take RAM only once used: see `PixelStorage.init(byteCount:)`).
@@ -28,44 +19,27 @@ public final class PixelBufferPool: Sendable {
     self.capacity = capacity
     self.bytesPerRow = PixelBuffer.alignedBytesPerRow(width: geometry.width)
     let bytes = bytesPerRow * geometry.height
-    state = Mutex(State(storages: (0..<capacity).map { _ in PixelStorage(byteCount: bytes) }))
+    storages = ReusableObjects((0..<capacity).map { _ in PixelStorage(byteCount: bytes) })
   }
 
   /// A free buffer stamped with `presentationTime`, or `nil` when every buffer is in use
   /// (a live source counts that as a frame dropped for "out of buffers").
   public func tryAcquire(presentationTime: MediaTime = .zero) -> PixelBuffer? {
-    let storage: PixelStorage? = state.withLock { s in
-      // The first free buffer, not round-robin: the same few buffers stay warm in the
-      // cache, and spares that only a stall needs are never touched (so never paged in).
-      for i in s.storages.indices where isKnownUniquelyReferenced(&s.storages[i]) {
-        return s.storages[i]
-      }
-      return nil
-    }
-    guard let storage else { return nil }
-    return PixelBuffer(
-      storage: storage, offset: 0, width: geometry.width, height: geometry.height,
-      bytesPerRow: bytesPerRow, presentationTime: presentationTime)
+    storages.tryTake().map { buffer(on: $0, presentationTime: presentationTime) }
   }
 
   /// A free buffer, waiting for one to come back if all are in use (back-pressure for
   /// file sources). Returns `nil` only if `shouldStop` becomes true while waiting.
   public func acquire(presentationTime: MediaTime = .zero, shouldStop: () -> Bool = { false }) -> PixelBuffer? {
-    var backoff: UInt32 = 50
-    while true {
-      if let b = tryAcquire(presentationTime: presentationTime) { return b }
-      if shouldStop() { return nil }
-      usleep(backoff)
-      backoff = min(backoff * 2, 2000)
-    }
+    storages.take(shouldStop: shouldStop).map { buffer(on: $0, presentationTime: presentationTime) }
   }
 
   /// How many buffers are out of the pool right now (a snapshot; for stats and tests).
-  public var buffersInUse: Int {
-    state.withLock { s in
-      var used = 0
-      for i in s.storages.indices where !isKnownUniquelyReferenced(&s.storages[i]) { used += 1 }
-      return used
-    }
+  public var buffersInUse: Int { storages.inUseCount }
+
+  private func buffer(on storage: PixelStorage, presentationTime: MediaTime) -> PixelBuffer {
+    PixelBuffer(
+      storage: storage, offset: 0, width: geometry.width, height: geometry.height,
+      bytesPerRow: bytesPerRow, presentationTime: presentationTime)
   }
 }

@@ -1,9 +1,5 @@
 import CFFmpeg
 import CamfxCore
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A fixed set of reusable `YUV420Frame`s of one size, the planar twin of
 /// `PixelBufferPool`: a frame comes back by itself when the last `YUV420Frame` viewing
@@ -17,8 +13,8 @@ import Glibc
 /// - `.decoded`: the frames are empty shells that take over a decoder's output by
 ///   reference (`adopt`), so a decoded picture crosses stages without a copy.
 ///
-/// `@unchecked Sendable`: the slot list is guarded by a mutex; a slot's AVFrame is
-/// touched only by the thread that acquired it while nobody else holds it.
+/// `@unchecked Sendable`: a slot's AVFrame is touched only by the thread that acquired
+/// it while nobody else holds it (`ReusableObjects` hands out only unheld slots).
 public final class YUV420FramePool: @unchecked Sendable {
   public enum Kind: Sendable {
     case owned, decoded
@@ -26,7 +22,7 @@ public final class YUV420FramePool: @unchecked Sendable {
 
   public let geometry: FrameGeometry
   public let kind: Kind
-  private let slots: Mutex<[YUV420FrameSlot]>
+  private let slots: ReusableObjects<YUV420FrameSlot>
 
   /// - Throws: `FFmpegError` when the frames cannot be allocated.
   public init(geometry: FrameGeometry, capacity: Int, kind: Kind) throws(FFmpegError) {
@@ -42,27 +38,7 @@ public final class YUV420FramePool: @unchecked Sendable {
       }
       made.append(YUV420FrameSlot(frame: frame))
     }
-    slots = Mutex(made)
-  }
-
-  /// A free slot, or nil when every frame is out.
-  private func tryAcquireSlot() -> YUV420FrameSlot? {
-    slots.withLock { s in
-      // The first free one, as `PixelBufferPool` does: the same few stay warm in the cache.
-      for i in s.indices where isKnownUniquelyReferenced(&s[i]) { return s[i] }
-      return nil
-    }
-  }
-
-  /// Waits for a free slot (back-pressure); nil only if `shouldStop` turns true.
-  private func acquireSlot(shouldStop: () -> Bool) -> YUV420FrameSlot? {
-    var backoff: UInt32 = 50
-    while true {
-      if let slot = tryAcquireSlot() { return slot }
-      if shouldStop() { return nil }
-      usleep(backoff)
-      backoff = min(backoff * 2, 2000)
-    }
+    slots = ReusableObjects(made)
   }
 
   /// An `.owned` frame to write a picture into, waiting for one to come back if all
@@ -70,7 +46,7 @@ public final class YUV420FramePool: @unchecked Sendable {
   /// - Throws: `FFmpegError` if fresh buffers are needed and cannot be allocated.
   public func acquire(presentationTime: MediaTime, shouldStop: () -> Bool = { false }) throws(FFmpegError) -> YUV420Frame? {
     precondition(kind == .owned, "acquire() is for pools that own their pictures")
-    guard let slot = acquireSlot(shouldStop: shouldStop) else { return nil }
+    guard let slot = slots.take(shouldStop: shouldStop) else { return nil }
     try check(av_frame_make_writable(slot.frame.pointer), "av_frame_make_writable")
     return YUV420Frame(slot: slot, presentationTime: presentationTime)
   }
@@ -86,20 +62,11 @@ public final class YUV420FramePool: @unchecked Sendable {
     precondition(
       decoded.pointee.format == AV_PIX_FMT_YUV420P.rawValue && Int(decoded.pointee.width) == geometry.width
         && Int(decoded.pointee.height) == geometry.height, "not a yuv420p picture of \(geometry)")
-    guard let slot = acquireSlot(shouldStop: shouldStop) else { return nil }
+    guard let slot = slots.take(shouldStop: shouldStop) else { return nil }
     // Drops the reference to the picture this slot carried last time (the decoder can
     // reuse that buffer now), then takes the new one.
     av_frame_unref(slot.frame.pointer)
     av_frame_move_ref(slot.frame.pointer, decoded)
     return YUV420Frame(slot: slot, presentationTime: presentationTime)
-  }
-
-  /// How many frames are out of the pool right now (a snapshot; for tests).
-  public var framesInUse: Int {
-    slots.withLock { s in
-      var used = 0
-      for i in s.indices where !isKnownUniquelyReferenced(&s[i]) { used += 1 }
-      return used
-    }
   }
 }
