@@ -134,57 +134,50 @@ public enum Catalog {
   }
 
   static func fromYUYV(_ g: FrameGeometry) -> FrameOperation {
-    let camfx = CamfxHooks.fromYUYV(g)
-    return FrameOperation(name: "yuyv-to-bgra", geometry: g, contenders: [
-      camfx,
-      Contender(.libyuv, "YUY2ToARGB") {
-        let image = PlanarImage.yuyv(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
-        image.fillPseudoRandom(seed: 7)
-        return { try LibYUV.fromYUY2(image, into: frame) }
-      },
-      Contender(.ffmpeg, "libswscale yuyv422→bgra") {
-        let image = PlanarImage.yuyv(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
-        image.fillPseudoRandom(seed: 7)
-        let sws = try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_YUYV422, to: CAMFX_PEER_BGRA)
-        return { try sws.convert(image, into: frame) }
-      },
-    ].compactMap { $0 }, missing: camfx == nil ? "YUYV→BGRA converter not on main yet" : nil)
+    toBGRA(
+      "yuyv-to-bgra", g, camfx: CamfxHooks.fromYUYV(g), missing: "YUYV→BGRA converter", image: PlanarImage.yuyv, seed: 7,
+      libyuv: ("YUY2ToARGB", LibYUV.fromYUY2), swscale: ("yuyv422", CAMFX_PEER_YUYV422))
   }
 
   static func fromNV12(_ g: FrameGeometry) -> FrameOperation {
-    let camfx = CamfxHooks.fromNV12(g)
-    return FrameOperation(name: "nv12-to-bgra", geometry: g, contenders: [
-      camfx,
-      Contender(.libyuv, "NV12ToARGB") {
-        let image = PlanarImage.nv12(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
-        image.fillPseudoRandom(seed: 11)
-        return { try LibYUV.fromNV12(image, into: frame) }
-      },
-      Contender(.ffmpeg, "libswscale nv12→bgra") {
-        let image = PlanarImage.nv12(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
-        image.fillPseudoRandom(seed: 11)
-        let sws = try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_NV12, to: CAMFX_PEER_BGRA)
-        return { try sws.convert(image, into: frame) }
-      },
-    ].compactMap { $0 }, missing: camfx == nil ? "NV12→BGRA converter not on main yet" : nil)
+    toBGRA(
+      "nv12-to-bgra", g, camfx: CamfxHooks.fromNV12(g), missing: "NV12→BGRA converter", image: PlanarImage.nv12, seed: 11,
+      libyuv: ("NV12ToARGB", LibYUV.fromNV12), swscale: ("nv12", CAMFX_PEER_NV12))
   }
 
   static func fromI420(_ g: FrameGeometry) -> FrameOperation {
-    let camfx = CamfxHooks.fromI420(g)
-    return FrameOperation(name: "i420-to-bgra", geometry: g, contenders: [
+    toBGRA(
+      "i420-to-bgra", g, camfx: CamfxHooks.fromI420(g), missing: "I420→BGRA converter", image: PlanarImage.yuv420p,
+      seed: 13, libyuv: ("I420ToARGB", LibYUV.fromI420), swscale: ("yuv420p", CAMFX_PEER_YUV420P))
+  }
+
+  /// A conversion to BGRA, camfx next to libyuv's `libyuv.name` and libswscale from
+  /// `swscale.format`, each converting the same pseudo-random `image` (filled from
+  /// `seed`) into a frame of its own.
+  static func toBGRA(
+    _ name: String, _ g: FrameGeometry, camfx: Contender?, missing: String,
+    image: @escaping (_ width: Int, _ height: Int) -> PlanarImage, seed: UInt64,
+    libyuv: (name: String, convert: (PlanarImage, PixelBuffer) throws(PeerError) -> Void),
+    swscale: (name: String, format: camfx_peer_format)
+  ) -> FrameOperation {
+    func source() -> PlanarImage {
+      let picture = image(g.width, g.height)
+      picture.fillPseudoRandom(seed: seed)
+      return picture
+    }
+    let convert = libyuv.convert
+    return FrameOperation(name: name, geometry: g, contenders: [
       camfx,
-      Contender(.libyuv, "I420ToARGB") {
-        let image = PlanarImage.yuv420p(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
-        image.fillPseudoRandom(seed: 13)
-        return { try LibYUV.fromI420(image, into: frame) }
+      Contender(.libyuv, libyuv.name) {
+        let picture = source(), frame = PixelBuffer(width: g.width, height: g.height)
+        return { try convert(picture, frame) }
       },
-      Contender(.ffmpeg, "libswscale yuv420p→bgra") {
-        let image = PlanarImage.yuv420p(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
-        image.fillPseudoRandom(seed: 13)
-        let sws = try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_YUV420P, to: CAMFX_PEER_BGRA)
-        return { try sws.convert(image, into: frame) }
+      Contender(.ffmpeg, "libswscale \(swscale.name)→bgra") {
+        let picture = source(), frame = PixelBuffer(width: g.width, height: g.height)
+        let sws = try SwscaleConverter(width: g.width, height: g.height, from: swscale.format, to: CAMFX_PEER_BGRA)
+        return { try sws.convert(picture, into: frame) }
       },
-    ].compactMap { $0 }, missing: camfx == nil ? "I420→BGRA converter not on main yet" : nil)
+    ].compactMap { $0 }, missing: camfx == nil ? "\(missing) not on main yet" : nil)
   }
 
   // MARK: A whole chain
