@@ -55,7 +55,7 @@ let package = Package(
       dependencies: ["Camfx", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
     .testTarget(name: "CamfxCoreTests", dependencies: ["CamfxCore"]),
-    .testTarget(name: "FilterTests", dependencies: ["Camfx"]),
+    .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"]),
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CFFmpeg"]),
     .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CFFmpeg"]),

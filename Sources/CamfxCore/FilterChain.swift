@@ -11,6 +11,9 @@ public struct FilterChain: Sendable {
   /// frame size does not change; set by `configure` (cast once, not per band: a cast
   /// between existentials may copy a large filter into a new box).
   private var rowLocalFilters: [any RowLocalVideoFilter]?
+  /// How the chain runs on yuv420p pictures, when every filter accepts them; set by
+  /// `configure` (see `FilterChain+YUV420.swift`).
+  var yuv420Steps: [YUV420Step]?
 
   public init(_ filters: [any VideoFilter] = []) {
     self.filters = filters
@@ -25,16 +28,19 @@ public struct FilterChain: Sendable {
   @discardableResult
   public mutating func configure(input: FrameGeometry) throws -> FrameGeometry {
     var geometry = input
+    var sizes = [input]  // sizes[i] is filter i's input, sizes[i + 1] its output
     for i in filters.indices {
       geometry = try filters[i].configure(input: geometry)
       guard geometry.width > 0, geometry.height > 0 else {
         throw FilterError(filter: type(of: filters[i]).name, reason: "produces an empty frame from \(input)")
       }
+      sizes.append(geometry)
     }
     inputGeometry = input
     outputGeometry = geometry
     let rowLocal = filters.compactMap { ($0 as? any RowLocalVideoFilter).flatMap { $0.isRowLocal ? $0 : nil } }
     rowLocalFilters = geometry == input && rowLocal.count == filters.count ? rowLocal : nil
+    yuv420Steps = Self.yuv420Steps(filters, sizes: sizes)
     return geometry
   }
 

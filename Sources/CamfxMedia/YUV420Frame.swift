@@ -40,6 +40,11 @@ public struct YUV420Frame: @unchecked Sendable {
   /// The V (Cr) plane, like U.
   public var v: UnsafeMutablePointer<UInt8> { avFrame.pointee.data.2! }
   public var vStride: Int { Int(avFrame.pointee.linesize.2) }
+
+  /// The planes as a filter sees them (`YUV420VideoFilter`).
+  public var picture: YUV420Picture {
+    YUV420Picture(width: width, height: height, y: y, yStride: yStride, u: u, uStride: uStride, v: v, vStride: vStride)
+  }
 }
 
 /// One reusable AVFrame of a `YUV420FramePool`.

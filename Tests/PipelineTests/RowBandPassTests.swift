@@ -43,7 +43,8 @@ final class RowBandPassTests: XCTestCase {
     let writer = try MovieWriter(
       path: output, settings: MovieSettings(video: video, audio: AudioSettings(sampleRate: 48_000, channels: 1)))
     let session = try RecordingSession<PCMBuffer>(
-      input: MovieReaderInput(reader), chain: chain, sink: MovieWriterSink(writer: writer), rowBands: rowBands)
+      input: MovieReaderInput(reader), chain: chain, sink: MovieWriterSink(writer: writer), yuv420Filters: false,
+      rowBands: rowBands)
     let inBands = session.usesRowBands
     session.start()
     let summary = session.waitUntilFinished()

@@ -8,7 +8,10 @@ import CamfxCore
 /// Works in place and is bit-exact. Rows are reversed sixteen pixels at a time (one
 /// 64-byte load from each end, lanes reversed, stored at the other end); a vertical
 /// flip swaps rows the same way without reversing them.
-public struct Mirror: RowLocalVideoFilter {
+///
+/// A transcode's decoded yuv420p pictures are flipped as they are, plane by plane, like
+/// `ffmpeg -vf hflip` (see `Mirror+YUV420.swift`).
+public struct Mirror: RowLocalVideoFilter, YUV420VideoFilter {
   public static let name = "mirror"
   public static let summary = "Flips the frame left-right, upside down, or both."
   public static let example = "camfx snapshot --filter mirror=axis=horizontal -o mirrored.png"
@@ -24,6 +27,8 @@ public struct Mirror: RowLocalVideoFilter {
   }
 
   public let axis: Axis
+  /// The frame size, known after `configure(input:)`.
+  private(set) var frameSize = FrameGeometry(width: 0, height: 0)
 
   public init(axis: Axis = .horizontal) {
     self.axis = axis
@@ -34,7 +39,10 @@ public struct Mirror: RowLocalVideoFilter {
     self.init(axis: Axis(rawValue: options.string("axis") ?? "") ?? .horizontal)
   }
 
-  public mutating func configure(input: FrameGeometry) throws -> FrameGeometry { input }
+  public mutating func configure(input: FrameGeometry) throws -> FrameGeometry {
+    frameSize = input
+    return input
+  }
 
   /// Only the left-right flip keeps every row in place.
   public var isRowLocal: Bool { axis == .horizontal }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CamfxCapture
+import CamfxCore
 import CamfxMedia
 
 extension BenchCase {

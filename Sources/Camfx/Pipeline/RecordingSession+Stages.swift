@@ -112,11 +112,11 @@ extension RecordingSession {
         chain.process(&buffer)
         filtered = .bgra(buffer)
       case .yuv420(let picture):
-        // Only a session with a row-band pass asks its input for these.
-        guard let rowBandPass else { preconditionFailure("yuv420p frame without a row-band pass") }
+        // Only a session with such a pass asks its input for these.
+        guard let yuv420Pass else { preconditionFailure("yuv420p frame without a pass for it") }
         let made: YUV420Frame?
         do {
-          made = try rowBandPass.process(picture, shouldStop: { self.isAborted })
+          made = try yuv420Pass.process(picture, shouldStop: { self.isAborted })
         } catch {
           abort(error: error)
           return

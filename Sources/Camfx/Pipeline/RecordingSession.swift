@@ -13,9 +13,11 @@ import Synchronization
 /// Every `[stage]` is its own thread; the rings are lock-free single-producer /
 /// single-consumer `FrameRing`s, and frames are pooled `PixelBuffer`s that go back to
 /// their pool when the writer lets go of them, so the steady state allocates nothing.
-/// In a transcode whose chain is row-local, the frames are yuv420p pictures instead:
-/// decoded ones into the filter stage, which converts, filters and converts back in
-/// bands of rows (`RowBandPass`), and encoder-ready ones out of it.
+/// In a transcode (a movie file into a movie writer), the frames are yuv420p pictures
+/// instead, when the chain allows it: decoded ones into the filter stage and
+/// encoder-ready ones out of it. The filter stage runs a chain whose every filter works
+/// on yuv420p straight on them (`YUV420FilterPass`), and a row-local chain in bands of
+/// rows converted to BGRA and back (`RowBandPass`).
 ///
 /// Flow modes (`AVAssetWriterInput.expectsMediaDataInRealTime`): a live input never
 /// waits — when the filter stage's ring is full the frame is dropped as `late`, and when
@@ -43,9 +45,10 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   let rawFrames: FrameRing<StageFrame>
   let filteredFrames: FrameRing<StageFrame>
-  /// The fused convert → filter → convert pass, when input, chain and sink allow it.
-  let rowBandPass: RowBandPass?
-  /// The sink as one that takes the pass's yuv420p frames (set with `rowBandPass`).
+  /// The pass from decoded to encoder-ready yuv420p pictures, when input, chain and sink
+  /// allow one.
+  let yuv420Pass: (any YUV420FramePass)?
+  /// The sink as one that takes the pass's yuv420p frames (set with `yuv420Pass`).
   let yuv420Sink: (any YUV420RecordingSink)?
   let audioBlocks: FrameRing<Audio>?
 
@@ -80,14 +83,17 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   ///   - sink: the movie writer, set up for `chain.outputGeometry`.
   ///   - limits: when to stop by itself.
   ///   - buffering: frames between the video stages (`.live(...)` for a live input).
-  ///   - rowBands: run a row-local chain in bands of rows on the decoded pictures
-  ///     (`RowBandPass`) when the input and the sink can take yuv420p frames (a movie
-  ///     file into a movie writer); `false` always makes whole BGRA frames.
+  ///   - yuv420Filters: run a chain whose every filter works on yuv420p on the decoded
+  ///     pictures themselves (`YUV420FilterPass`) when the input and the sink can take
+  ///     yuv420p frames (a movie file into a movie writer).
+  ///   - rowBands: otherwise, run a row-local chain in bands of rows on the decoded
+  ///     pictures (`RowBandPass`) in that case. With both `false`, the stages always
+  ///     carry whole BGRA frames.
   /// - Throws: `RecordingSessionError` if the chain was configured for another size.
   public init(
     input: any RecordingInput<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
     sink: any RecordingSink<Audio>, limits: RecordingLimits = RecordingLimits(),
-    buffering: RecordingBuffering = .file, rowBands: Bool = true
+    buffering: RecordingBuffering = .file, yuv420Filters: Bool = true, rowBands: Bool = true
   ) throws {
     guard chain.inputGeometry == input.geometry, let output = chain.outputGeometry else {
       throw RecordingSessionError(
@@ -104,15 +110,18 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     self.outputGeometry = output
     self.rawFrames = FrameRing(capacity: buffering.rawFrames)
     self.filteredFrames = FrameRing(capacity: buffering.filteredFrames)
-    if rowBands, chain.isRowLocal, let yuv420Input = input as? any YUV420RecordingInput,
-      let yuv420Sink = sink as? any YUV420RecordingSink
+    // Pictures: the writer's ring full, one being made, one being encoded.
+    let pictures = buffering.filteredFrames + 2
+    if let yuv420Input = input as? any YUV420RecordingInput, let yuv420Sink = sink as? any YUV420RecordingSink,
+      let pass: any YUV420FramePass =
+        yuv420Filters && chain.acceptsYUV420 ? try YUV420FilterPass(chain: chain, capacity: pictures)
+        : rowBands && chain.isRowLocal ? try RowBandPass(chain: chain, capacity: pictures) : nil
     {
-      // Pictures: the writer's ring full, one being made, one being encoded.
-      rowBandPass = try RowBandPass(chain: chain, capacity: buffering.filteredFrames + 2)
+      yuv420Pass = pass
       self.yuv420Sink = yuv420Sink
       yuv420Input.deliverYUV420Frames()
     } else {
-      rowBandPass = nil
+      yuv420Pass = nil
       yuv420Sink = nil
     }
     // Audio blocks are small; room for a few seconds keeps a file's interleaving slack.
@@ -131,7 +140,11 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   /// True when the filter stage runs the chain in row bands on decoded yuv420p
   /// pictures (`RowBandPass`) rather than on whole BGRA frames.
-  public var usesRowBands: Bool { rowBandPass != nil }
+  public var usesRowBands: Bool { yuv420Pass is RowBandPass }
+
+  /// True when the filter stage runs the chain on the decoded yuv420p pictures
+  /// themselves (`YUV420FilterPass`), with no BGRA at all.
+  public var usesYUV420Filters: Bool { yuv420Pass is YUV420FilterPass }
 
   /// Starts every stage on its own thread.
   public func start() {

@@ -16,7 +16,11 @@ import CamfxMedia
 /// `ffmpeg -vf hflip`. The pixels are exactly the three passes' pixels: the same
 /// kernels run on the same rows (bands start on even rows, so each one owns its
 /// chroma rows), and a row-local filter gives the whole frame's pixels on any band.
-final class RowBandPass {
+///
+/// A chain whose every filter also works on yuv420p skips BGRA altogether
+/// (`YUV420FilterPass`); this pass is for the row-local rest (`grayscale=matrix=bt709`,
+/// a user's own row-local filter).
+final class RowBandPass: YUV420FramePass {
   /// Rows per band: even, and small enough that a 4K band (16 × 15 KB) fits in L2 too.
   static let bandRows = 16
 

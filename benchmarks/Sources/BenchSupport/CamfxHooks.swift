@@ -1,5 +1,6 @@
 import Camfx
 import CamfxCapture
+import CamfxCore
 import CamfxMedia
 
 /// camfx's side of each operation, through the same public API the pipeline uses.

@@ -1,6 +1,7 @@
 import BenchSupport
 import Camfx
 import CamfxCapture
+import CamfxCore
 import CamfxMedia
 import Dispatch
 

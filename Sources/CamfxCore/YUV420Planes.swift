@@ -4,8 +4,10 @@
 ///     u: (width+1)/2 × (height+1)/2, rows uStride apart
 ///     v: same as u
 ///
-/// For the converter's tests and benchmarks; the movie writer converts straight into
-/// the encoder's `AVFrame`s instead. Rows are padded to 64 bytes.
+/// For the converters' tests and benchmarks, and for the pictures between two filters of
+/// a chain that works on yuv420p (`FilterChain.process(yuv420:into:using:)`); the movie
+/// writer converts straight into the encoder's `AVFrame`s instead. Rows are padded to
+/// 64 bytes.
 ///
 /// `@unchecked Sendable`: the planes are plain memory owned by this object; whoever
 /// writes them must not share the object while doing so (as with `PixelStorage`).
@@ -42,6 +44,11 @@ public final class YUV420Planes: @unchecked Sendable {
     y.deallocate()
     u.deallocate()
     v.deallocate()
+  }
+
+  /// The planes as a filter sees them.
+  public var picture: YUV420Picture {
+    YUV420Picture(width: width, height: height, y: y, yStride: yStride, u: u, uStride: uStride, v: v, vStride: vStride)
   }
 
   /// Sample getters for tests (checked, slow).

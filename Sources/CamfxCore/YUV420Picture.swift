@@ -1,0 +1,65 @@
+/// A yuv420p (I420) picture lent to a filter for one call: where its three planes are,
+/// and how far apart their rows lie. It owns nothing; whoever lends it keeps the memory
+/// alive for the call.
+///
+///     y: width × height bytes, rows yStride apart
+///     u: (width + 1) / 2 × (height + 1) / 2 bytes (Cb), rows uStride apart
+///     v: like u (Cr)
+///
+/// Samples are BT.601 limited range (Y 16...235, Cb and Cr 16...240 around 128), as
+/// decoded from a standard H.264 file and as the movie writer encodes them.
+public struct YUV420Picture {
+  public let width: Int
+  public let height: Int
+  public let y: UnsafeMutablePointer<UInt8>
+  public let yStride: Int
+  public let u: UnsafeMutablePointer<UInt8>
+  public let uStride: Int
+  public let v: UnsafeMutablePointer<UInt8>
+  public let vStride: Int
+
+  public init(
+    width: Int, height: Int, y: UnsafeMutablePointer<UInt8>, yStride: Int, u: UnsafeMutablePointer<UInt8>,
+    uStride: Int, v: UnsafeMutablePointer<UInt8>, vStride: Int
+  ) {
+    precondition(width > 0 && height > 0 && yStride >= width && uStride >= (width + 1) / 2 && vStride >= (width + 1) / 2)
+    self.width = width
+    self.height = height
+    self.y = y
+    self.yStride = yStride
+    self.u = u
+    self.uStride = uStride
+    self.v = v
+    self.vStride = vStride
+  }
+
+  public var geometry: FrameGeometry { FrameGeometry(width: width, height: height) }
+  public var chromaWidth: Int { (width + 1) / 2 }
+  public var chromaHeight: Int { (height + 1) / 2 }
+
+  /// True when both pictures are the same memory (a filter asked to work in place).
+  public func isSamePicture(as other: YUV420Picture) -> Bool {
+    y == other.y && u == other.u && v == other.v
+  }
+
+  /// The plane `index` (0 = Y, 1 = U, 2 = V) as base, bytes per row, row length and row
+  /// count: for kernels that treat the three planes alike.
+  public func plane(_ index: Int) -> (base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int) {
+    switch index {
+    case 0: return (y, yStride, width, height)
+    case 1: return (u, uStride, chromaWidth, chromaHeight)
+    default: return (v, vStride, chromaWidth, chromaHeight)
+    }
+  }
+
+  /// Copies every sample into `destination`, a picture of the same size.
+  public func copyPixels(to destination: YUV420Picture) {
+    precondition(destination.geometry == geometry, "copying a \(geometry) picture into a \(destination.geometry) one")
+    for index in 0..<3 {
+      let from = plane(index), to = destination.plane(index)
+      for row in 0..<from.height {
+        (to.base + row * to.stride).update(from: from.base + row * from.stride, count: from.width)
+      }
+    }
+  }
+}
