@@ -11,14 +11,16 @@ struct BenchCommand: ParsableCommand {
     discussion: """
       Rows: memcpy of the frame (the reference), each built-in filter, \
       bgra-to-yuv420p (the encoder adaptor's converter), yuyv-to-bgra and nv12-to-bgra \
-      (the camera converters), row-band-pass and whole-frame-pass (a transcode's \
-      filter stage on one decoded yuv420p picture: to BGRA, mirror,watermark, back to \
-      yuv420p, in 16-row bands as camfx runs it, and as three whole-frame passes), all \
+      (the camera converters), yuv420-filter-pass, row-band-pass and whole-frame-pass \
+      (a transcode's filter stage on one decoded yuv420p picture through \
+      mirror,watermark: on the yuv420p planes as camfx runs these filters; to BGRA and \
+      back in 16-row bands, as it runs a chain with a BGRA-only filter; and as three \
+      whole-frame passes), all \
       on one core at each size; then ring, once: Ints \
       pushed through a FrameRing from this thread to a second one (frames/s is items/s, \
       size 1x1, no GB/s); last, transcode: a clip of the largest size, made from the test \
       pattern, run through the whole recording pipeline (decode, mirror,watermark, \
-      BGRA→yuv420p, libx264 veryfast) on every core. Each per-frame row runs for \
+      libx264 veryfast) on every core. Each per-frame row runs for \
       --seconds after a warm-up, in batches of about a millisecond; frames/s is from \
       the fastest batch. Build with `swift build -c release` first: \
       debug builds are many times slower. Figures on a shared machine are noisy.
@@ -30,7 +32,7 @@ struct BenchCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Seconds to time each row, after warm-up.", valueName: "S"))
   var seconds: Double = 0.5
 
-  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, row-band-pass, whole-frame-pass, ring or transcode; memcpy is always shown); repeatable.", valueName: "NAME"))
+  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, yuv420-filter-pass, row-band-pass, whole-frame-pass, ring or transcode; memcpy is always shown); repeatable.", valueName: "NAME"))
   var filter: [String] = []
 
   @Flag(name: .long, help: "Print JSON instead of a table.")

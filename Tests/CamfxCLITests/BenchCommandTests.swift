@@ -18,7 +18,8 @@ final class BenchCommandTests: CLITestCase {
       rows.map { $0["operation"] as? String },
       [
         "memcpy", "grayscale", "mirror", "mirror vertical", "crop (view)", "crop + copy", "watermark 256x64",
-        "bgra-to-yuv420p", "yuyv-to-bgra", "nv12-to-bgra", "row-band-pass", "whole-frame-pass", "ring", "transcode",
+        "bgra-to-yuv420p", "yuyv-to-bgra", "nv12-to-bgra", "yuv420-filter-pass", "row-band-pass", "whole-frame-pass", "ring",
+        "transcode",
       ])
     for row in rows where row["operation"] as? String == "ring" {
       // The ring runs once, not per size, and moves no frame bytes.
@@ -76,7 +77,7 @@ final class BenchCommandTests: CLITestCase {
       (["--seconds", "0"], "Error: --seconds must be more than 0 and at most 60, got 0.0"),
       (["--size", "abc"], "Error: --size: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720"),
       (["--size", "99999x99999"], "Error: --size: invalid size '99999x99999': width and height must be at most 16384"),
-      (["--filter", "blur"], "Error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, row-band-pass, whole-frame-pass, ring, transcode)"),
+      (["--filter", "blur"], "Error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, yuv420-filter-pass, row-band-pass, whole-frame-pass, ring, transcode)"),
     ] {
       let result = try CLI.run(["bench"] + args, in: dir)
       XCTAssertEqual(result.status, 64, "\(args): \(result)")

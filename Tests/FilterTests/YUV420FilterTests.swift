@@ -124,7 +124,12 @@ final class YUV420FilterTests: XCTestCase {
   /// round trip through BGRA loses nothing but rounding (a random colour per pixel
   /// would not survive 4:2:0 itself, and the BGRA path's clamping would differ by more).
   func testChainsMatchTheBGRAPath() throws {
-    let chains = [["mirror"], ["mirror=axis=both"], ["grayscale"], ["crop=x=6:y=4:width=40:height=24", "mirror"]]
+    let chains = [
+      ["mirror"], ["mirror=axis=both"], ["grayscale"], ["crop=x=6:y=4:width=40:height=24", "mirror"],
+      // The built-in mark (soft edges) at even and odd corners, clipped, half opaque.
+      ["watermark"], ["watermark=x=13:y=9"], ["watermark=x=-7:y=-5:opacity=0.6"], ["watermark=position=center:opacity=0.5"],
+      ["mirror", "watermark=position=top-left:margin=3", "grayscale"],
+    ]
     let size = FrameGeometry(width: 96, height: 64)
     let blocks = TestFrame(width: size.width / 2, height: size.height / 2, seed: 11)
     let frame = PixelBuffer(width: size.width, height: size.height)
@@ -157,10 +162,11 @@ final class YUV420FilterTests: XCTestCase {
 
   func testFiltersDeclineWhatTheyCannotDoExactlyInYUV420() throws {
     let odd = FrameGeometry(width: 97, height: 61)
-    for specs in [["mirror"], ["mirror=axis=vertical"], ["mirror=axis=both"], ["grayscale", "mirror"]] {
+    for specs in [["mirror"], ["mirror=axis=vertical"], ["mirror=axis=both"], ["grayscale", "mirror"], ["watermark"]] {
       XCTAssertFalse(try configuredChain(specs, odd).acceptsYUV420, "\(specs) on \(odd)")
     }
     XCTAssertTrue(try configuredChain(["mirror"], FrameGeometry(width: 96, height: 61)).acceptsYUV420, "odd height, left-right")
+    XCTAssertFalse(try configuredChain(["watermark"], FrameGeometry(width: 96, height: 61)).acceptsYUV420, "odd height")
     let even = FrameGeometry(width: 96, height: 64)
     for specs in [["grayscale=matrix=bt709"], ["crop=x=1:y=0:width=8:height=8"], ["crop=x=0:y=0:width=9:height=8"], ["mirror", "grayscale=matrix=bt709"]] {
       XCTAssertFalse(try configuredChain(specs, even).acceptsYUV420, "\(specs)")

@@ -108,6 +108,7 @@ final class YUV420FilterPassTests: XCTestCase {
     let input = try makeInput(width: 64, height: 48, frames: 3)
     let cases: [([String], Path)] = [
       (["mirror", "grayscale", "crop=width=32:height=32"], .yuv420),
+      (["mirror", "watermark=x=3:y=5:opacity=0.5", "grayscale"], .yuv420),
       ([], .yuv420),
       (["grayscale=matrix=bt709"], .rowBands),  // BT.709 grey is not the picture's Y
       (["mirror", "grayscale=matrix=bt709"], .rowBands),

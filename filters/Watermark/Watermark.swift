@@ -16,7 +16,7 @@ import CamfxPNG
 /// once, when the filter is made (see `PremultipliedMark`). Each frame then touches
 /// only the rectangle the mark covers, so the cost grows with the mark's area, not the
 /// frame's.
-public struct Watermark: RowLocalVideoFilter {
+public struct Watermark: RowLocalVideoFilter, YUV420VideoFilter {
   public static let name = "watermark"
   public static let summary = "Blends a PNG (or the built-in camfx mark) over the frame."
   public static let example = "camfx snapshot --filter watermark=position=top-left:opacity=0.5 -o marked.png"
@@ -47,10 +47,15 @@ public struct Watermark: RowLocalVideoFilter {
   public let y: Int?
   public let opacity: Double
   let mark: PremultipliedMark
+  /// The image as given (straight alpha), for the yuv420p tables made at `configure`.
+  let image: PixelBuffer
+  /// The mark in yuv420p at its place in the frame; set by `configure(input:)` for
+  /// frames of even width and height.
+  private(set) var yuv420Mark: YUV420Mark?
   /// What part of the mark is drawn, and where in the frame; set by `configure(input:)`.
   private var visible = Rectangle(x: 0, y: 0, width: 0, height: 0)
   private var origin = (x: 0, y: 0)
-  private var frameSize = FrameGeometry(width: 0, height: 0)
+  private(set) var frameSize = FrameGeometry(width: 0, height: 0)
 
   /// The mark's size in pixels.
   public var markSize: FrameGeometry { FrameGeometry(width: mark.width, height: mark.height) }
@@ -63,7 +68,8 @@ public struct Watermark: RowLocalVideoFilter {
     self.x = x
     self.y = y
     self.opacity = min(max(opacity, 0), 1)
-    self.mark = PremultipliedMark(straight: image ?? Self.builtinMark(), opacity: self.opacity)
+    self.image = image ?? Self.builtinMark()
+    self.mark = PremultipliedMark(straight: self.image, opacity: self.opacity)
   }
 
   /// - Throws: `FilterError` (key `image`, the path as value) when the PNG is missing,
@@ -107,6 +113,8 @@ public struct Watermark: RowLocalVideoFilter {
     visible = Rectangle(x: inside.x - left, y: inside.y - top, width: inside.width, height: inside.height)
     origin = (inside.x, inside.y)
     frameSize = input
+    yuv420Mark = input.width % 2 == 0 && input.height % 2 == 0
+      ? YUV420Mark(straight: image, opacity: opacity, visible: visible, origin: origin) : nil
     return input
   }
 

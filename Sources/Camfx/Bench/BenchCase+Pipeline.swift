@@ -13,15 +13,32 @@ extension BenchCase {
   public static let nv12ToBGRAName = "nv12-to-bgra"
   /// `FrameRing<Int>` between two threads.
   public static let ringName = "ring"
-  /// A transcode's filter-stage work on one decoded yuv420p picture — to BGRA, through
-  /// `mirror,watermark` (the built-in mark, centred), back to yuv420p — in row bands (`RowBandPass`), and as three
-  /// passes over whole frames, as it ran before.
+  /// A transcode's filter-stage work on one decoded yuv420p picture through
+  /// `mirror,watermark` (the built-in mark, centred) into the encoder's picture: on the
+  /// planes themselves (`YUV420FilterPass`, what a transcode with these filters runs);
+  /// converted to BGRA and back in row bands (`RowBandPass`, what a row-local chain with
+  /// a BGRA-only filter runs); and as three passes over whole BGRA frames.
+  public static let yuv420FilterPassName = "yuv420-filter-pass"
   public static let rowBandPassName = "row-band-pass"
   public static let wholeFramePassName = "whole-frame-pass"
 
+  /// How a transcode-pass row runs the chain.
+  enum TranscodePass {
+    case yuv420, rowBands, wholeFrames
+
+    var name: String {
+      switch self {
+      case .yuv420: return yuv420FilterPassName
+      case .rowBands: return rowBandPassName
+      case .wholeFrames: return wholeFramePassName
+      }
+    }
+  }
+
   /// The names of the pipeline rows, which `--filter` also accepts.
   public static let pipelineNames = [
-    bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, rowBandPassName, wholeFramePassName, ringName,
+    bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, yuv420FilterPassName, rowBandPassName, wholeFramePassName,
+    ringName,
   ]
 
   /// The ring row's size column: it moves one `Int` per item, not frames.
@@ -37,8 +54,9 @@ extension BenchCase {
       cases.append(bgraToYUV420(size))
       cases.append(yuyvToBGRA(size))
       cases.append(nv12ToBGRA(size))
-      cases.append(transcodePass(size, inBands: true))
-      cases.append(transcodePass(size, inBands: false))
+      cases.append(transcodePass(size, .yuv420))
+      cases.append(transcodePass(size, .rowBands))
+      cases.append(transcodePass(size, .wholeFrames))
     }
     cases.append(ring())
     guard let names else { return cases }
@@ -91,10 +109,10 @@ extension BenchCase {
   /// the L3 cache of the machines camfx is measured on).
   static let transcodePassFrames = 8
 
-  /// The filter stage's work on one decoded picture, in row bands or as whole frames;
-  /// bytes are the BGRA frame's.
-  static func transcodePass(_ size: FrameGeometry, inBands: Bool) -> BenchCase {
-    let name = inBands ? rowBandPassName : wholeFramePassName
+  /// The filter stage's work on one decoded picture, run as `pass` says; bytes are the
+  /// BGRA frame's (the same for every pass, so the GB/s columns compare).
+  static func transcodePass(_ size: FrameGeometry, _ pass: TranscodePass) -> BenchCase {
+    let name = pass.name
     return BenchCase(name: name, size: size, bytesPerFrame: size.pixelCount * 4, filter: name) {
       // Centred, the mark overlaps frames of any size.
       var chain = try FilterRegistry.builtin.makeChain(["mirror", "watermark=position=center"])
@@ -113,8 +131,9 @@ extension BenchCase {
         }
       }
       var next = 0
-      if inBands {
-        let pass = try RowBandPass(chain: chain, capacity: count)
+      if pass != .wholeFrames {
+        let pass: any YUV420FramePass =
+          pass == .yuv420 ? try YUV420FilterPass(chain: chain, capacity: count) : try RowBandPass(chain: chain, capacity: count)
         var outputs = [YUV420Frame?](repeating: nil, count: count)
         return {
           outputs[next] = nil  // gives the output picture back to the pass's pool first

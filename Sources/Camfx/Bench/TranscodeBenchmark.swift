@@ -7,7 +7,7 @@ import Foundation
 
 /// `camfx bench`'s end-to-end row: a clip transcoded by the whole recording pipeline,
 /// as `camfx record --input clip.mp4 --filter mirror,watermark -o out.mp4` would —
-/// H.264 decoding and conversion to BGRA, the filters, the adaptor's BGRA → yuv420p and
+/// H.264 decoding, the filters on the decoded yuv420p planes (`YUV420FilterPass`) and
 /// libx264 (preset veryfast, CRF 23, no B-frames), each on its own thread.
 ///
 /// Unlike the other rows it uses every core, and it reports the whole run's frames per
