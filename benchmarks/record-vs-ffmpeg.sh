@@ -36,6 +36,13 @@ timed() {
   read -r wall user sys <"$WORK/time"
   printf '  %-9s wall %6.2f s   cpu %6.2f s\n' "$name" "$wall" "$(echo "$user + $sys" | bc)"
   echo "$wall" >>"$WORK/$name.wall"
+  echo "$user + $sys" | bc >>"$WORK/$name.cpu"
+}
+# rounds A B: "k of N rounds, mean wall ±x %, mean CPU ±y %" for A against B, round by round.
+rounds() {
+  paste "$WORK/$1.wall" "$WORK/$2.wall" "$WORK/$1.cpu" "$WORK/$2.cpu" | awk '
+    { n++; if ($1 < $2) k++; wa += $1; wb += $2; ca += $3; cb += $4 }
+    END { printf "camfx faster in %d of %d rounds; mean wall %+.1f %%, mean CPU %+.1f %%", k, n, 100 * (wa / wb - 1), 100 * (ca / cb - 1) }'
 }
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
@@ -58,6 +65,7 @@ done
 for pair in m mw; do
   echo "median wall ($pair): camfx $(median "$WORK/camfx-$pair.wall") s, ffmpeg $(median "$WORK/ffmpeg-$pair.wall") s;" \
     "frames: camfx $(frames "$WORK/camfx-$pair.mp4"), ffmpeg $(frames "$WORK/ffmpeg-$pair.mp4")"
+  echo "  $(rounds "camfx-$pair" "ffmpeg-$pair")"
 done
 
 if [ "$LIVE_SECONDS" -gt 0 ]; then

@@ -9,9 +9,11 @@
 /// add. Otherwise the chain runs on BGRA (in row bands or whole frames), as always.
 ///
 /// "The same result" means the pixels the BGRA path gives (convert to BGRA, `process`,
-/// convert back to BT.601 limited-range yuv420p) apart from that round trip's rounding:
-/// a mirror reverses the planes, a crop copies a rectangle of them, grayscale keeps Y
-/// and sets the chroma to neutral. An instance that cannot promise it for its
+/// convert back to BT.601 limited-range yuv420p) apart from that round trip's rounding,
+/// and its clamping of samples that are no RGB colour (a Y below 16, or Cb and Cr that
+/// would give R, G or B outside 0...255: decoded video has some, and the BGRA path
+/// changes them where the plane path keeps them): a mirror reverses the planes, a crop
+/// copies a rectangle of them, grayscale keeps Y and sets the chroma to neutral. An instance that cannot promise it for its
 /// configured input (a mirror of an odd width, whose chroma columns would not line up)
 /// says so with `acceptsYUV420`.
 public protocol YUV420VideoFilter: VideoFilter {

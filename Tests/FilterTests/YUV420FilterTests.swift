@@ -80,6 +80,7 @@ final class YUV420FilterTests: XCTestCase {
       (["grayscale"], { $0.grey() }),
       (["crop=x=2:y=4:width=10:height=6"], { $0.cropped(x: 2, y: 4, width: 10, height: 6) }),
       (["mirror", "mirror"], { $0 }),  // the second works in place
+      (["mirror", "mirror=axis=both"], { $0.flippedUpsideDown() }),  // in place, odd chroma height at 322x182
       (["mirror=axis=both", "mirror=axis=vertical", "grayscale"], { $0.flippedLeftRight().grey() }),
       // A crop after another filter: the first writes an intermediate picture.
       (["mirror", "crop=x=4:y=2:width=20:height=10"], { $0.flippedLeftRight().cropped(x: 4, y: 2, width: 20, height: 10) }),
@@ -166,11 +167,117 @@ final class YUV420FilterTests: XCTestCase {
       XCTAssertFalse(try configuredChain(specs, odd).acceptsYUV420, "\(specs) on \(odd)")
     }
     XCTAssertTrue(try configuredChain(["mirror"], FrameGeometry(width: 96, height: 61)).acceptsYUV420, "odd height, left-right")
+    XCTAssertTrue(
+      try configuredChain(["mirror=axis=vertical"], FrameGeometry(width: 97, height: 64)).acceptsYUV420, "odd width, upside down")
     XCTAssertFalse(try configuredChain(["watermark"], FrameGeometry(width: 96, height: 61)).acceptsYUV420, "odd height")
     let even = FrameGeometry(width: 96, height: 64)
-    for specs in [["grayscale=matrix=bt709"], ["crop=x=1:y=0:width=8:height=8"], ["crop=x=0:y=0:width=9:height=8"], ["mirror", "grayscale=matrix=bt709"]] {
+    for specs in [["grayscale=matrix=bt709"], ["crop=x=1:y=0:width=8:height=8"], ["crop=x=0:y=0:width=9:height=8"], ["crop=width=94:height=8"] /* centred: x = 1 */, ["mirror", "grayscale=matrix=bt709"]] {
       XCTAssertFalse(try configuredChain(specs, even).acceptsYUV420, "\(specs)")
     }
     XCTAssertFalse(try FilterRegistry.builtin.makeChain(["mirror"]).acceptsYUV420, "not configured yet")
+  }
+
+  /// Planes with rows exactly as long as the picture (odd chroma width) and guard bytes
+  /// after each plane: a kernel that writes past a row lands in the next row, one that
+  /// writes past a plane hits the guard; both show.
+  func testTightPlanesGiveThePaddedResultAndNothingOutside() throws {
+    let size = FrameGeometry(width: 322, height: 182)
+    let guardBytes = 64
+    /// Three tight planes, each followed by `guardBytes` of 0xA5.
+    final class TightPicture {
+      let width: Int, height: Int
+      var planes: [UnsafeMutablePointer<UInt8>] = []
+      var lengths: [Int] = []
+      init(width: Int, height: Int, guardBytes: Int) {
+        self.width = width
+        self.height = height
+        for (w, h) in [(width, height), ((width + 1) / 2, (height + 1) / 2), ((width + 1) / 2, (height + 1) / 2)] {
+          let p = UnsafeMutablePointer<UInt8>.allocate(capacity: w * h + guardBytes)
+          p.initialize(repeating: 0xA5, count: w * h + guardBytes)
+          planes.append(p)
+          lengths.append(w * h)
+        }
+      }
+      deinit { planes.forEach { $0.deallocate() } }
+      var picture: YUV420Picture {
+        YUV420Picture(
+          width: width, height: height, y: planes[0], yStride: width, u: planes[1], uStride: (width + 1) / 2,
+          v: planes[2], vStride: (width + 1) / 2)
+      }
+      func guardsIntact(_ guardBytes: Int) -> Bool {
+        zip(planes, lengths).allSatisfy { p, n in (0..<guardBytes).allSatisfy { p[n + $0] == 0xA5 } }
+      }
+    }
+    let chains = [
+      ["mirror"], ["mirror=axis=both"], ["mirror=axis=vertical"], ["grayscale"], ["mirror", "mirror=axis=both"],
+      ["crop=x=2:y=2:width=320:height=180"], ["mirror", "crop=x=0:y=4:width=318:height=176", "mirror=axis=both"],
+      // The mark at an odd corner, clipped by the right and the bottom edge.
+      ["watermark=x=301:y=171"], ["mirror", "watermark=x=-5:y=-3:opacity=0.7"],
+    ]
+    for specs in chains {
+      let chain = try configuredChain(specs, size)
+      XCTAssertTrue(chain.acceptsYUV420, "\(specs)")
+      let padded = makePicture(width: size.width, height: size.height, seed: 5)
+      let expected = runPlanar(chain, padded)
+
+      let source = TightPicture(width: size.width, height: size.height, guardBytes: guardBytes)
+      padded.picture.copyPixels(to: source.picture)
+      let out = chain.outputGeometry!
+      let destination = TightPicture(width: out.width, height: out.height, guardBytes: guardBytes)
+      chain.process(yuv420: source.picture, into: destination.picture, using: chain.makeYUV420Intermediates())
+      XCTAssertEqual(Samples(destination.picture), expected, "\(specs) on tight planes")
+      XCTAssertEqual(Samples(source.picture), Samples(padded.picture), "\(specs): the source was written")
+      XCTAssertTrue(destination.guardsIntact(guardBytes), "\(specs) wrote past a plane")
+      XCTAssertTrue(source.guardsIntact(guardBytes), "\(specs) wrote past a source plane")
+    }
+  }
+
+  /// The yuv420p blend against the floating-point formula on the samples the mark
+  /// covers, and no change anywhere else: Y = α·Y(mark) + (1 - α)·Y, and for each 2×2
+  /// block Cb = mean(α·Cb(mark)) + (1 - mean α)·Cb (pixels off the mark have α = 0).
+  func testWatermarkBlendIsTheFormulaWithinOne() throws {
+    let size = FrameGeometry(width: 64, height: 48)
+    let image = TestFrame(width: 21, height: 13, seed: 3).frame  // random colours and alpha
+    for (x, y, opacity) in [(13, 9, 1.0), (-4, 40, 0.6), (50, -1, 0.35)] {
+      var chain = FilterChain([Watermark(image: image, x: x, y: y, opacity: opacity)])
+      try chain.configure(input: size)
+      let source = makePicture(width: size.width, height: size.height, seed: 8)
+      let before = Samples(source.picture)
+      let after = runPlanar(chain, source)
+
+      func mark(_ fx: Int, _ fy: Int) -> (alpha: Double, y: Double, cb: Double, cr: Double) {
+        let mx = fx - x, my = fy - y
+        guard mx >= 0, mx < image.width, my >= 0, my < image.height else { return (0, 0, 0, 0) }
+        let p = image[mx, my]
+        let r = Double(p.r), g = Double(p.g), b = Double(p.b)
+        return (
+          Double(p.a) / 255 * opacity, 16 + (65.481 * r + 128.553 * g + 24.966 * b) / 255,
+          128 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255, 128 + (112.0 * r - 93.786 * g - 18.214 * b) / 255)
+      }
+      var worst = 0.0
+      for fy in 0..<size.height {
+        for fx in 0..<size.width {
+          let m = mark(fx, fy)
+          let expected = m.alpha * m.y + (1 - m.alpha) * Double(before.y[fy][fx])
+          worst = max(worst, abs(Double(after.y[fy][fx]) - expected))
+          if m.alpha == 0 { XCTAssertEqual(after.y[fy][fx], before.y[fy][fx], "Y (\(fx), \(fy)) off the mark changed") }
+        }
+      }
+      for cy in 0..<(size.height / 2) {
+        for cx in 0..<(size.width / 2) {
+          let block = [(0, 0), (1, 0), (0, 1), (1, 1)].map { mark(2 * cx + $0.0, 2 * cy + $0.1) }
+          let alpha = block.map(\.alpha).reduce(0, +) / 4
+          for (plane, planeBefore, premultiplied) in [
+            (after.u, before.u, block.map { $0.alpha * $0.cb }.reduce(0, +) / 4),
+            (after.v, before.v, block.map { $0.alpha * $0.cr }.reduce(0, +) / 4),
+          ] {
+            let expected = premultiplied + (1 - alpha) * Double(planeBefore[cy][cx])
+            worst = max(worst, abs(Double(plane[cy][cx]) - expected))
+            if alpha == 0 { XCTAssertEqual(plane[cy][cx], planeBefore[cy][cx], "chroma (\(cx), \(cy)) off the mark changed") }
+          }
+        }
+      }
+      XCTAssertLessThanOrEqual(worst, 1.0, "mark at (\(x), \(y)) opacity \(opacity)")
+    }
   }
 }

@@ -8,8 +8,8 @@ extension Crop {
   public var acceptsYUV420: Bool { x % 2 == 0 && y % 2 == 0 && width % 2 == 0 && height % 2 == 0 }
 
   public func process(yuv420 source: YUV420Picture, into destination: YUV420Picture) {
-    precondition(destination.width == width && destination.height == height,
-      "crop makes \(width)x\(height) pictures, got a \(destination.geometry) destination")
+    precondition(source.geometry == inputSize && destination.width == width && destination.height == height,
+      "crop configured for \(inputSize) → \(width)x\(height), got \(source.geometry) → \(destination.geometry)")
     guard !source.isSamePicture(as: destination) else { return }  // the whole frame: nothing to do
     for index in 0..<3 {
       let from = source.plane(index), to = destination.plane(index)

@@ -28,6 +28,8 @@ public struct Crop: VideoFilter, YUV420VideoFilter {
   /// The rectangle's top-left corner in the input, known after `configure(input:)`.
   public private(set) var x = 0
   public private(set) var y = 0
+  /// The frame size, known after `configure(input:)`.
+  private(set) var inputSize = FrameGeometry(width: 0, height: 0)
 
   public init(x: Int? = nil, y: Int? = nil, width: Int, height: Int) {
     self.requestedX = x
@@ -55,6 +57,7 @@ public struct Crop: VideoFilter, YUV420VideoFilter {
     }
     x = left
     y = top
+    inputSize = input
     return FrameGeometry(width: width, height: height)
   }
 

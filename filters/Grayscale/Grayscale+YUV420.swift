@@ -2,7 +2,8 @@ import CamfxCore
 
 /// Grey in yuv420p: a BT.601 picture's Y already is the BT.601 luma this filter
 /// computes (scaled to video range), so grey keeps Y as it is and sets Cb and Cr to
-/// neutral (128). BT.709 weights are not what the picture's Y holds, so `matrix=bt709`
+/// neutral (128) — as `ffmpeg -vf hue=s=0` does. (Through BGRA, a Y outside
+/// 16...235 would be clamped first; here it is kept.) BT.709 weights are not what the picture's Y holds, so `matrix=bt709`
 /// works on BGRA.
 extension Grayscale {
   public var acceptsYUV420: Bool { matrix == .bt601 }

@@ -6,7 +6,11 @@ import CamfxMedia
 /// the decoded picture and writes the encoder's picture, and no BGRA is ever made —
 /// as `ffmpeg -vf hflip` flips the decoded planes.
 ///
-///     decoded Y/U/V ──▶ chain (first filter reads, the rest work in place) ──▶ Y/U/V for the encoder
+///     decoded Y/U/V ──▶ chain ──▶ Y/U/V for the encoder
+///
+/// The first filter reads the decoded picture and writes the encoder's; the rest work
+/// on that in place (or, when a later filter changes the size, the ones before it write
+/// intermediate pictures; see `FilterChain+YUV420.swift`).
 ///
 /// Against row bands (`RowBandPass`), this saves the conversion to BGRA and back, about
 /// 1.2 ms of a core per 1080p frame, and keeps the decoded samples exactly where the
