@@ -47,8 +47,10 @@ rounds() {
 median() { sort -n "$1" | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 frames() { ffprobe -v error -count_frames -select_streams v -show_entries stream=nb_read_frames -of csv=p=0 "$1"; }
-# Both sides at their best: ffmpeg flips and overlays in yuv420p (its default; the
-# overlay's format=rgb would add two full-frame swscale conversions), camfx in BGRA.
+# Both sides at their best, on the decoded yuv420p planes: ffmpeg's hflip and overlay
+# (its default; the overlay's format=rgb would add two full-frame swscale conversions),
+# camfx's mirror and watermark (YUV420VideoFilter). The plain mirror's output is
+# byte-identical on both sides, so x264 does exactly the same work.
 x264=(-c:v libx264 -preset veryfast -crf 23 -g 60 -bf 0 -c:a aac)
 echo "transcode, $ROUNDS rounds, alternating:"
 for round in $(seq "$ROUNDS"); do
