@@ -7,49 +7,11 @@ import XCTest
 /// A transcode with a row-local chain runs in row bands on the decoded pictures
 /// (`RowBandPass`); the movie it writes must be the very movie the three whole-frame
 /// passes write (the encoder is deterministic, so equal pictures give equal output).
-final class RowBandPassTests: XCTestCase {
-  var directory: URL!
-
-  override func setUpWithError() throws {
-    directory = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-bands-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-  }
-
-  override func tearDownWithError() throws {
-    try? FileManager.default.removeItem(at: directory)
-  }
-
-  /// A movie made by ffmpeg: moving colour bars and a tone.
-  func makeInput(width: Int, height: Int, frames: Int) throws -> String {
-    let path = directory.appendingPathComponent("in-\(width)x\(height).mp4").path
-    _ = try runTool("ffmpeg", [
-      "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=30",
-      "-f", "lavfi", "-i", "sine=f=440", "-frames:v", "\(frames)", "-shortest",
-      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", path,
-    ])
-    return path
-  }
-
-  /// Transcodes `input` through `specs`; returns the session's summary, whether it ran
-  /// in row bands, and the output's decoded yuv420p bytes.
+final class RowBandPassTests: TranscodeTestCase {
+  /// The summary, whether the transcode ran in row bands, and its decoded pictures.
   func transcode(_ input: String, _ specs: [String], rowBands: Bool) throws -> (RecordingSummary, Bool, Data) {
-    let reader = try MovieReader(path: input, audio: AudioOutputSettings(sampleRate: 48_000, channels: 1))
-    var chain = try FilterRegistry.builtin.makeChain(specs)
-    try chain.configure(input: reader.geometry)
-    var video = VideoSettings(geometry: try XCTUnwrap(chain.outputGeometry))
-    video.fps = 30
-    video.preset = "ultrafast"
-    let output = directory.appendingPathComponent("out-\(rowBands).mp4").path
-    let writer = try MovieWriter(
-      path: output, settings: MovieSettings(video: video, audio: AudioSettings(sampleRate: 48_000, channels: 1)))
-    let session = try RecordingSession<PCMBuffer>(
-      input: MovieReaderInput(reader), chain: chain, sink: MovieWriterSink(writer: writer), yuv420Filters: false,
-      rowBands: rowBands)
-    let inBands = session.usesRowBands
-    session.start()
-    let summary = session.waitUntilFinished()
-    let pictures = try runTool("ffmpeg", ["-v", "error", "-i", output, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
-    return (summary, inBands, pictures)
+    let (summary, path, output) = try transcode(input, specs, yuv420Filters: false, rowBands: rowBands)
+    return (summary, path == .rowBands, try decodedPictures(output))
   }
 
   func testBandsWriteTheSameMovieAsWholeFrames() throws {
