@@ -52,17 +52,29 @@ frames() { ffprobe -v error -count_frames -select_streams v -show_entries stream
 # camfx's mirror and watermark (YUV420VideoFilter). The plain mirror's output is
 # byte-identical on both sides, so x264 does exactly the same work.
 x264=(-c:v libx264 -preset veryfast -crf 23 -g 60 -bf 0 -c:a aac)
-echo "transcode, $ROUNDS rounds, alternating:"
-for round in $(seq "$ROUNDS"); do
-  echo " round $round: --filter mirror vs -vf hflip"
+camfx-m() {
   timed camfx-m "$CAMFX" record --input "$WORK/in.mp4" --filter mirror \
     --x264-preset veryfast --crf 23 --gop 60 --quiet -y -o "$WORK/camfx-m.mp4"
-  timed ffmpeg-m ffmpeg -v error -y -i "$WORK/in.mp4" -vf hflip "${x264[@]}" "$WORK/ffmpeg-m.mp4"
-  echo " round $round: --filter mirror,watermark vs hflip,overlay"
+}
+ffmpeg-m() { timed ffmpeg-m ffmpeg -v error -y -i "$WORK/in.mp4" -vf hflip "${x264[@]}" "$WORK/ffmpeg-m.mp4"; }
+camfx-mw() {
   timed camfx-mw "$CAMFX" record --input "$WORK/in.mp4" --filter mirror,watermark=image="$WORK/mark.png" \
     --x264-preset veryfast --crf 23 --gop 60 --quiet -y -o "$WORK/camfx-mw.mp4"
+}
+ffmpeg-mw() {
   timed ffmpeg-mw ffmpeg -v error -y -i "$WORK/in.mp4" -i "$WORK/mark.png" \
     -filter_complex "[0:v]hflip[f];[f][1:v]overlay=W-w-16:H-h-16" "${x264[@]}" "$WORK/ffmpeg-mw.mp4"
+}
+# Which side goes first swaps every round, so that neither always follows the other.
+echo "transcode, $ROUNDS rounds, alternating:"
+for round in $(seq "$ROUNDS"); do
+  for pair in m mw; do
+    case $pair in
+      m) echo " round $round: --filter mirror vs -vf hflip" ;;
+      mw) echo " round $round: --filter mirror,watermark vs hflip,overlay" ;;
+    esac
+    if ((round % 2)); then "camfx-$pair"; "ffmpeg-$pair"; else "ffmpeg-$pair"; "camfx-$pair"; fi
+  done
 done
 for pair in m mw; do
   echo "median wall ($pair): camfx $(median "$WORK/camfx-$pair.wall") s, ffmpeg $(median "$WORK/ffmpeg-$pair.wall") s;" \
