@@ -54,12 +54,16 @@ public struct YUV420Picture {
 
   /// Copies every sample into `destination`, a picture of the same size.
   public func copyPixels(to destination: YUV420Picture) {
+    for index in 0..<3 { copyPlane(index, to: destination) }
+  }
+
+  /// Copies plane `index` (0 = Y, 1 = U, 2 = V) into the same plane of `destination`,
+  /// a picture of the same size.
+  public func copyPlane(_ index: Int, to destination: YUV420Picture) {
     precondition(destination.geometry == geometry, "copying a \(geometry) picture into a \(destination.geometry) one")
-    for index in 0..<3 {
-      let from = plane(index), to = destination.plane(index)
-      for row in 0..<from.height {
-        (to.base + row * to.stride).update(from: from.base + row * from.stride, count: from.width)
-      }
+    let from = plane(index), to = destination.plane(index)
+    for row in 0..<from.height {
+      (to.base + row * to.stride).update(from: from.base + row * from.stride, count: from.width)
     }
   }
 }

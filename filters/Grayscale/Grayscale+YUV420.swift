@@ -10,11 +10,7 @@ extension Grayscale {
 
   public func process(yuv420 source: YUV420Picture, into destination: YUV420Picture) {
     precondition(source.geometry == destination.geometry, "grayscale keeps the size: \(source.geometry) → \(destination.geometry)")
-    if !source.isSamePicture(as: destination) {
-      for row in 0..<source.height {
-        (destination.y + row * destination.yStride).update(from: source.y + row * source.yStride, count: source.width)
-      }
-    }
+    if !source.isSamePicture(as: destination) { source.copyPlane(0, to: destination) }
     for row in 0..<destination.chromaHeight {
       (destination.u + row * destination.uStride).update(repeating: 128, count: destination.chromaWidth)
       (destination.v + row * destination.vStride).update(repeating: 128, count: destination.chromaWidth)
