@@ -231,7 +231,8 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
 
   /// Hands decoded pictures that `yuv420Converter` could take (yuv420p, BT.601 or
   /// untagged, limited range) on as `.yuv420Video` samples, unconverted, for a pipeline
-  /// that converts them band by band itself (`RowBandPass`). Other pictures still come
+  /// that filters them as they are or converts them band by band itself
+  /// (`YUV420FilterPass`, `RowBandPass`). Other pictures still come
   /// as BGRA `.video`, as does a picture for which no pooled frame came back within a
   /// second. Needs `yuv420Converter` (the same pictures qualify).
   public var deliversYUV420Frames = false {
@@ -293,9 +294,8 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   private func convertVideo(at time: MediaTime) throws(FFmpegError) -> PixelBuffer {
     let f = frame.pointer
     let buffer = acquireBuffer(presentationTime: time)
-    if let yuv420Converter, fitsYUV420Converter(f.pointee) {
-      let d = f.pointee.data, l = f.pointee.linesize
-      yuv420Converter(d.0!, Int(l.0), d.1!, d.2!, Int(l.1), buffer)
+    if yuv420Converter != nil, fitsYUV420Converter(f.pointee) {
+      convertI420(f.pointee, into: buffer)
       return buffer
     }
     try scaler.prepare(
@@ -379,10 +379,14 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// A passed-on picture converted after all, for `nextFrame()`'s BGRA-only callers.
   private func bgra(from picture: YUV420Frame) -> PixelBuffer {
     let buffer = acquireBuffer(presentationTime: picture.presentationTime)
-    yuv420Converter!(
-      UnsafeRawPointer(picture.y), picture.yStride, UnsafeRawPointer(picture.u), UnsafeRawPointer(picture.v),
-      picture.uStride, buffer)
+    convertI420(picture.avFrame.pointee, into: buffer)
     return buffer
+  }
+
+  /// `yuv420Converter` on a picture it fits (`fitsYUV420Converter`).
+  private func convertI420(_ f: AVFrame, into buffer: PixelBuffer) {
+    let d = f.data, l = f.linesize
+    yuv420Converter!(d.0!, Int(l.0), d.1!, d.2!, Int(l.1), buffer)
   }
 
   /// Audio decoded by `nextFrame()` calls so far (and forgets it).
