@@ -200,7 +200,8 @@ public final class MovieWriter: @unchecked Sendable {
   }
 
   /// Encodes one yuv420p frame at its `presentationTime` as it is, with no conversion
-  /// (a transcode's row-band pass has already made the encoder's pixel format). The
+  /// (a transcode's yuv420p filter pass or row-band pass has already made the encoder's
+  /// pixel format). The
   /// encoder may keep a reference to the frame's buffers; the frame's pool then gives
   /// that frame fresh buffers before it is written again.
   ///

@@ -5,10 +5,11 @@ import CamfxCore
 /// or what the pipeline made for the encoder, travelling between stages the way a
 /// `PixelBuffer` does.
 ///
-/// A transcode whose filter chain is row-local never lays out whole BGRA frames: the
-/// reader hands the decoded picture on as it is, the filter stage converts it band by
-/// band to BGRA, filters and converts back into another `YUV420Frame`, and the movie
-/// writer encodes that without a conversion of its own (see `RowBandPass`).
+/// A transcode whose filters work on yuv420p, or are row-local, never lays out whole
+/// BGRA frames: the reader hands the decoded picture on as it is, the filter stage
+/// filters it into another `YUV420Frame` (straight on the planes, or band by band
+/// through BGRA), and the movie writer encodes that without a conversion of its own
+/// (see `YUV420FilterPass`, `RowBandPass`).
 ///
 /// Like a `PixelBuffer`, a copy is another view of the same picture, and the picture
 /// goes back to its pool when the last copy is gone.

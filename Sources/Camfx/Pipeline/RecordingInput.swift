@@ -6,7 +6,7 @@ public enum RecordingSample<Audio: Sendable>: Sendable {
   /// A video frame, in a buffer from the input's own pool.
   case video(PixelBuffer)
   /// A decoded yuv420p picture, unconverted: only from an input that was asked for
-  /// them (`YUV420RecordingInput`), for a chain that runs in row bands.
+  /// them (`YUV420RecordingInput`), for the filter stage's `YUV420FramePass`.
   case yuv420Video(YUV420Frame)
   /// A block of audio from the same file or device (a movie's sound track).
   case audio(Audio)
@@ -36,7 +36,7 @@ public protocol RecordingInput<Audio>: AnyObject {
 }
 
 /// An input that can hand its decoded pictures on as yuv420p frames, unconverted, for
-/// a session whose filter chain runs in row bands (`RowBandPass`).
+/// a session whose filter stage has a `YUV420FramePass`.
 public protocol YUV420RecordingInput: AnyObject {
   /// From now on, deliver `.yuv420Video` samples where the picture allows it.
   func deliverYUV420Frames()

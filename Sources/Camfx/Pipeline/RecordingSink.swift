@@ -22,9 +22,9 @@ public protocol RecordingSink<Audio>: AnyObject {
 }
 
 /// A sink that also encodes yuv420p frames as they are, as the movie writer does: the
-/// filter stage's row-band pass then converts straight into the encoder's format.
+/// filter stage's `YUV420FramePass` then writes straight into the encoder's format.
 public protocol YUV420RecordingSink: AnyObject {
-  /// Encodes one frame made by the row-band pass. Called on the writer stage's thread,
+  /// Encodes one frame made by that pass. Called on the writer stage's thread,
   /// in presentation order with any `appendVideo(_:)` frames.
   func appendVideo(yuv420 frame: YUV420Frame) throws
 }
