@@ -46,10 +46,25 @@ public struct OutputFile: Sendable {
     guard st.st_mode & S_IFMT == S_IFDIR else {
       throw OutputFileError(path: path, reason: .notADirectory(dir))
     }
-    if lstat(path, &st) == 0 {
+    if stat(path, &st) == 0 {
       if st.st_mode & S_IFMT == S_IFDIR { throw OutputFileError(path: path, reason: .isDirectory) }
+      if st.st_mode & S_IFMT != S_IFREG { throw OutputFileError(path: path, reason: .notRegularFile) }
       if !overwrite { throw OutputFileError(path: path, reason: .exists) }
+    } else if lstat(path, &st) == 0, !overwrite {
+      throw OutputFileError(path: path, reason: .exists)  // a dangling symbolic link
     }
+  }
+
+  /// Refuses an output that is the same file as `input` (same device and inode, or the
+  /// same path), which writing under the final name would destroy while reading it.
+  /// - Parameter what: the option that named the input, for the message (`--input`).
+  /// - Throws: `OutputFileError.sameAsInput`.
+  public func requireDistinct(from input: String, what: String) throws {
+    var a = stat()
+    var b = stat()
+    let same = (stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+      || path == input
+    if same { throw OutputFileError(path: path, reason: .sameAsInput(what)) }
   }
 
   /// The directory the file goes in (`.` for a bare name).

@@ -18,6 +18,10 @@ public struct OutputFileError: Error, CustomStringConvertible, Equatable {
     case exists
     /// The destination is a directory.
     case isDirectory
+    /// The destination exists and is not a regular file (a FIFO, a device node).
+    case notRegularFile
+    /// The destination is the same file as an input (`what` names the option).
+    case sameAsInput(String)
     /// Moving the finished temporary file into place failed (`errno`).
     case renameFailed(errno: Int32)
   }
@@ -40,6 +44,8 @@ public struct OutputFileError: Error, CustomStringConvertible, Equatable {
       return "output directory '\(dir)' is not writable (\(Self.text(code)))"
     case .exists: return "output file '\(path)' already exists (use -y or --overwrite to replace it)"
     case .isDirectory: return "output path '\(path)' is a directory"
+    case .notRegularFile: return "output '\(path)' exists and is not a regular file (a FIFO or device is never replaced)"
+    case .sameAsInput(let what): return "output '\(path)' is the same file as \(what); choose another output name"
     case .renameFailed(let code): return "cannot move the finished file into place at '\(path)': \(Self.text(code))"
     }
   }

@@ -19,11 +19,14 @@ struct RecordCommand: ParsableCommand {
     abstract: "Record a filtered movie (H.264/AAC in .mp4, .mov or .mkv).",
     discussion: """
       Stops at the first of --duration, --frames, --max-size, the end of --input, or \
-      SIGINT/SIGTERM (Ctrl-C), and always finishes a playable file; a second Ctrl-C \
-      abandons it. Live sources never wait: frames the pipeline cannot take in time are \
-      dropped and counted (late / out-of-buffers). A file --input is transcoded whole, \
-      with its sound, and nothing is dropped. The movie is written to a hidden \
-      temporary file next to OUT and renamed into place when it is finished.
+      SIGINT/SIGTERM/SIGHUP (Ctrl-C), and always finishes a playable file; a second \
+      Ctrl-C stops at once without draining the encoder, and still finishes the file. \
+      Live sources never wait: frames the pipeline cannot take in time are dropped and \
+      counted (late / out-of-buffers). A file --input is transcoded whole, with its \
+      sound, and nothing is dropped. The movie is written under its own name from the \
+      first frame on, in fragments of --fragment (1 s) that each reach the disk, so a \
+      crash, a power cut or a full disk loses at most the last fragment; a clean finish \
+      turns it into a regular MP4 in place (camfx repair does the same after a crash).
       """)
 
   @Option(help: ArgumentHelp(
@@ -58,6 +61,11 @@ struct RecordCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Stop after this long: 10s, 1.5s, 500ms, 2m.", valueName: "time"))
   var duration: String?
 
+  @Option(help: ArgumentHelp(
+    "Write the movie in fragments of this much media, each made durable before the next (default 1s; 0: a "
+      + "regular MP4 written at the end, not crash-safe).", valueName: "time"))
+  var fragment: String?
+
   @Option(help: ArgumentHelp("Stop after this many frames.", valueName: "n"))
   var frames: Int?
 
@@ -85,7 +93,8 @@ struct RecordCommand: ParsableCommand {
   var profile: String?
 
   @Option(name: .customLong("x264-preset"), help: ArgumentHelp(
-    "libx264 speed preset: ultrafast ... veryslow (default medium).", valueName: "preset"))
+    "libx264 speed preset: ultrafast ... veryslow (default veryfast for live sources, medium for --input).",
+    valueName: "preset"))
   var x264Preset: String?
 
   @Option(name: .customLong("audio-bitrate"), help: ArgumentHelp("AAC bit rate (default 128k).", valueName: "rate"))
@@ -97,7 +106,7 @@ struct RecordCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Audio channels, 1 or 2 (default 2).", valueName: "n"))
   var channels: Int?
 
-  @Flag(help: "Put the MP4/MOV index at the front, for playback while downloading.")
+  @Flag(help: "Put the MP4/MOV index at the front when finished (a second pass), for playback while downloading.")
   var faststart = false
 
   @Flag(help: "No status line (the final summary is still printed).")
@@ -110,10 +119,8 @@ struct RecordCommand: ParsableCommand {
   @Flag(name: [.customShort("y"), .long], help: "Replace the output file if it exists.")
   var overwrite = false
 
-  // Optional for the parser only (run() requires it): as the default command, `camfx
-  // sparkle` should say "Unexpected argument 'sparkle'", not "missing --output", and the
-  // parser reports stray arguments only after the command was decoded and validated.
-  @Option(name: [.short, .long], help: ArgumentHelp("The movie to write (.mp4, .mov or .mkv); required.", valueName: "out.mp4"))
+  @Option(name: [.short, .long], help: ArgumentHelp(
+    "The movie to write (.mp4, .mov or .mkv; default camfx-YYYYmmdd-HHMMSS.mp4 here).", valueName: "out.mp4"))
   var output: String?
 
   func validate() throws {
@@ -123,8 +130,9 @@ struct RecordCommand: ParsableCommand {
   }
 
   func run() throws {
-    guard let output else { throw ValidationError("Missing expected argument '--output <out.mp4>'") }
     FFmpegLogging.fatalOnly()
+    let output = output ?? DefaultOutputName.make()
+    if self.output == nil { Self.printToStderr("camfx: recording to \(output) (no -o given); Ctrl-C stops\n") }
     // 1. Everything that can be checked without opening anything.
     let limits = RecordingLimits(
       duration: try duration.map(RecordingLimits.parseDuration),
@@ -137,8 +145,14 @@ struct RecordCommand: ParsableCommand {
     let geometry = try size.map { try FrameGeometry(parsing: $0) }
     var videoSettings = VideoSettings(width: 2, height: 2)
     try applyVideoOptions(to: &videoSettings)
+    // Live sources default to veryfast, as OBS does: what 1080p30 needs on small
+    // machines, and x264's lookahead (what a kill can lose beyond the fragment) is 10
+    // frames instead of medium's 40. A transcode keeps ffmpeg's medium.
+    if x264Preset == nil && input == nil { videoSettings.preset = "veryfast" }
     let destination = try OutputFile(path: output, overwrite: overwrite)
     _ = try MovieContainer(path: output)
+    let fragmentInterval = try fragment.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 1
+    if let input { try destination.requireDistinct(from: input, what: "--input") }
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
 
     // 2. Open the input and negotiate the chain's geometry, before any file exists.
@@ -172,7 +186,7 @@ struct RecordCommand: ParsableCommand {
       }
       audioSettings = a
     }
-    let settings = MovieSettings(video: videoSettings, audio: audioSettings, faststart: faststart)
+    let settings = MovieSettings(video: videoSettings, audio: audioSettings)
     try settings.validate()
     let toneGenerator = try tone.map { frequency in
       SineToneGenerator(try SineAudioSource(
@@ -181,21 +195,22 @@ struct RecordCommand: ParsableCommand {
     let generator: (any AudioGenerator<PCMBuffer>)? = microphone ?? toneGenerator
     let input = opened.input
 
-    // 3. The file: a temporary next to the destination, renamed into place when finished.
-    // Signals are caught from here on, so none can kill us with the temporary file left.
+    // 3. The file, under its own name: created when the first packet reaches it.
+    // Signals are caught from here on, so that a stop always finishes the file.
     let stopTarget = RecordingStopTarget()
-    let signals = StopSignals { _, _ in stopTarget.signalled() }
+    let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in stopTarget.signalled() }
     defer { signals.cancel() }
     let interrupted = RecordingOptionError("interrupted before the recording started")
     if stopTarget.interruptedEarly { throw interrupted }
-    let staged = try destination.begin()
-    let writer = try MovieWriter(path: staged.temporaryPath, settings: settings)
+    let file = try MovieFileOutput(
+      path: output,
+      options: MovieFileOutput.Options(fragmentInterval: fragmentInterval, faststart: faststart, overwrite: overwrite))
+    let writer = try MovieWriter(settings: settings, outputs: [file])
     let sink = MovieWriterSink(writer: writer)
     let session = try RecordingSession<PCMBuffer>(
       input: input, chain: chain, generator: generator, sink: sink, limits: limits, buffering: opened.buffering)
     guard stopTarget.attach(session) else {
       writer.cancel()
-      staged.discard()
       throw interrupted
     }
 
@@ -219,25 +234,22 @@ struct RecordCommand: ParsableCommand {
     }
     if showStatus { Self.printToStderr("\r\u{1B}[2K") }
 
-    // 4. Keep the file if the writer finished it (even after a read error), else drop it.
-    if writer.status == .completed {
-      try staged.commit()
-    } else {
-      staged.discard()
-    }
+    // 4. What was written stays, whatever happened.
     if let statsFile {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
       let data = try encoder.encode(summary)
       try statsFile.write { path in try data.write(to: URL(fileURLWithPath: path)) }
     }
-    if let error = summary.error {
-      if writer.status == .completed {
-        Self.printToStderr(RecordingStatusLine.summary(summary, output: output) + "\n")
-      }
-      throw RecordingFailure(message: error)
+    if summary.framesOut > 0 || summary.error == nil {
+      Self.printToStderr(RecordingStatusLine.summary(summary, output: output) + "\n")
     }
-    Self.printToStderr(RecordingStatusLine.summary(summary, output: output) + "\n")
+    if let error = summary.error {
+      let kept = file.bytesWritten > 0 && summary.framesOut > 0
+        ? "; kept \(summary.framesOut) frames (\(RecordingStatusLine.fixed(summary.durationSeconds, 2)) s) in \(output)"
+        : ""
+      throw RecordingFailure(message: error + kept)
+    }
   }
 
   /// Applies the encoder options (checked later, as a whole, by `MovieSettings.validate`).

@@ -13,7 +13,8 @@ final class RecordingStopTarget: Sendable {
   }
   private let state = Mutex(State())
 
-  /// Called from the signal queue: the first signal stops cleanly, a second abandons.
+  /// Called from the signal queue: the first signal stops cleanly; a second stops at
+  /// once, without draining the encoder (the file is still finished with what it holds).
   func signalled() {
     let (session, count) = state.withLock { s -> (RecordingSession<PCMBuffer>?, Int) in
       s.signals += 1
@@ -23,7 +24,7 @@ final class RecordingStopTarget: Sendable {
     if count == 1 {
       session.stop()
     } else {
-      session.abort(error: RecordingOptionError("interrupted twice; recording abandoned"))
+      session.abort(error: RecordingOptionError("interrupted twice: stopped at once, without the frames still in the encoder"))
     }
   }
 

@@ -2,14 +2,22 @@ import CFFmpeg
 import CamfxCore
 import Synchronization
 
-/// Writes an H.264 (+ AAC) movie file, like `AVAssetWriter` with a video input, a
-/// pixel buffer adaptor and an audio input, on libavformat/libavcodec.
+/// Encodes video frames and PCM audio once and hands the packets to its outputs, like
+/// `AVAssetWriter` with a video input, a pixel buffer adaptor and an audio input, on
+/// libavcodec:
+///
+///     frames ──▶ adaptor (BGRA → yuv420p) ──▶ VideoEncoder ──┐ packets
+///     PCM ────▶ resampler, FIFO ──────────▶ AudioEncoder ──┴──▶ outputs (MovieFileOutput, ...)
 ///
 /// Lifecycle and status (`AVAssetWriter.Status`):
 ///
 ///     init ──> .unknown ──startWriting()──> .writing ──finish()──> .completed
-///                                              │  └────cancel()───> .cancelled (file removed)
-///                                              └──FFmpeg error────> .failed(error) (file removed)
+///                                              │  └────cancel()───> .cancelled
+///                                              └──error──────────> .failed(error)
+///
+/// What an output has written stays whatever happens: each output owns its file and
+/// its failure policy (see `MovieFileOutput`). `cancel()` stops without draining the
+/// encoders and completes what the outputs already hold.
 ///
 /// ```swift
 /// var video = VideoSettings(width: 640, height: 360)
@@ -22,26 +30,24 @@ import Synchronization
 /// try writer.finish()
 /// ```
 ///
-/// - The container follows the extension: `.mp4`, `.mov`, `.mkv`.
 /// - Timestamps are the frames' own, minus the session start, rescaled with
 ///   `av_rescale_q` to the encoder's time base (`VideoSettings.timescale`); they must
 ///   increase strictly. Audio timestamps start at the first buffer's time and then
 ///   count samples. Without `startSession`, the first *video* frame is time zero
 ///   (audio arriving earlier waits for it, and what lies before it is trimmed).
-/// - Bad settings (unknown codec or profile, odd size, unsupported extension) throw
-///   `MediaSettingsError` from `init`, before any file exists.
-/// - An error from FFmpeg while writing moves the writer to `.failed`, deletes the
-///   partial file and is thrown (and rethrown by every later call). A frame the writer
-///   refuses (wrong size, timestamp not increasing) throws `FFmpegError` with code
-///   `AVERROR(EINVAL)` but leaves the writer `.writing`.
-/// - A writer released while `.writing` cancels itself, so no half-written file stays.
+/// - Bad settings (unknown codec or profile, odd size) throw `MediaSettingsError` from
+///   `init`, before any file exists.
+/// - An error from an encoder or an output moves the writer to `.failed` and is thrown
+///   (and rethrown by every later call). A frame the writer refuses (wrong size,
+///   timestamp not increasing) throws `FFmpegError` with code `AVERROR(EINVAL)` but
+///   leaves the writer `.writing`.
 ///
 /// Thread safety: video and audio may be appended from two different threads; the
-/// video encoder, the audio encoder and the muxer each have their own lock.
+/// video encoder, the audio encoder and the outputs each have their own lock.
 public final class MovieWriter: @unchecked Sendable {
   // @unchecked Sendable: every mutable field below is only touched under one of the
   // three locks (video state under `videoLock`, audio state under `audioLock`, the
-  // muxer and `state` under `muxLock`), always taken in that order.
+  // outputs and `state` under `outputLock`), always taken in that order.
 
   /// Where the writer is in its life, as `AVAssetWriter.Status`.
   public enum Status: Sendable, Equatable, CustomStringConvertible {
@@ -57,26 +63,24 @@ public final class MovieWriter: @unchecked Sendable {
     }
   }
 
-  public let path: String
   public let settings: MovieSettings
-  public let container: MovieContainer
+  /// Where the packets go, in the order they were given.
+  public let outputs: [any MovieOutput]
 
-  private let muxer: Muxer
   private let video: VideoEncoder
-  private let videoStream: UnsafeMutablePointer<AVStream>
+  private let videoStream: EncodedStream
   private let adaptor: PixelBufferAdaptor
   private let videoPacket: FFmpegPacket
   let audio: AudioEncoder?
-  let audioStream: UnsafeMutablePointer<AVStream>?
+  let audioStream: EncodedStream?
 
   private let videoLock = Mutex(())
   let audioLock = Mutex(())
-  private let muxLock = Mutex(())
+  private let outputLock = Mutex(())
 
-  // muxLock
+  // outputLock
   private var state: Status = .unknown
   private var sessionStart: MediaTime? = nil
-  private var bytesAtLastQuery: Int64 = 0
   // audioLock: audio appended before the session start was known.
   var pendingAudio: [PCMBuffer] = []
   /// True while `pendingAudio` is not empty, so video appends need not take `audioLock`.
@@ -85,39 +89,49 @@ public final class MovieWriter: @unchecked Sendable {
   private var lastVideoTicks: Int64? = nil
   private var videoFrames = 0
 
-  /// Checks the settings, opens the encoders and prepares the container. Creates no file.
+  /// Checks the settings and opens the encoders. Creates no file.
   /// - Parameters:
-  ///   - path: the output file; its extension picks the container.
   ///   - settings: video (required) and audio (optional) encoding.
+  ///   - outputs: where the packets go; each is told the streams now.
   /// - Throws: `MediaSettingsError` for bad settings, `FFmpegError` when FFmpeg refuses them.
-  public init(path: String, settings: MovieSettings) throws {
+  public init(settings: MovieSettings, outputs: [any MovieOutput]) throws {
     try settings.validate()
-    self.path = path
     self.settings = settings
-    container = try MovieContainer(path: path)
-    muxer = try Muxer(path: path, container: container)
-    video = try VideoEncoder(settings: settings.video, globalHeader: muxer.wantsGlobalHeader)
-    videoStream = try muxer.addStream(for: video.pointer)
-    videoStream.pointee.avg_frame_rate = video.pointer.pointee.framerate
+    self.outputs = outputs
+    // Every container camfx writes keeps the codec headers out of band (extradata).
+    video = try VideoEncoder(settings: settings.video, globalHeader: true)
+    videoStream = try EncodedStream(kind: .video, index: 0, encoder: video.pointer)
     adaptor = try PixelBufferAdaptor(width: settings.video.width, height: settings.video.height)
     videoPacket = try FFmpegPacket()
+    var streams = [videoStream]
     if let a = settings.audio {
-      let encoder = try AudioEncoder(settings: a, globalHeader: muxer.wantsGlobalHeader)
+      let encoder = try AudioEncoder(settings: a, globalHeader: true)
       audio = encoder
-      audioStream = try muxer.addStream(for: encoder.context.pointer)
+      let stream = try EncodedStream(kind: .audio, index: 1, encoder: encoder.context.pointer)
+      audioStream = stream
+      streams.append(stream)
     } else {
       audio = nil
       audioStream = nil
     }
+    for output in outputs { try output.prepare(streams: streams) }
+  }
+
+  /// A writer with one movie file, `path` (its extension picks the container).
+  /// - Throws: as `init(settings:outputs:)`, and `MediaSettingsError` for an
+  ///   unsupported extension.
+  public convenience init(path: String, settings: MovieSettings, file: MovieFileOutput.Options = .init()) throws {
+    try settings.validate()
+    try self.init(settings: settings, outputs: [try MovieFileOutput(path: path, options: file)])
   }
 
   deinit {
-    // Never leave a half-written file behind: a writer dropped while writing is cancelled.
-    if case .writing = state { muxer.discardFile() }
+    // A writer dropped while writing completes what its outputs hold.
+    if case .writing = state { for output in outputs { output.cancel() } }
   }
 
   /// The current status.
-  public var status: Status { muxLock.withLock { _ in state } }
+  public var status: Status { outputLock.withLock { _ in state } }
 
   /// The error that failed the writer, if it failed.
   public var error: FFmpegError? {
@@ -125,40 +139,25 @@ public final class MovieWriter: @unchecked Sendable {
     return nil
   }
 
-  /// Bytes written to the file so far (for status lines and `--max-size`).
+  /// Bytes the outputs have written so far (for status lines and `--max-size`).
   public var bytesWritten: Int64 {
-    muxLock.withLock { _ in
-      guard muxer.fileOpen, let pb = muxer.context.pointee.pb else { return bytesAtLastQuery }
-      let n = avio_tell(pb)
-      if n > 0 { bytesAtLastQuery = n }
-      return bytesAtLastQuery
-    }
+    outputLock.withLock { _ in outputs.reduce(0) { $0 + $1.bytesWritten } }
   }
 
   /// Video frames accepted so far.
   public var videoFramesAppended: Int { videoLock.withLock { _ in videoFrames } }
 
-  /// Creates the file and writes the container header: `.unknown` → `.writing`.
-  /// Called by the first `append` if not called before.
-  /// - Throws: `FFmpegError` (e.g. `avio_open` with "No such file or directory").
+  /// `.unknown` → `.writing`. Called by the first `append` if not called before; the
+  /// outputs create their files when the first packet reaches them.
   public func startWriting() throws(FFmpegError) {
-    try muxLock.withLock { _ throws(FFmpegError) in try startWritingLocked() }
-  }
-
-  private func startWritingLocked() throws(FFmpegError) {
-    switch state {
-    case .writing: return
-    case .unknown: break
-    case .failed(let e): throw e
-    case .completed, .cancelled:
-      throw FFmpegError.invalid("startWriting '\(path)'", "the writer is already \(state)")
-    }
-    do throws(FFmpegError) {
-      try muxer.open(faststart: settings.faststart)
-      state = .writing
-    } catch {
-      failLocked(error)
-      throw error
+    try outputLock.withLock { _ throws(FFmpegError) in
+      switch state {
+      case .writing: return
+      case .unknown: state = .writing
+      case .failed(let e): throw e
+      case .completed, .cancelled:
+        throw FFmpegError.invalid("startWriting", "the writer is already \(state)")
+      }
     }
   }
 
@@ -166,17 +165,17 @@ public final class MovieWriter: @unchecked Sendable {
   /// `AVAssetWriter.startSession(atSourceTime:)`. Frames before it are skipped.
   /// Without a call, the first appended frame or audio buffer starts the session.
   public func startSession(atSourceTime time: MediaTime) {
-    muxLock.withLock { _ in
+    outputLock.withLock { _ in
       if sessionStart == nil { sessionStart = time }
     }
   }
 
   /// The session start, if fixed yet.
-  var currentSessionStart: MediaTime? { muxLock.withLock { _ in sessionStart } }
+  var currentSessionStart: MediaTime? { outputLock.withLock { _ in sessionStart } }
 
   /// The session start, fixing it at `time` if none was set yet.
   func sessionStart(orStartAt time: MediaTime) -> MediaTime {
-    muxLock.withLock { _ in
+    outputLock.withLock { _ in
       if let s = sessionStart { return s }
       sessionStart = time
       return time
@@ -193,7 +192,7 @@ public final class MovieWriter: @unchecked Sendable {
   /// - Returns: `false` if the frame lies before the session start and was skipped.
   /// - Throws: `FFmpegError`: `AVERROR(EINVAL)` for a frame of the wrong size or a
   ///   timestamp not after the previous one (the writer keeps writing); any other code
-  ///   from the encoder or muxer (the writer has failed).
+  ///   from the encoder or an output (the writer has failed).
   @discardableResult
   public func append(_ frame: PixelBuffer) throws(FFmpegError) -> Bool {
     try appendVideo(at: frame.presentationTime) { () throws(FFmpegError) in try adaptor.convert(frame) }
@@ -201,9 +200,8 @@ public final class MovieWriter: @unchecked Sendable {
 
   /// Encodes one yuv420p frame at its `presentationTime` as it is, with no conversion
   /// (a transcode's yuv420p filter pass or row-band pass has already made the encoder's
-  /// pixel format). The
-  /// encoder may keep a reference to the frame's buffers; the frame's pool then gives
-  /// that frame fresh buffers before it is written again.
+  /// pixel format). The encoder may keep a reference to the frame's buffers; the
+  /// frame's pool then gives that frame fresh buffers before it is written again.
   ///
   /// - Returns and throws as `append(_:)` for a `PixelBuffer`.
   @discardableResult
@@ -242,7 +240,8 @@ public final class MovieWriter: @unchecked Sendable {
     return appended
   }
 
-  /// Sends `frame` (nil: flush) to the video encoder and writes every packet it returns.
+  /// Sends `frame` (nil: flush) to the video encoder and hands every packet it
+  /// returns to the outputs.
   private func encodeVideo(_ frame: UnsafeMutablePointer<AVFrame>?) throws(FFmpegError) {
     do throws(FFmpegError) {
       try check(avcodec_send_frame(video.pointer, frame), "avcodec_send_frame \(settings.video.codec)")
@@ -253,20 +252,21 @@ public final class MovieWriter: @unchecked Sendable {
     }
   }
 
-  /// Receives every ready packet from `encoder` and muxes it.
+  /// Receives every ready packet from `encoder` and writes it to every output.
   func drain(
-    encoder: UnsafeMutablePointer<AVCodecContext>, stream: UnsafeMutablePointer<AVStream>,
+    encoder: UnsafeMutablePointer<AVCodecContext>, stream: EncodedStream,
     packet: UnsafeMutablePointer<AVPacket>, name: String
   ) throws(FFmpegError) {
     while true {
       let r = avcodec_receive_packet(encoder, packet)
       if r == CAMFX_AVERROR_EAGAIN || r == CAMFX_AVERROR_EOF { return }
       try check(r, "avcodec_receive_packet \(name)")
-      try muxLock.withLock { _ throws(FFmpegError) in
-        guard case .writing = state else {
-          av_packet_unref(packet)
-          if case .failed(let e) = state { throw e }
-          throw FFmpegError.invalid("write packet", "the writer is \(state)")
+      defer { av_packet_unref(packet) }
+      try outputLock.withLock { _ throws(FFmpegError) in
+        switch state {
+        case .writing: break
+        case .failed(let e): throw e
+        default: throw FFmpegError.invalid("write packet", "the writer is \(state)")
         }
         if packet.pointee.duration == 0, encoder.pointee.codec_type == AVMEDIA_TYPE_VIDEO,
           encoder.pointee.framerate.num > 0
@@ -275,33 +275,32 @@ public final class MovieWriter: @unchecked Sendable {
           // last frame a length, so the file lasts frames × 1/fps rather than one frame less.
           packet.pointee.duration = av_rescale_q(1, av_inv_q(encoder.pointee.framerate), encoder.pointee.time_base)
         }
-        av_packet_rescale_ts(packet, encoder.pointee.time_base, stream.pointee.time_base)
-        packet.pointee.stream_index = stream.pointee.index
-        try muxer.write(packet)
+        let encoded = EncodedPacket(stream: stream, pointer: packet)
+        for output in outputs { try output.write(encoded) }
       }
     }
   }
 
-  /// Flushes the encoders, writes the trailer (the index) and closes the file:
-  /// `.writing` → `.completed`, like `AVAssetWriter.finishWriting`.
-  /// - Throws: `FFmpegError` (the writer has then failed and the file is removed).
+  /// Flushes the encoders and finishes every output: `.writing` → `.completed`, like
+  /// `AVAssetWriter.finishWriting`.
+  /// - Throws: `FFmpegError` (the writer has then failed; what was written is kept).
   public func finish() throws(FFmpegError) {
     switch status {
     case .writing: break
     case .unknown: try startWriting()  // an empty but valid movie
     case .failed(let e): throw e
     case .completed: return
-    case .cancelled: throw FFmpegError.invalid("finish '\(path)'", "the writer was cancelled")
+    case .cancelled: throw FFmpegError.invalid("finish", "the writer was cancelled")
     }
     try videoLock.withLock { _ throws(FFmpegError) in try encodeVideo(nil) }
     if audio != nil { try finishAudio() }
-    try muxLock.withLock { _ throws(FFmpegError) in
+    try outputLock.withLock { _ throws(FFmpegError) in
       guard case .writing = state else {
         if case .failed(let e) = state { throw e }
         return
       }
       do throws(FFmpegError) {
-        try muxer.finish()
+        for output in outputs { try output.finish() }
         state = .completed
       } catch {
         failLocked(error)
@@ -310,27 +309,29 @@ public final class MovieWriter: @unchecked Sendable {
     }
   }
 
-  /// Stops writing and deletes the partial file: → `.cancelled`, like `cancelWriting()`.
+  /// Stops at once, without draining the encoders: → `.cancelled`, like
+  /// `cancelWriting()`. The outputs complete what they already hold (a file that got
+  /// no packet is never created).
   public func cancel() {
-    muxLock.withLock { _ in
+    outputLock.withLock { _ in
       switch state {
       case .unknown, .writing:
-        muxer.discardFile()
+        for output in outputs { output.cancel() }
         state = .cancelled
       case .completed, .failed, .cancelled: break
       }
     }
   }
 
-  /// Moves to `.failed(error)` and removes the partial file.
+  /// Moves to `.failed(error)`; the outputs complete what they hold.
   func fail(_ error: FFmpegError) {
-    muxLock.withLock { _ in failLocked(error) }
+    outputLock.withLock { _ in failLocked(error) }
   }
 
   private func failLocked(_ error: FFmpegError) {
     switch state {
     case .unknown, .writing:
-      muxer.discardFile()
+      for output in outputs { output.cancel() }
       state = .failed(error)
     case .completed, .failed, .cancelled: break
     }

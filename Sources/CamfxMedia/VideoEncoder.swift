@@ -5,7 +5,6 @@ final class VideoEncoder {
   let context: FFmpegCodecContext
   let settings: VideoSettings
   var pointer: UnsafeMutablePointer<AVCodecContext> { context.pointer }
-  var timeBase: AVRational { context.pointer.pointee.time_base }
 
   /// Finds and opens the encoder.
   /// - Throws: `MediaSettingsError` for an unknown codec or an option the codec lacks,

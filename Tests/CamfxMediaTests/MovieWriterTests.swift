@@ -12,7 +12,8 @@ final class MovieWriterTests: XCTestCase {
     let path = dir.file(name)
     var video = VideoSettings(width: width, height: height)
     video.preset = "ultrafast"
-    let writer = try MovieWriter(path: path, settings: MovieSettings(video: video, audio: audio, faststart: faststart))
+    let writer = try MovieWriter(
+      path: path, settings: MovieSettings(video: video, audio: audio), file: MovieFileOutput.Options(faststart: faststart))
     XCTAssertEqual(writer.status, .unknown)
     try writer.startWriting()
     XCTAssertEqual(writer.status, .writing)

@@ -55,7 +55,7 @@ public struct RecordingStatusLine: Sendable {
   }
 
   /// `value` with exactly `digits` decimals (no Foundation formatting needed).
-  static func fixed(_ value: Double, _ digits: Int) -> String {
+  public static func fixed(_ value: Double, _ digits: Int) -> String {
     guard value.isFinite else { return "0" }
     var scale = 1.0
     for _ in 0..<digits { scale *= 10 }

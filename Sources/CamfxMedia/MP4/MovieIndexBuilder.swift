@@ -1,0 +1,268 @@
+/// Builds the `moov` of a regular (non-fragmented) MP4 from the initial `moov` that
+/// libavformat wrote for a fragmented file and the samples its fragments hold.
+///
+/// The initial `moov` keeps everything that describes the codecs (`stsd`, `hdlr`,
+/// `tkhd`, ...); the builder drops its `mvex`, fills each track's sample tables
+/// (`stts`, `ctts`, `stss`, `stsc`, `stsz`, `stco`/`co64`) and durations, and adds the
+/// edit list that the fragments cannot carry (an encoder's delay, from the marker).
+struct MovieIndexBuilder {
+  let initialMovie: [UInt8]
+  let tracks: [UInt32: FragmentedMovieScan.TrackSamples]
+  let marker: FragmentedMovieMarker
+
+  /// The new `moov` box, and the duration of the movie in seconds.
+  func build() throws(MP4FormatError) -> (moov: [UInt8], seconds: Double) {
+    let children = try mp4Children(of: initialMovie, payloadStart: 8)
+    guard let mvhd = children.first(where: { $0.type == "mvhd" }) else { throw MP4FormatError("the index has no 'mvhd'") }
+    let movieTimescale = try Self.timescale(ofHeader: Array(initialMovie[mvhd.range]), timescaleField: 2)
+    var movieDuration: UInt64 = 0
+    var traks: [[UInt8]] = []
+    for child in children where child.type == "trak" {
+      let (trak, duration) = try buildTrack(Array(initialMovie[child.range]), movieTimescale: movieTimescale)
+      traks.append(trak)
+      movieDuration = max(movieDuration, duration)
+    }
+    var w = MP4ByteWriter()
+    w.box("moov") { w in
+      var trakIndex = 0
+      for child in children {
+        switch child.type {
+        case "mvhd": w.append(Self.withDuration(Array(initialMovie[child.range]), movieDuration, timescaleField: 2))
+        case "trak":
+          w.append(traks[trakIndex])
+          trakIndex += 1
+        case "mvex": break
+        default: w.append(Array(initialMovie[child.range]))
+        }
+      }
+    }
+    return (w.bytes, Double(movieDuration) / Double(max(movieTimescale, 1)))
+  }
+
+  /// One `trak` with full sample tables; also its duration in the movie's timescale.
+  private func buildTrack(_ trak: [UInt8], movieTimescale: UInt32) throws(MP4FormatError) -> ([UInt8], UInt64) {
+    let children = try mp4Children(of: trak, payloadStart: 8)
+    guard let tkhd = children.first(where: { $0.type == "tkhd" }),
+      let mdia = children.first(where: { $0.type == "mdia" })
+    else { throw MP4FormatError("a 'trak' without 'tkhd' or 'mdia'") }
+    let trackID = try Self.trackID(Array(trak[tkhd.range]))
+    let samples = tracks[trackID] ?? FragmentedMovieScan.TrackSamples()
+    let mdiaBytes = Array(trak[mdia.range])
+    let mdiaChildren = try mp4Children(of: mdiaBytes, payloadStart: 8)
+    guard let mdhd = mdiaChildren.first(where: { $0.type == "mdhd" }) else { throw MP4FormatError("'mdia' without 'mdhd'") }
+    let mediaTimescale = try Self.timescale(ofHeader: Array(mdiaBytes[mdhd.range]), timescaleField: 2)
+    let mediaDuration = samples.mediaDuration
+
+    // Media time at which presentation time zero falls (see FragmentedMovieMarker).
+    let firstFragmentTime = Int64(samples.firstFragmentDecodeTime ?? 0)
+    let startInMedia = firstFragmentTime - (marker.firstDecodeTimes[trackID] ?? 0)
+    // Presentation ends where the last sample in display order ends (with B-frames,
+    // beyond the last decode time by the reordering delay).
+    var decodeTime: Int64 = 0
+    var presentationEnd: Int64 = 0
+    for i in samples.durations.indices {
+      presentationEnd = max(presentationEnd, decodeTime + Int64(samples.compositionOffsets[i]) + Int64(samples.durations[i]))
+      decodeTime += Int64(samples.durations[i])
+    }
+    let presented = UInt64(max(0, presentationEnd - max(0, startInMedia)))
+    let toMovie = { (t: UInt64) -> UInt64 in
+      mediaTimescale == 0 ? 0 : (t * UInt64(movieTimescale) + UInt64(mediaTimescale) / 2) / UInt64(mediaTimescale)
+    }
+    let emptyLead = startInMedia < 0 ? toMovie(UInt64(-startInMedia)) : 0
+    let trackDuration = emptyLead + toMovie(presented)
+
+    var w = MP4ByteWriter()
+    w.box("trak") { w in
+      for child in children {
+        switch child.type {
+        case "tkhd":
+          w.append(Self.withDuration(Array(trak[child.range]), trackDuration, timescaleField: nil))
+          if startInMedia != 0 && !samples.durations.isEmpty {
+            w.box("edts") { w in
+              w.fullBox("elst", version: 1) { w in
+                w.u32(startInMedia < 0 ? 2 : 1)
+                if startInMedia < 0 {
+                  w.u64(emptyLead)
+                  w.i64(-1)
+                  w.u32(0x0001_0000)
+                }
+                w.u64(toMovie(presented))
+                w.i64(max(0, startInMedia))
+                w.u32(0x0001_0000)
+              }
+            }
+          }
+        case "edts": break
+        case "mdia": w.append(buildMedia(mdiaBytes, mdiaChildren, samples: samples, mediaDuration: mediaDuration))
+        default: w.append(Array(trak[child.range]))
+        }
+      }
+    }
+    return (w.bytes, trackDuration)
+  }
+
+  private func buildMedia(
+    _ mdia: [UInt8], _ children: [(type: FourCC, range: Range<Int>)], samples: FragmentedMovieScan.TrackSamples,
+    mediaDuration: UInt64
+  ) -> [UInt8] {
+    var w = MP4ByteWriter()
+    w.box("mdia") { w in
+      for child in children {
+        switch child.type {
+        case "mdhd": w.append(Self.withDuration(Array(mdia[child.range]), mediaDuration, timescaleField: 2))
+        case "minf": w.append((try? rebuild(Array(mdia[child.range]), samples: samples)) ?? Array(mdia[child.range]))
+        default: w.append(Array(mdia[child.range]))
+        }
+      }
+    }
+    return w.bytes
+  }
+
+  /// `minf` with its `stbl` rebuilt.
+  private func rebuild(_ minf: [UInt8], samples: FragmentedMovieScan.TrackSamples) throws(MP4FormatError) -> [UInt8] {
+    var w = MP4ByteWriter()
+    let children = try mp4Children(of: minf, payloadStart: 8)
+    w.box("minf") { w in
+      for child in children {
+        if child.type == "stbl", let stbl = try? sampleTable(Array(minf[child.range]), samples: samples) {
+          w.append(stbl)
+        } else {
+          w.append(Array(minf[child.range]))
+        }
+      }
+    }
+    return w.bytes
+  }
+
+  private static let sampleTableBoxes: Set<FourCC> = ["stts", "ctts", "stss", "stsc", "stsz", "stz2", "stco", "co64"]
+
+  private func sampleTable(_ stbl: [UInt8], samples s: FragmentedMovieScan.TrackSamples) throws(MP4FormatError) -> [UInt8] {
+    let children = try mp4Children(of: stbl, payloadStart: 8)
+    var w = MP4ByteWriter()
+    w.box("stbl") { w in
+      for child in children where !Self.sampleTableBoxes.contains(child.type) { w.append(Array(stbl[child.range])) }
+      // stts: runs of equal durations.
+      w.fullBox("stts", version: 0) { w in
+        let runs = Self.runs(s.durations)
+        w.u32(UInt32(runs.count))
+        for run in runs {
+          w.u32(run.count)
+          w.u32(run.value)
+        }
+      }
+      if s.compositionOffsets.contains(where: { $0 != 0 }) {
+        let negative = s.compositionOffsets.contains { $0 < 0 }
+        w.fullBox("ctts", version: negative ? 1 : 0) { w in
+          let runs = Self.runs(s.compositionOffsets)
+          w.u32(UInt32(runs.count))
+          for run in runs {
+            w.u32(run.count)
+            w.i32(run.value)
+          }
+        }
+      }
+      if s.syncSamples.count != s.durations.count {
+        w.fullBox("stss", version: 0) { w in
+          w.u32(UInt32(s.syncSamples.count))
+          for n in s.syncSamples { w.u32(n) }
+        }
+      }
+      w.fullBox("stsc", version: 0) { w in
+        var entries: [(first: UInt32, count: UInt32)] = []
+        for (i, chunk) in s.chunks.enumerated() where entries.last?.count != chunk.samples {
+          entries.append((UInt32(i + 1), chunk.samples))
+        }
+        w.u32(UInt32(entries.count))
+        for e in entries {
+          w.u32(e.first)
+          w.u32(e.count)
+          w.u32(1)
+        }
+      }
+      w.fullBox("stsz", version: 0) { w in
+        if let first = s.sizes.first, s.sizes.allSatisfy({ $0 == first }) {
+          w.u32(first)
+          w.u32(UInt32(s.sizes.count))
+        } else {
+          w.u32(0)
+          w.u32(UInt32(s.sizes.count))
+          for size in s.sizes { w.u32(size) }
+        }
+      }
+      let wide = (s.chunks.last?.offset ?? 0) > Int64(UInt32.max)
+      w.fullBox(wide ? "co64" : "stco", version: 0) { w in
+        w.u32(UInt32(s.chunks.count))
+        for chunk in s.chunks {
+          if wide { w.u64(UInt64(chunk.offset)) } else { w.u32(UInt32(chunk.offset)) }
+        }
+      }
+    }
+    return w.bytes
+  }
+
+  private static func runs<T: Equatable>(_ values: [T]) -> [(count: UInt32, value: T)] {
+    var result: [(count: UInt32, value: T)] = []
+    for v in values {
+      if let last = result.last, last.value == v {
+        result[result.count - 1].count += 1
+      } else {
+        result.append((1, v))
+      }
+    }
+    return result
+  }
+
+  // MARK: mvhd / tkhd / mdhd
+
+  /// The timescale of an `mvhd` or `mdhd` (field 2 after creation and modification).
+  private static func timescale(ofHeader box: [UInt8], timescaleField: Int) throws(MP4FormatError) -> UInt32 {
+    var r = MP4ByteReader(box, at: 8)
+    let (version, _) = try r.versionAndFlags()
+    try r.skip(version == 1 ? 16 : 8)
+    return try r.u32()
+  }
+
+  private static func trackID(_ tkhd: [UInt8]) throws(MP4FormatError) -> UInt32 {
+    var r = MP4ByteReader(tkhd, at: 8)
+    let (version, _) = try r.versionAndFlags()
+    try r.skip(version == 1 ? 16 : 8)
+    return try r.u32()
+  }
+
+  /// An `mvhd`, `mdhd` (timescale before the duration) or `tkhd` (track ID and a
+  /// reserved word before it) with its duration set, as version 1 when it needs 64 bits.
+  static func withDuration(_ box: [UInt8], _ duration: UInt64, timescaleField: Int?) -> [UInt8] {
+    let version = box[8]
+    // Layout after version/flags: creation, modification, then a 4-byte timescale
+    // (mvhd, mdhd) or track ID + reserved (tkhd), then the duration.
+    let middle = timescaleField == nil ? 8 : 4
+    if version == 1 {
+      var out = box
+      let at = 12 + 16 + middle
+      for i in 0..<8 { out[at + i] = UInt8((duration >> UInt64(56 - 8 * i)) & 0xFF) }
+      return out
+    }
+    if duration <= UInt64(UInt32.max) {
+      var out = box
+      let at = 12 + 8 + middle
+      for i in 0..<4 { out[at + i] = UInt8((duration >> UInt64(24 - 8 * i)) & 0xFF) }
+      return out
+    }
+    // Version 0 → 1: creation and modification times and the duration widen to 64 bits.
+    var w = MP4ByteWriter()
+    w.u32(0)
+    w.append(Array(box[4..<8]))
+    w.u8(1)
+    w.append(Array(box[9..<12]))
+    var r = MP4ByteReader(box, at: 12)
+    let creation = (try? r.u32()) ?? 0
+    let modification = (try? r.u32()) ?? 0
+    w.u64(UInt64(creation))
+    w.u64(UInt64(modification))
+    w.append(Array(box[20..<(20 + middle)]))
+    w.u64(duration)
+    w.append(Array(box[(24 + middle)...]))
+    MP4ByteWriter.patchSize(&w.bytes, at: 0, size: w.bytes.count)
+    return w.bytes
+  }
+}

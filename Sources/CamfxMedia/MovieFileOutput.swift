@@ -1,0 +1,314 @@
+import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A movie file written from a `MovieWriter`'s packets, under its final name from the
+/// first packet on, as `AVCaptureMovieFileOutput` writes one: it owns its muxer and
+/// its file, and what it has written is never deleted.
+///
+/// Crash safety (`fragmentInterval` > 0, the default): an MP4 or MOV is written as
+/// fragments of at least that much media, each written in one piece and made durable
+/// with `fdatasync` before the next, so a file cut at any moment (a crash, a power cut,
+/// a full disk) plays up to its last complete fragment. `finish()` then turns it into
+/// a regular MP4 in place (`FragmentedMovieFinisher`): the media is not copied.
+/// Matroska is written in clusters of at most the same length, synced the same way.
+/// With `fragmentInterval` 0 the file is written as a regular MP4, its index at the end.
+///
+///     init ──> .unknown ──first packet──> .writing ──finish()──> .completed
+///                                            │  └────cancel()───> .cancelled (kept, finished)
+///                                            └──error──────────> .failed(error) (kept, finished if it can be)
+///
+/// `@unchecked Sendable`: every method is called under the writer's output lock.
+public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
+  public enum Status: Sendable, Equatable, CustomStringConvertible {
+    case unknown, writing, completed, failed(FFmpegError), cancelled
+    public var description: String {
+      switch self {
+      case .unknown: "unknown"
+      case .writing: "writing"
+      case .completed: "completed"
+      case .failed(let e): "failed: \(e)"
+      case .cancelled: "cancelled"
+      }
+    }
+  }
+
+  /// How the file is written.
+  public struct Options: Sendable, Equatable {
+    /// Seconds of media per fragment (MP4/MOV) or cluster (MKV); 0 writes a regular
+    /// MP4 directly (not crash-safe).
+    public var fragmentInterval: Double = 1
+    /// Move the MP4/MOV index to the front after finishing (a second pass over the
+    /// file), like `-movflags +faststart`.
+    public var faststart = false
+    /// Replace an existing regular file (never a FIFO, device or directory).
+    public var overwrite = false
+    public init(fragmentInterval: Double = 1, faststart: Bool = false, overwrite: Bool = false) {
+      self.fragmentInterval = fragmentInterval
+      self.faststart = faststart
+      self.overwrite = overwrite
+    }
+  }
+
+  public let path: String
+  public let container: MovieContainer
+  public let options: Options
+  public private(set) var status: Status = .unknown
+  /// What the in-place finish kept (fragmented MP4/MOV), once `.completed`.
+  public private(set) var finishReport: FragmentedMovieFinisher.Report?
+
+  private var streams: [EncodedStream] = []
+  private var context: UnsafeMutablePointer<AVFormatContext>?
+  private var io: MovieFileIO?
+  private var fd: Int32 = -1
+  private let packet: FFmpegPacket
+  private var marker = FragmentedMovieMarker()
+  private var nextCutSeconds: Double?
+  private var finishedBytes: Int64 = 0
+
+  /// Checks the container; creates nothing.
+  /// - Throws: `MediaSettingsError` for an unsupported extension.
+  public init(path: String, options: Options = Options()) throws {
+    self.path = path
+    self.options = options
+    container = try MovieContainer(path: path)
+    packet = try FFmpegPacket()
+  }
+
+  deinit {
+    if context != nil { cancel() }
+  }
+
+  private var isFragmented: Bool { options.fragmentInterval > 0 }
+
+  public var bytesWritten: Int64 { io?.size ?? finishedBytes }
+
+  public func prepare(streams: [EncodedStream]) throws(FFmpegError) {
+    self.streams = streams
+  }
+
+  public func write(_ encoded: EncodedPacket) throws(FFmpegError) {
+    switch status {
+    case .unknown: try open()
+    case .writing: break
+    case .failed(let e): throw e
+    case .completed, .cancelled: throw FFmpegError.invalid("write '\(path)'", "the file is already \(status)")
+    }
+    guard let context else { return }
+    do throws(FFmpegError) {
+      if isFragmented, encoded.stream.kind == .video {
+        let t = encoded.decodeSeconds
+        if let cut = nextCutSeconds, t >= cut {
+          try writeFragment()
+          nextCutSeconds = t + options.fragmentInterval
+        } else if nextCutSeconds == nil {
+          nextCutSeconds = t + options.fragmentInterval
+        }
+      }
+      try check(av_packet_ref(packet.pointer, encoded.pointer), "av_packet_ref")
+      let stream = context.pointee.streams[encoded.stream.index]!
+      av_packet_rescale_ts(packet.pointer, encoded.stream.timeBase, stream.pointee.time_base)
+      packet.pointer.pointee.stream_index = Int32(encoded.stream.index)
+      let track = UInt32(encoded.stream.index + 1)
+      if marker.firstDecodeTimes[track] == nil { marker.firstDecodeTimes[track] = packet.pointer.pointee.dts }
+      try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")
+    } catch {
+      fail(error)
+      throw failure
+    }
+  }
+
+  /// Ends the current fragment and makes everything written so far durable.
+  private func writeFragment() throws(FFmpegError) {
+    guard let context, let io else { return }
+    try check(av_write_frame(context, nil), "av_write_frame (flush)")
+    io.setMarker(marker)
+    try io.commit(sync: true)
+  }
+
+  public func finish() throws(FFmpegError) {
+    switch status {
+    case .unknown: try open()  // an empty but valid movie
+    case .writing: break
+    case .failed(let e): throw e
+    case .completed: return
+    case .cancelled: throw FFmpegError.invalid("finish '\(path)'", "the output was cancelled")
+    }
+    do throws(FFmpegError) {
+      try complete()
+      status = .completed
+    } catch {
+      fail(error)
+      throw failure
+    }
+  }
+
+  public func cancel() {
+    switch status {
+    case .writing:
+      do throws(FFmpegError) {
+        try complete()
+        status = .cancelled
+      } catch {
+        fail(error)
+      }
+    case .unknown: status = .cancelled
+    case .completed, .failed, .cancelled: break
+    }
+  }
+
+  /// Writes the trailer, syncs, finishes a fragmented MP4 in place, applies faststart,
+  /// and closes the file.
+  private func complete() throws(FFmpegError) {
+    guard let context, let io else { return }
+    try check(av_write_trailer(context), "av_write_trailer")
+    io.setMarker(marker)
+    try io.commit(sync: true)
+    if isFragmented && container.isISOBMFF {
+      do throws(MP4FormatError) {
+        finishReport = try FragmentedMovieFinisher.finish(fd: fd)
+      } catch {
+        throw FFmpegError.invalid("finishing '\(path)'", error.description)
+      }
+    }
+    closeFile()
+    if options.faststart && container.isISOBMFF {
+      do throws(MP4FormatError) {
+        try MP4Faststart.apply(path: path)
+      } catch {
+        throw FFmpegError.invalid("faststart '\(path)'", error.description)
+      }
+    }
+    var st = stat()
+    if stat(path, &st) == 0 { finishedBytes = Int64(st.st_size) }
+  }
+
+  /// The error that failed the output (for the `throw` after `fail`).
+  private var failure: FFmpegError {
+    if case .failed(let e) = status { return e }
+    return FFmpegError.invalid("write '\(path)'", "the output is \(status)")
+  }
+
+  /// Moves to `.failed` and keeps what was written: a fragmented MP4 is cut back to
+  /// its last complete fragment and finished if there is room for the index.
+  private func fail(_ error: FFmpegError) {
+    guard case .writing = status else {
+      if case .unknown = status { status = .failed(named(error)) }
+      return
+    }
+    status = .failed(named(error))
+    if fd >= 0, isFragmented, container.isISOBMFF {
+      if let io { _ = ftruncate(fd, off_t(io.committedEnd)) }
+      finishReport = try? FragmentedMovieFinisher.finish(fd: fd)
+    }
+    closeFile()
+  }
+
+  /// The error as a user reads it: the file's name, and "disk full" for ENOSPC/EDQUOT.
+  private func named(_ error: FFmpegError) -> FFmpegError {
+    let code = io?.writeErrno ?? 0
+    if code == ENOSPC || code == EDQUOT || error.code == camfx_averror(ENOSPC) || error.code == camfx_averror(EDQUOT) {
+      return FFmpegError(
+        code: camfx_averror(ENOSPC), operation: "writing '\(path)'",
+        message: "disk full; kept everything up to the last complete fragment")
+    }
+    if error.operation.contains(path) { return error }
+    return FFmpegError(code: error.code, operation: "\(error.operation) '\(path)'", message: error.message)
+  }
+
+  // MARK: Opening
+
+  /// Creates the file and writes the container header.
+  private func open() throws(FFmpegError) {
+    do throws(FFmpegError) {
+      fd = try Self.create(path, overwrite: options.overwrite)
+      let io = try MovieFileIO(fd: fd, insertsMarker: isFragmented && container.isISOBMFF)
+      self.io = io
+      var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+      try check(avformat_alloc_output_context2(&ctx, nil, container.muxerName, path), "avformat_alloc_output_context2")
+      guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_alloc_output_context2") }
+      context = ctx
+      ctx.pointee.pb = io.context
+      ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+      // Timestamps go in as the encoders made them (AAC's priming starts below zero):
+      // libavformat's shifting would be decided on whichever packet comes first and
+      // stretch the other track's first sample. The encoders' delays go into the
+      // marker and become edit lists when the file is finished.
+      ctx.pointee.avoid_negative_ts = 0
+      for stream in streams {
+        guard let s = avformat_new_stream(ctx, nil) else {
+          throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_new_stream")
+        }
+        try check(avcodec_parameters_copy(s.pointee.codecpar, stream.parameters), "avcodec_parameters_copy")
+        s.pointee.time_base = stream.timeBase
+        if stream.kind == .video { s.pointee.avg_frame_rate = stream.frameRate }
+      }
+      let options = FFmpegDictionary()
+      if isFragmented {
+        if container.isISOBMFF {
+          try options.set("movflags", "+frag_custom+empty_moov+default_base_moof+skip_trailer")
+        } else {
+          try options.set("cluster_time_limit", String(Int(self.options.fragmentInterval * 1000)))
+        }
+      }
+      try check(avformat_write_header(ctx, &options.pointer), "avformat_write_header")
+      if options.count > 0 {
+        throw FFmpegError.invalid("avformat_write_header", "the \(container.muxerName) muxer ignored an option")
+      }
+      io.stageLimit = isFragmented ? 256 << 20 : 4 << 20
+      try io.commit(sync: isFragmented)
+      status = .writing
+    } catch {
+      // Nothing was recorded yet: leave nothing behind.
+      let created = fd >= 0
+      closeFile()
+      if created { unlink(path) }
+      status = .failed(named(error))
+      throw failure
+    }
+  }
+
+  /// Opens `path` for writing, refusing anything but a regular file (a FIFO or device
+  /// is never replaced or unlinked).
+  static func create(_ path: String, overwrite: Bool) throws(FFmpegError) -> Int32 {
+    var st = stat()
+    if lstat(path, &st) == 0 || stat(path, &st) == 0 {
+      if st.st_mode & S_IFMT != S_IFREG {
+        throw FFmpegError.invalid("open '\(path)'", "not a regular file (camfx writes movies only to regular files)")
+      }
+      if !overwrite {
+        throw FFmpegError(code: camfx_averror(EEXIST), operation: "open '\(path)'", message: "the file already exists")
+      }
+    }
+    let flags = O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | (overwrite ? 0 : O_EXCL)
+    let fd = Glibc.open(path, flags, 0o644)
+    guard fd >= 0 else { throw FFmpegError(code: camfx_averror(errno), operation: "open '\(path)'") }
+    guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+      close(fd)
+      throw FFmpegError.invalid("open '\(path)'", "not a regular file (camfx writes movies only to regular files)")
+    }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    if overwrite, ftruncate(fd, 0) != 0 {
+      let code = errno
+      close(fd)
+      throw FFmpegError(code: camfx_averror(code), operation: "truncate '\(path)'")
+    }
+    return fd
+  }
+
+  private func closeFile() {
+    if let context {
+      avformat_free_context(context)
+      self.context = nil
+    }
+    if let io {
+      finishedBytes = io.size
+      self.io = nil
+    }
+    if fd >= 0 {
+      close(fd)
+      fd = -1
+    }
+  }
+}
