@@ -11,7 +11,7 @@ struct CamfxCommand: AsyncParsableCommand {
     abstract: "Record, filter and snapshot camera frames on Linux.",
     subcommands: [
       RecordCommand.self, SnapshotCommand.self, FiltersCommand.self, BenchCommand.self, DevicesCommand.self,
-      ControlsCommand.self,
+      ControlsCommand.self, RepairCommand.self,
     ],
     defaultSubcommand: RecordCommand.self)
 

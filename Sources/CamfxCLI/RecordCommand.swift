@@ -73,6 +73,23 @@ struct RecordCommand: ParsableCommand {
     "Stop once the file reaches this size: 50M, 1.5G, 64MiB (frames in flight still go in).", valueName: "bytes"))
   var maxSize: String?
 
+  @Option(help: ArgumentHelp(
+    "Start a new file every so long (10m, 1h): -o rec.mp4 gives rec-000.mp4, rec-001.mp4, ...; -o may hold strftime "
+      + "fields ('cam-%Y%m%d-%H%M%S.mp4'). Each segment starts on a keyframe and plays alone.", valueName: "time"))
+  var segment: String?
+
+  @Option(help: ArgumentHelp("Loop recording: keep only the newest N segments (needs --segment).", valueName: "n"))
+  var keep: Int?
+
+  @Option(name: .customLong("max-total"), help: ArgumentHelp(
+    "Loop recording: keep the newest segments that fit in this many bytes: 20G (needs --segment).", valueName: "bytes"))
+  var maxTotal: String?
+
+  @Option(name: .customLong("min-free"), help: ArgumentHelp(
+    "Before the free space on the output's disk falls below this (1G), delete the oldest segment of a loop "
+      + "recording, or else finish the recording cleanly.", valueName: "bytes"))
+  var minFree: String?
+
   @Option(name: .customLong("filter"), help: ArgumentHelp(
     "NAME or NAME=KEY=VALUE:KEY=VALUE; repeat to chain, in order (see `camfx filters`).", valueName: "spec"))
   var filters: [String] = []
@@ -127,6 +144,10 @@ struct RecordCommand: ParsableCommand {
     if input != nil && source != nil { throw ValidationError("use either --source or --input, not both") }
     if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
     if videoBitrate != nil && crf != nil { throw ValidationError("use either --video-bitrate or --crf, not both") }
+    if segment == nil && (keep != nil || maxTotal != nil) {
+      throw ValidationError("--keep and --max-total keep segments of a loop recording: add --segment")
+    }
+    if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
   }
 
   func run() throws {
@@ -153,6 +174,9 @@ struct RecordCommand: ParsableCommand {
     _ = try MovieContainer(path: output)
     let fragmentInterval = try fragment.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 1
     if let input { try destination.requireDistinct(from: input, what: "--input") }
+    let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0).seconds }
+    let maximumTotal = try maxTotal.map(RecordingLimits.parseByteCount)
+    let minimumFree = try minFree.map(RecordingLimits.parseByteCount)
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
 
     // 2. Open the input and negotiate the chain's geometry, before any file exists.
@@ -202,9 +226,15 @@ struct RecordCommand: ParsableCommand {
     defer { signals.cancel() }
     let interrupted = RecordingOptionError("interrupted before the recording started")
     if stopTarget.interruptedEarly { throw interrupted }
-    let file = try MovieFileOutput(
-      path: output,
-      options: MovieFileOutput.Options(fragmentInterval: fragmentInterval, faststart: faststart, overwrite: overwrite))
+    let fileOptions = MovieFileOutput.Options(
+      fragmentInterval: fragmentInterval, faststart: faststart, overwrite: overwrite,
+      minimumFreeBytes: segmentInterval == nil ? minimumFree : nil)
+    let file: any MovieOutput = try segmentInterval.map {
+      try SegmentedMovieOutput(
+        pattern: output,
+        options: SegmentedMovieOutput.Options(
+          interval: $0, keep: keep, maximumTotalBytes: maximumTotal, minimumFreeBytes: minimumFree, file: fileOptions))
+    } ?? MovieFileOutput(path: output, options: fileOptions)
     let writer = try MovieWriter(settings: settings, outputs: [file])
     let sink = MovieWriterSink(writer: writer)
     let session = try RecordingSession<PCMBuffer>(
@@ -218,7 +248,7 @@ struct RecordCommand: ParsableCommand {
     var statusLine = RecordingStatusLine()
     try microphone?.start()
     session.start()
-    let summary = session.waitUntilFinished(statusInterval: 0.5) { snapshot, elapsed in
+    var summary = session.waitUntilFinished(statusInterval: 0.5) { snapshot, elapsed in
       guard showStatus else { return }
       Self.printToStderr("\r\u{1B}[2K" + statusLine.text(for: snapshot, elapsed: elapsed))
     }
@@ -235,6 +265,8 @@ struct RecordCommand: ParsableCommand {
     if showStatus { Self.printToStderr("\r\u{1B}[2K") }
 
     // 4. What was written stays, whatever happened.
+    summary.segments = (file as? SegmentedMovieOutput)?.segments
+    if let reason = writer.stopRequest { Self.printToStderr("camfx: \(reason); finishing the recording\n") }
     if let statsFile {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

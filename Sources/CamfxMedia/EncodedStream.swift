@@ -53,6 +53,15 @@ public struct EncodedPacket {
     return Double(ts) * av_q2d(stream.timeBase)
   }
 
+  /// The packet's presentation time in seconds.
+  public var presentationSeconds: Double {
+    let ts = pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE ? pointer.pointee.pts : pointer.pointee.dts
+    return Double(ts) * av_q2d(stream.timeBase)
+  }
+
+  /// The packet's duration in seconds (0 when the encoder left it unset).
+  public var durationSeconds: Double { Double(pointer.pointee.duration) * av_q2d(stream.timeBase) }
+
   /// True for a keyframe.
   public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
 }
@@ -76,4 +85,15 @@ public protocol MovieOutput: AnyObject {
   func cancel()
   /// Bytes written so far.
   var bytesWritten: Int64 { get }
+  /// Asked before the video frame at `seconds` (presentation time) is encoded: true
+  /// makes the encoder code it as a keyframe (a segment boundary).
+  func requestsKeyframe(atSeconds seconds: Double) -> Bool
+  /// Set when the output wants the recording to end cleanly (`--min-free` reached),
+  /// with the reason as one line.
+  var stopRequest: String? { get }
+}
+
+extension MovieOutput {
+  public func requestsKeyframe(atSeconds seconds: Double) -> Bool { false }
+  public var stopRequest: String? { nil }
 }

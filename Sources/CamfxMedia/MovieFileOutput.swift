@@ -44,10 +44,14 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     public var faststart = false
     /// Replace an existing regular file (never a FIFO, device or directory).
     public var overwrite = false
-    public init(fragmentInterval: Double = 1, faststart: Bool = false, overwrite: Bool = false) {
+    /// Ask the recording to stop cleanly before the free space on the file's file
+    /// system falls below this (`stopRequest`).
+    public var minimumFreeBytes: Int64?
+    public init(fragmentInterval: Double = 1, faststart: Bool = false, overwrite: Bool = false, minimumFreeBytes: Int64? = nil) {
       self.fragmentInterval = fragmentInterval
       self.faststart = faststart
       self.overwrite = overwrite
+      self.minimumFreeBytes = minimumFreeBytes
     }
   }
 
@@ -57,6 +61,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   public private(set) var status: Status = .unknown
   /// What the in-place finish kept (fragmented MP4/MOV), once `.completed`.
   public private(set) var finishReport: FragmentedMovieFinisher.Report?
+  public private(set) var stopRequest: String?
 
   private var streams: [EncodedStream] = []
   private var context: UnsafeMutablePointer<AVFormatContext>?
@@ -66,6 +71,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   private var marker = FragmentedMovieMarker()
   private var nextCutSeconds: Double?
   private var finishedBytes: Int64 = 0
+  private var freeSpace: FreeSpaceCheck?
 
   /// Checks the container; creates nothing.
   /// - Throws: `MediaSettingsError` for an unsupported extension.
@@ -74,6 +80,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     self.options = options
     container = try MovieContainer(path: path)
     packet = try FFmpegPacket()
+    freeSpace = options.minimumFreeBytes.map { FreeSpaceCheck(path: path, minimumBytes: $0) }
   }
 
   deinit {
@@ -97,6 +104,12 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     }
     guard let context else { return }
     do throws(FFmpegError) {
+      if encoded.stream.kind == .video, stopRequest == nil, var check = freeSpace {
+        if check.isLow(atMediaSeconds: encoded.decodeSeconds) {
+          stopRequest = "free space on '\(check.directory)' fell below --min-free \(check.limitText)"
+        }
+        freeSpace = check
+      }
       if isFragmented, encoded.stream.kind == .video {
         let t = encoded.decodeSeconds
         if let cut = nextCutSeconds, t >= cut {
@@ -235,7 +248,8 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       // libavformat's shifting would be decided on whichever packet comes first and
       // stretch the other track's first sample. The encoders' delays go into the
       // marker and become edit lists when the file is finished.
-      ctx.pointee.avoid_negative_ts = 0
+      // (Matroska cannot store negative times: there libavformat shifts the file.)
+      if container.isISOBMFF { ctx.pointee.avoid_negative_ts = 0 }
       for stream in streams {
         guard let s = avformat_new_stream(ctx, nil) else {
           throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_new_stream")

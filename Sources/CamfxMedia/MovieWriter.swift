@@ -144,6 +144,11 @@ public final class MovieWriter: @unchecked Sendable {
     outputLock.withLock { _ in outputs.reduce(0) { $0 + $1.bytesWritten } }
   }
 
+  /// Why an output wants the recording to end cleanly (`--min-free`), if one does.
+  public var stopRequest: String? {
+    outputLock.withLock { _ in outputs.lazy.compactMap(\.stopRequest).first }
+  }
+
   /// Video frames accepted so far.
   public var videoFramesAppended: Int { videoLock.withLock { _ in videoFrames } }
 
@@ -231,6 +236,10 @@ public final class MovieWriter: @unchecked Sendable {
       }
       let avFrame = try picture()
       avFrame.pointee.pts = pts
+      // A segment boundary wants this frame to be a keyframe (frames are reused: reset).
+      let seconds = Double(pts) / Double(timescale)
+      let keyframe = outputLock.withLock { _ in outputs.contains { $0.requestsKeyframe(atSeconds: seconds) } }
+      avFrame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
       try encodeVideo(avFrame)
       lastVideoTicks = pts
       videoFrames += 1

@@ -165,8 +165,8 @@ class CLITestCase: XCTestCase {
   /// output exists (`ready` decides, given the file's size), then `settle` seconds
   /// more, sends `signal` and waits for it to end (killing it after two minutes).
   func signalWhileWriting(
-    _ args: [String], signal: Int32, settle: UInt32 = 0, ready: @escaping (Int) -> Bool = { _ in true },
-    file: StaticString = #filePath, line: UInt = #line
+    _ args: [String], signal: Int32, settle: UInt32 = 0, watching: String? = nil,
+    ready: @escaping (Int) -> Bool = { _ in true }, file: StaticString = #filePath, line: UInt = #line
   ) throws -> SignalledRun {
     let process = Process()
     process.executableURL = try CLI.executable
@@ -180,7 +180,7 @@ class CLITestCase: XCTestCase {
     let deadline = Date().addingTimeInterval(120)
     func writing() -> Bool {
       ((try? listing()) ?? []).contains { name in
-        name.hasPrefix(".camfx-") && ready((try? FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int) ?? 0)
+        (watching.map { name == $0 } ?? name.hasPrefix(".camfx-")) && ready((try? FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int) ?? 0)
       }
     }
     while !writing() && process.isRunning && Date() < deadline { usleep(5_000) }

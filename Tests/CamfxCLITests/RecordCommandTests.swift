@@ -86,11 +86,11 @@ final class RecordCommandTests: CLITestCase {
   }
 
   private func assertSignalFinishesAPlayableFile(_ signal: Int32) throws {
-    // Signalled once it is writing (the hidden temporary movie has its header) and has
-    // recorded for about two seconds (it has no limit of its own).
+    // Signalled once it is writing (the movie has its header) and has recorded for
+    // about two seconds (it has no limit of its own).
     let run = try signalWhileWriting(
       ["record", "--size", "160x120", "--audio", "sine", "-o", "live.mp4"] + fast, signal: signal, settle: 2,
-      ready: { $0 > 0 })
+      watching: "live.mp4", ready: { $0 > 0 })
     let stderr = run.stderr
     XCTAssertEqual(run.reason, .exit, stderr)
     XCTAssertEqual(run.status, 0, stderr)

@@ -136,3 +136,18 @@ func patternFrame(width: Int, height: Int, index: Int, timescale: Int32 = 30) ->
   }
   return buffer
 }
+
+/// The top-level MP4 boxes of `path` in file order (`size == 1` boxes have a 64-bit size).
+func topLevelBoxes(_ path: String) throws -> [String] {
+  let data = try Data(contentsOf: URL(fileURLWithPath: path))
+  var boxes: [String] = []
+  var offset = 0
+  while offset + 8 <= data.count {
+    var size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+    boxes.append(String(decoding: data[offset + 4..<offset + 8], as: UTF8.self))
+    if size == 1, offset + 16 <= data.count { size = data[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) } }
+    guard size >= 8 else { break }
+    offset += size
+  }
+  return boxes
+}

@@ -89,20 +89,6 @@ final class MovieWriterTests: XCTestCase {
     XCTAssertEqual(String(decoding: format, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), "matroska,webm")
   }
 
-  /// The top-level MP4 boxes in file order.
-  private func topLevelBoxes(_ path: String) throws -> [String] {
-    let data = try Data(contentsOf: URL(fileURLWithPath: path))
-    var boxes: [String] = []
-    var offset = 0
-    while offset + 8 <= data.count {
-      let size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-      boxes.append(String(decoding: data[offset + 4..<offset + 8], as: UTF8.self))
-      guard size >= 8 else { break }
-      offset += size
-    }
-    return boxes
-  }
-
   func testFaststartPutsTheIndexBeforeTheMedia() throws {
     let dir = try TemporaryDirectory()
     let plain = try topLevelBoxes(try writePattern(dir, name: "plain.mp4", count: 10, width: 320, height: 180))
@@ -178,58 +164,34 @@ final class MovieWriterTests: XCTestCase {
     XCTAssertEqual(try XCTUnwrap(probe(path)["video"]).frames, 2)
   }
 
-  func testCancelRemovesThePartialFile() throws {
-    let dir = try TemporaryDirectory()
-    let path = dir.file("cancelled.mp4")
-    var video = VideoSettings(width: 160, height: 120)
-    video.preset = "ultrafast"
-    let writer = try MovieWriter(path: path, settings: MovieSettings(video: video))
-    try writer.append(patternFrame(width: 160, height: 120, index: 0))
-    XCTAssertTrue(FileManager.default.fileExists(atPath: path))
-    writer.cancel()
-    XCTAssertEqual(writer.status, .cancelled)
-    XCTAssertFalse(FileManager.default.fileExists(atPath: path))
-    XCTAssertThrowsError(try writer.finish())
-  }
-
-  func testWriterDroppedWhileWritingLeavesNoFile() throws {
+  func testWriterDroppedWhileWritingKeepsAFinishedFile() throws {
     let dir = try TemporaryDirectory()
     let path = dir.file("dropped.mp4")
     do {
-      let writer = try MovieWriter(path: path, settings: MovieSettings(video: VideoSettings(width: 64, height: 64)))
-      try writer.append(patternFrame(width: 64, height: 64, index: 0))
+      var video = VideoSettings(width: 64, height: 64)
+      video.preset = "ultrafast"
+      let writer = try MovieWriter(path: path, settings: MovieSettings(video: video))
+      for i in 0..<30 { try writer.append(patternFrame(width: 64, height: 64, index: i)) }
     }
-    XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    XCTAssertEqual(try topLevelBoxes(path), ["ftyp", "free", "mdat", "moov"])
+    XCTAssertGreaterThan(try XCTUnwrap(probe(path)["video"]).frames, 0)
   }
 
-  func testOutputInMissingDirectoryFailsWithFFmpegText() throws {
+  func testOutputInMissingDirectoryFailsAtTheFirstPacketNamingTheFile() throws {
     let path = "/nonexistent-camfx-dir/out.mp4"
-    let writer = try MovieWriter(path: path, settings: MovieSettings(video: VideoSettings(width: 64, height: 64)))
-    XCTAssertThrowsError(try writer.startWriting()) { error in
-      XCTAssertEqual("\(error)", "avio_open '/nonexistent-camfx-dir/out.mp4' failed: No such file or directory")
+    var video = VideoSettings(width: 64, height: 64)
+    video.preset = "ultrafast"
+    let writer = try MovieWriter(path: path, settings: MovieSettings(video: video))
+    try writer.startWriting()
+    XCTAssertThrowsError(try {
+      for i in 0..<10 { try writer.append(patternFrame(width: 64, height: 64, index: i)) }
+      try writer.finish()
+    }()) { error in
+      XCTAssertEqual("\(error)", "open '/nonexistent-camfx-dir/out.mp4' failed: No such file or directory")
     }
     guard case .failed(let e) = writer.status else { return XCTFail("status \(writer.status)") }
-    XCTAssertEqual(e.operation, "avio_open '/nonexistent-camfx-dir/out.mp4'")
+    XCTAssertEqual(e.operation, "open '/nonexistent-camfx-dir/out.mp4'")
     XCTAssertFalse(FileManager.default.fileExists(atPath: path))
-  }
-
-  func testDiskFullFailsTheWriterWithFFmpegsText() throws {
-    let dir = try TemporaryDirectory()
-    let path = dir.file("full.mp4")
-    try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/full")
-    var video = VideoSettings(width: 320, height: 240)
-    video.preset = "ultrafast"
-    video.rateControl = .crf(0)  // big packets, so the 32 KiB I/O buffer fills quickly
-    let writer = try MovieWriter(path: path, settings: MovieSettings(video: video))
-    var thrown: Error?
-    do {
-      for i in 0..<60 { try writer.append(patternFrame(width: 320, height: 240, index: i)) }
-      try writer.finish()
-    } catch { thrown = error }
-    let error = try XCTUnwrap(thrown as? FFmpegError)
-    XCTAssertTrue(error.message.contains("No space left on device"), "\(error)")
-    XCTAssertEqual(writer.status, .failed(error))
-    XCTAssertThrowsError(try writer.append(patternFrame(width: 320, height: 240, index: 99)))
   }
 
   func testVideoAndAudioFromTwoThreads() throws {

@@ -21,4 +21,5 @@ public final class MovieWriterSink: RecordingSink, YUV420RecordingSink {
   public func finish() throws { try writer.finish() }
   public func cancel() { writer.cancel() }
   public var bytesWritten: Int64 { writer.bytesWritten }
+  public var stopRequest: String? { writer.stopRequest }
 }

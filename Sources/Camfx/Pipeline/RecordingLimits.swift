@@ -24,6 +24,8 @@ public enum StopReason: String, Sendable, Codable {
   case duration
   case frames
   case maxSize = "max-size"
+  /// The free space on the output's disk reached `--min-free` with nothing left to delete.
+  case minFree = "min-free"
   case endOfInput = "end-of-input"
   /// SIGINT or SIGTERM, or `RecordingSession.stop()`.
   case interrupted

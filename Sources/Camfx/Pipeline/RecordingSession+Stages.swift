@@ -213,6 +213,7 @@ extension RecordingSession {
           let bytes = sink.bytesWritten
           statistics.bytesWritten.store(bytes, ordering: .relaxed)
           if let limit = limits.bytes, bytes >= limit { requestStop(.maxSize) }
+          if sink.stopRequest != nil { requestStop(.minFree) }
           backoff.reset()
         } else if videoClosed && audioDone {
           let started = MonotonicClock.nanoseconds()

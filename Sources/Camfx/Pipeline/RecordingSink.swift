@@ -19,6 +19,13 @@ public protocol RecordingSink<Audio>: AnyObject {
   func cancel()
   /// Bytes written to the output so far (for `--max-size` and the status line).
   var bytesWritten: Int64 { get }
+  /// Set when the sink wants the recording to end cleanly (free space below
+  /// `--min-free`), with the reason as one line.
+  var stopRequest: String? { get }
+}
+
+extension RecordingSink {
+  public var stopRequest: String? { nil }
 }
 
 /// A sink that also encodes yuv420p frames as they are, as the movie writer does: the

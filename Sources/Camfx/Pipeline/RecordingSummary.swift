@@ -1,3 +1,4 @@
+import CamfxMedia
 /// The figures of a finished recording: printed at the end, written by `--stats-json`.
 public struct RecordingSummary: Sendable, Codable, Equatable {
   /// Frames the input delivered or tried to deliver (written + dropped).
@@ -20,6 +21,8 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   /// Seconds each stage spent working rather than waiting (`filter`, `writer`): the
   /// stage whose figure is close to `elapsedSeconds` is the one that made frames late.
   public var busySeconds: [String: Double] = [:]
+  /// The files of a segmented recording (`--segment`), oldest first.
+  public var segments: [SegmentedMovieOutput.Segment]? = nil
 
   public init(
     framesIn: Int, framesOut: Int, dropped: [String: Int], audioChunks: Int, durationSeconds: Double,
@@ -41,6 +44,6 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   enum CodingKeys: String, CodingKey {
     case framesIn = "frames_in", framesOut = "frames_out", dropped, audioChunks = "audio_chunks"
     case durationSeconds = "duration_seconds", elapsedSeconds = "elapsed_seconds", bytes
-    case stopReason = "stop_reason", error, busySeconds = "busy_seconds"
+    case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
   }
 }

@@ -1,0 +1,244 @@
+import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A recording cut into movie files of `interval` each (`--segment 10m`), as dashcams
+/// and CCTV recorders write them, with loop recording: the oldest segments this
+/// recording made are deleted to keep `keep` of them, or `maximumTotalBytes`, or
+/// `minimumFreeBytes` free on the disk.
+///
+/// Each segment is a `MovieFileOutput` (crash-safe, finished in place) that starts on
+/// a keyframe (the writer forces one at the boundary: `requestsKeyframe(atSeconds:)`),
+/// carries its own codec headers, starts at timestamp 0 and plays alone. Packets are
+/// cut by presentation time: audio packets that start at or after the cut (they arrive
+/// ahead of the video, which the encoder's lookahead holds back) wait for the new
+/// segment, so no sample is lost or doubled at a boundary.
+///
+/// `@unchecked Sendable`: every method is called under the writer's output lock.
+public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
+  /// One file of the recording, as `--stats-json` lists it.
+  public struct Segment: Sendable, Codable, Equatable {
+    public var name: String
+    /// Seconds from the start of the recording to the segment's first frame.
+    public var start: Double
+    public var duration: Double
+    public var bytes: Int64
+    /// False once loop recording deleted it.
+    public var kept: Bool
+  }
+
+  public struct Options: Sendable, Equatable {
+    public var interval: Double
+    /// Keep at most this many segments (the newest).
+    public var keep: Int?
+    /// Keep the newest segments that fit in this many bytes.
+    public var maximumTotalBytes: Int64?
+    /// Delete the oldest segment (or, with none left to delete, stop) before the free
+    /// space on the output's file system falls below this.
+    public var minimumFreeBytes: Int64?
+    public var file: MovieFileOutput.Options
+    public init(
+      interval: Double, keep: Int? = nil, maximumTotalBytes: Int64? = nil, minimumFreeBytes: Int64? = nil,
+      file: MovieFileOutput.Options = .init()
+    ) {
+      self.interval = interval
+      self.keep = keep
+      self.maximumTotalBytes = maximumTotalBytes
+      self.minimumFreeBytes = minimumFreeBytes
+      self.file = file
+    }
+  }
+
+  public let options: Options
+  public private(set) var segments: [Segment] = []
+  public private(set) var stopRequest: String?
+
+  private var names: SegmentNames
+  private var streams: [EncodedStream] = []
+  private var current: MovieFileOutput?
+  /// Presentation time (seconds) at which the next segment begins, once the current
+  /// one has its first frame.
+  private var nextBoundary: Double?
+  private var keyframeRequested = false
+  /// The current segment's start, in seconds and in each stream's ticks.
+  private var segmentStart: Double = 0
+  private var offsets: [Int64] = []
+  /// Audio for the next segment, referenced until the cut.
+  private var held: [EncodedPacket] = []
+  private let scratch: FFmpegPacket
+  private var freeSpace: FreeSpaceCheck?
+  private var lastVideoEnd: Double = 0
+
+  /// - Parameter pattern: the `-o` name, with strftime fields or without (numbered).
+  /// - Throws: `MediaSettingsError` for an unsupported extension.
+  public init(pattern: String, options: Options) throws {
+    _ = try MovieContainer(path: pattern)
+    self.options = options
+    names = SegmentNames(pattern: pattern, overwrite: options.file.overwrite)
+    scratch = try FFmpegPacket()
+    if let minimum = options.minimumFreeBytes { freeSpace = FreeSpaceCheck(path: pattern, minimumBytes: minimum) }
+  }
+
+  deinit {
+    releaseHeld()
+  }
+
+  private func releaseHeld() {
+    for packet in held {
+      var q: UnsafeMutablePointer<AVPacket>? = packet.pointer
+      av_packet_free(&q)
+    }
+    held.removeAll()
+  }
+
+  /// True for a loop recording (old segments may be deleted).
+  private var loops: Bool { options.keep != nil || options.maximumTotalBytes != nil || options.minimumFreeBytes != nil }
+
+  public var bytesWritten: Int64 {
+    // The current segment's entry counts 0 bytes until it is finished.
+    segments.filter(\.kept).reduce(0) { $0 + $1.bytes } + (current?.bytesWritten ?? 0)
+  }
+
+  public func prepare(streams: [EncodedStream]) throws(FFmpegError) {
+    self.streams = streams
+    offsets = Array(repeating: 0, count: streams.count)
+  }
+
+  public func requestsKeyframe(atSeconds t: Double) -> Bool {
+    guard let boundary = nextBoundary, t >= boundary, !keyframeRequested else { return false }
+    keyframeRequested = true
+    return true
+  }
+
+  public func write(_ packet: EncodedPacket) throws(FFmpegError) {
+    if current == nil { try startSegment(at: 0) }
+    let pts = packet.presentationSeconds
+    if packet.stream.kind == .video {
+      if let boundary = nextBoundary, packet.isKeyframe, pts >= boundary {
+        try cut(at: packet)
+      }
+      if nextBoundary == nil { nextBoundary = pts + options.interval }
+      lastVideoEnd = max(lastVideoEnd, pts + packet.durationSeconds)
+      try checkFreeSpace(at: pts)
+    } else if let boundary = nextBoundary, pts >= boundary - 1e-9 {
+      // Sound for the next segment: it waits until the video reaches the cut.
+      guard let copy = av_packet_alloc() else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_packet_alloc") }
+      held.append(EncodedPacket(stream: packet.stream, pointer: copy))
+      try check(av_packet_ref(copy, packet.pointer), "av_packet_ref")
+      return
+    }
+    try forward(packet)
+  }
+
+  /// Writes `packet` into the current segment, its timestamps moved to the segment's start.
+  private func forward(_ packet: EncodedPacket) throws(FFmpegError) {
+    guard let current else { return }
+    let offset = offsets[packet.stream.index]
+    if offset == 0 {
+      try current.write(packet)
+      return
+    }
+    try check(av_packet_ref(scratch.pointer, packet.pointer), "av_packet_ref")
+    defer { av_packet_unref(scratch.pointer) }
+    if scratch.pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE { scratch.pointer.pointee.pts -= offset }
+    if scratch.pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE { scratch.pointer.pointee.dts -= offset }
+    try current.write(EncodedPacket(stream: packet.stream, pointer: scratch.pointer))
+  }
+
+  /// Finishes the current segment before `keyframe` and starts the next with it.
+  private func cut(at keyframe: EncodedPacket) throws(FFmpegError) {
+    let cutSeconds = keyframe.presentationSeconds
+    // Held sound that still belongs to the old segment goes there first.
+    for packet in held where packet.presentationSeconds < cutSeconds { try forward(packet) }
+    try finishCurrent(end: cutSeconds)
+    try startSegment(at: cutSeconds, firstPTS: keyframe.pointer.pointee.pts, stream: keyframe.stream)
+    for packet in held where packet.presentationSeconds >= cutSeconds { try forward(packet) }
+    releaseHeld()
+    nextBoundary = cutSeconds + options.interval
+    keyframeRequested = false
+  }
+
+  private func startSegment(at seconds: Double, firstPTS: Int64 = 0, stream: EncodedStream? = nil) throws(FFmpegError) {
+    let name = names.next(at: time(nil))
+    let output: MovieFileOutput
+    do {
+      output = try MovieFileOutput(path: name, options: options.file)
+    } catch let error as FFmpegError {
+      throw error
+    } catch {
+      throw FFmpegError.invalid("segment '\(name)'", "\(error)")
+    }
+    try output.prepare(streams: streams)
+    current = output
+    segmentStart = seconds
+    for s in streams {
+      if let stream, s === stream {
+        offsets[s.index] = firstPTS
+      } else if let stream {
+        offsets[s.index] = av_rescale_q(firstPTS, stream.timeBase, s.timeBase)
+      } else {
+        offsets[s.index] = 0
+      }
+    }
+    segments.append(Segment(name: name, start: seconds, duration: 0, bytes: 0, kept: true))
+    try deleteOldSegments()
+  }
+
+  private func finishCurrent(end: Double) throws(FFmpegError) {
+    guard let current else { return }
+    try current.finish()
+    segments[segments.count - 1].duration = end - segmentStart
+    segments[segments.count - 1].bytes = current.bytesWritten
+    self.current = nil
+  }
+
+  /// Loop recording: deletes the oldest finished segments beyond `keep` or the total.
+  private func deleteOldSegments() throws(FFmpegError) {
+    while true {
+      let kept = segments.indices.filter { segments[$0].kept }
+      guard kept.count > 1 else { return }
+      let finished = kept.dropLast()
+      let total = finished.reduce(Int64(0)) { $0 + segments[$1].bytes }
+      let overCount = options.keep.map { kept.count > $0 } ?? false
+      let overTotal = options.maximumTotalBytes.map { total > $0 } ?? false
+      guard overCount || overTotal, let oldest = finished.first else { return }
+      deleteSegment(oldest)
+    }
+  }
+
+  private func deleteSegment(_ index: Int) {
+    unlink(segments[index].name)
+    segments[index].kept = false
+  }
+
+  /// `--min-free`: deletes the oldest segment while space is short; with none left to
+  /// delete, asks the recording to stop.
+  private func checkFreeSpace(at seconds: Double) throws(FFmpegError) {
+    guard var check = freeSpace, stopRequest == nil else { return }
+    defer { freeSpace = check }
+    guard check.isLow(atMediaSeconds: seconds) else { return }
+    while check.isLowNow() {
+      guard loops, let oldest = segments.indices.dropLast().first(where: { segments[$0].kept }) else {
+        stopRequest = "free space on '\(check.directory)' fell below --min-free \(check.limitText)"
+        return
+      }
+      deleteSegment(oldest)
+    }
+  }
+
+  public func finish() throws(FFmpegError) {
+    if current == nil { try startSegment(at: 0) }
+    for packet in held { try forward(packet) }
+    releaseHeld()
+    try finishCurrent(end: max(lastVideoEnd, segmentStart))
+  }
+
+  public func cancel() {
+    guard let current else { return }
+    current.cancel()
+    segments[segments.count - 1].duration = max(0, lastVideoEnd - segmentStart)
+    segments[segments.count - 1].bytes = current.bytesWritten
+    self.current = nil
+  }
+}

@@ -1,0 +1,218 @@
+import CamfxCore
+import CamfxMedia
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Crash-safe movie files: fragments while writing, the in-place finish, repair after a
+/// crash, full disks, and the files a recording must never replace.
+final class MovieFileOutputTests: XCTestCase {
+  /// Writes `count` pattern frames (30 fps) with a 440 Hz tone; `midway` sees the file
+  /// as it is on disk after `midwayFrame` frames (what a crash would leave).
+  @discardableResult
+  private func record(
+    _ path: String, count: Int, fragment: Double = 1, bframes: Int = 0, crf: Double = 23, audio: Bool = true,
+    midwayFrame: Int? = nil, midway: (String) throws -> Void = { _ in }
+  ) throws -> MovieWriter {
+    var video = VideoSettings(width: 320, height: 240)
+    video.preset = "ultrafast"
+    video.bframes = bframes
+    video.rateControl = .crf(crf)
+    let writer = try MovieWriter(
+      path: path, settings: MovieSettings(video: video, audio: audio ? AudioSettings() : nil),
+      file: MovieFileOutput.Options(fragmentInterval: fragment))
+    writer.startSession(atSourceTime: .zero)
+    let drawn = (0..<8).map { patternFrame(width: 320, height: 240, index: $0 * 7) }
+    var sine = try SineAudioSource(frequency: 440, sampleRate: 48_000, channels: 2)
+    for i in 0..<count {
+      var frame = drawn[i % drawn.count]
+      frame.presentationTime = MediaTime(value: Int64(i), timescale: 30)
+      try writer.append(frame)
+      if audio, let pcm = sine.nextBuffer(upTo: MediaTime(value: Int64(i + 1), timescale: 30)) {
+        try writer.append(audio: pcm)
+      }
+      if i + 1 == midwayFrame { try midway(path) }
+    }
+    try writer.finish()
+    return writer
+  }
+
+  /// ffmpeg's per-frame checksums and timestamps of every stream (`-f framemd5`).
+  private func frameChecksums(_ path: String) throws -> [String] {
+    let text = String(decoding: try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "framemd5", "-"]), as: UTF8.self)
+    return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+  }
+
+  /// What ffmpeg prints at `-v error` while decoding the whole file (nothing when clean).
+  private func decodeErrors(_ path: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = ["-v", "error", "-i", path, "-f", "null", "-"]
+    let err = Pipe()
+    process.standardError = err
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return process.terminationStatus == 0 ? text : "exit \(process.terminationStatus): \(text)"
+  }
+
+  func testCleanFinishIsARegularMP4EqualToAnUnfragmentedRecording() throws {
+    let dir = try TemporaryDirectory()
+    for bframes in [0, 2] {
+      let fragmented = dir.file("frag-\(bframes).mp4")
+      let plain = dir.file("plain-\(bframes).mp4")
+      try record(fragmented, count: 100, bframes: bframes)
+      try record(plain, count: 100, fragment: 0, bframes: bframes)
+      XCTAssertEqual(try topLevelBoxes(fragmented), ["ftyp", "free", "mdat", "moov"], "bframes \(bframes)")
+      XCTAssertFalse(try topLevelBoxes(plain).contains("moof"))
+      // Same frames, same timestamps, same audio: ffmpeg decodes both the same.
+      let a = try frameChecksums(fragmented)
+      XCTAssertEqual(a.count, 100 + 157, "bframes \(bframes)")
+      XCTAssertEqual(a, try frameChecksums(plain), "bframes \(bframes)")
+      let info = try probe(fragmented)
+      XCTAssertEqual(try XCTUnwrap(info["video"]).duration, 100.0 / 30, accuracy: 0.001)
+      XCTAssertEqual(try XCTUnwrap(info["audio"]).duration, try XCTUnwrap(probe(plain)["audio"]).duration, accuracy: 0.0001)
+      XCTAssertEqual(try decodeErrors(fragmented), "")
+    }
+  }
+
+  func testAFileCutAnywhereFinishesToItsLastCompleteFragment() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.file("live.mp4")
+    let snapshot = dir.file("crashed.mp4")
+    // The file as a crash after 100 frames (3 s) would leave it.
+    try record(path, count: 150, midwayFrame: 100) { path in
+      try FileManager.default.copyItem(atPath: path, toPath: snapshot)
+    }
+    let complete = try frameChecksums(path)
+    let crashed = try XCTUnwrap(FileManager.default.contents(atPath: snapshot))
+    XCTAssertTrue(try topLevelBoxes(snapshot).contains("moof"))
+    // It plays as it is (fragmented), without errors.
+    XCTAssertEqual(try decodeErrors(snapshot), "")
+    var generator = SystemRandomNumberGenerator()
+    let cuts = [crashed.count] + (0..<6).map { _ in Int.random(in: 1500..<crashed.count, using: &generator) }
+    for cut in cuts {
+      let copy = dir.file("cut-\(cut).mp4")
+      FileManager.default.createFile(atPath: copy, contents: crashed.prefix(cut))
+      let report = try FragmentedMovieFinisher.finish(path: copy)
+      XCTAssertFalse(report.wasFinished)
+      XCTAssertEqual(try topLevelBoxes(copy), ["ftyp", "free", "mdat", "moov"], "cut at \(cut)")
+      if report.fragments == 0 {
+        // Cut inside the first fragment: an empty movie (ffmpeg finds no frame to decode).
+        XCTAssertEqual(report.seconds, 0, "cut at \(cut)")
+        continue
+      }
+      XCTAssertEqual(try decodeErrors(copy), "", "cut at \(cut)")
+      // What is kept is the recording's beginning, frame for frame (video and audio).
+      let kept = try frameChecksums(copy)
+      let videoKept = kept.filter { $0.hasPrefix("0,") }
+      XCTAssertEqual(videoKept, Array(complete.filter { $0.hasPrefix("0,") }.prefix(videoKept.count)), "cut at \(cut)")
+      if cut == crashed.count {
+        // Fragments of 1 s: at least 2 s of the 3.3 s written so far were complete.
+        XCTAssertGreaterThanOrEqual(videoKept.count, 60)
+        XCTAssertEqual(report.cutBytes, 0)
+        XCTAssertEqual(report.trackKinds, ["video", "audio"])
+      }
+      // Finishing twice changes nothing.
+      XCTAssertTrue(try FragmentedMovieFinisher.finish(path: copy).wasFinished)
+    }
+  }
+
+  func testRepairRefusesAFileCamfxDidNotWriteFragmented() throws {
+    let dir = try TemporaryDirectory()
+    let plain = dir.file("plain.mp4")
+    try record(plain, count: 10, fragment: 0, audio: false)
+    let before = try XCTUnwrap(FileManager.default.contents(atPath: plain))
+    XCTAssertThrowsError(try FragmentedMovieFinisher.finish(path: plain)) { error in
+      XCTAssertEqual("\(error)", "not a fragmented MP4 written by camfx")
+    }
+    XCTAssertEqual(FileManager.default.contents(atPath: plain), before)
+  }
+
+  func testFaststartPutsTheIndexFirstAfterTheInPlaceFinish() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.file("fast.mp4")
+    var video = VideoSettings(width: 320, height: 240)
+    video.preset = "ultrafast"
+    let writer = try MovieWriter(
+      path: path, settings: MovieSettings(video: video, audio: AudioSettings()),
+      file: MovieFileOutput.Options(faststart: true))
+    for i in 0..<45 { try writer.append(patternFrame(width: 320, height: 240, index: i)) }
+    try writer.finish()
+    XCTAssertEqual(try topLevelBoxes(path), ["ftyp", "moov", "free", "mdat"])
+    XCTAssertEqual(try decodeErrors(path), "")
+    XCTAssertEqual(try XCTUnwrap(probe(path)["video"]).frames, 45)
+  }
+
+  func testCancelKeepsAndFinishesWhatWasWritten() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.file("cancelled.mp4")
+    var video = VideoSettings(width: 160, height: 120)
+    video.preset = "ultrafast"
+    let writer = try MovieWriter(path: path, settings: MovieSettings(video: video))
+    for i in 0..<40 { try writer.append(patternFrame(width: 160, height: 120, index: i)) }
+    writer.cancel()
+    XCTAssertEqual(writer.status, .cancelled)
+    XCTAssertEqual(try topLevelBoxes(path), ["ftyp", "free", "mdat", "moov"])
+    XCTAssertGreaterThan(try XCTUnwrap(probe(path)["video"]).frames, 0)
+    XCTAssertThrowsError(try writer.finish())
+
+    // Cancelled before any packet: no file at all.
+    let never = dir.file("never.mp4")
+    let idle = try MovieWriter(path: never, settings: MovieSettings(video: video))
+    idle.cancel()
+    XCTAssertFalse(FileManager.default.fileExists(atPath: never))
+  }
+
+  func testAFIFOOrDeviceIsRefusedAndNeverReplaced() throws {
+    let dir = try TemporaryDirectory()
+    let fifo = dir.file("pipe.mp4")
+    XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+    var video = VideoSettings(width: 64, height: 64)
+    video.preset = "ultrafast"
+    for overwrite in [false, true] {
+      let writer = try MovieWriter(
+        path: fifo, settings: MovieSettings(video: video), file: MovieFileOutput.Options(overwrite: overwrite))
+      XCTAssertThrowsError(try {
+        for i in 0..<5 { try writer.append(patternFrame(width: 64, height: 64, index: i)) }
+        try writer.finish()
+      }()) { error in
+        XCTAssertEqual("\(error)", "open '\(fifo)' failed: not a regular file (camfx writes movies only to regular files)")
+      }
+      var st = stat()
+      XCTAssertEqual(lstat(fifo, &st), 0)
+      XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO)
+    }
+  }
+
+  func testFullDiskKeepsEveryCompleteFragmentAndSaysSo() throws {
+    let dir = try TemporaryDirectory()
+    let mountPoint = dir.file("small")
+    try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+    guard mountTmpfs(at: mountPoint, size: "320k") else {
+      throw XCTSkip("cannot mount a tmpfs here (not root?)")
+    }
+    defer { _ = umount2(mountPoint, Int32(MNT_DETACH)) }
+    let path = mountPoint + "/full.mp4"
+    var thrown: Error?
+    do {
+      try record(path, count: 900, crf: 18)
+    } catch { thrown = error }
+    let error = try XCTUnwrap(thrown as? FFmpegError)
+    XCTAssertEqual("\(error)", "writing '\(path)' failed: disk full; kept everything up to the last complete fragment")
+    // The file plays, holds whole fragments of 1 s, and was finished in place.
+    XCTAssertEqual(try decodeErrors(path), "")
+    let frames = try XCTUnwrap(probe(path)["video"]).frames
+    XCTAssertGreaterThanOrEqual(frames, 30)
+    XCTAssertLessThan(frames, 900)
+    XCTAssertFalse(try topLevelBoxes(path).contains("moof"), "finished in place when the index fits")
+  }
+
+  private func mountTmpfs(at path: String, size: String) -> Bool {
+    mount("tmpfs", path, "tmpfs", 0, "size=\(size)") == 0
+  }
+}
