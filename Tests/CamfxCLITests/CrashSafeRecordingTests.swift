@@ -1,0 +1,252 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Recordings that lose nothing: killed, repaired, cut into segments, on a small disk.
+/// Every movie is decoded with ffprobe/ffmpeg.
+final class CrashSafeRecordingTests: CLITestCase {
+  private let fast = ["--x264-preset", "ultrafast"]
+
+  /// Starts `camfx args` in the test directory and returns the process and when
+  /// `file` first had bytes (the header: the first frame is encoded).
+  private func start(_ args: [String], waitingFor file: String) throws -> (Process, Date) {
+    let process = Process()
+    process.executableURL = try CLI.executable
+    process.arguments = args
+    process.currentDirectoryURL = dir
+    process.standardError = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline && process.isRunning {
+      let size = (try? FileManager.default.attributesOfItem(atPath: path(file))[.size] as? Int) ?? 0
+      if size > 0 { break }
+      usleep(2_000)
+    }
+    XCTAssertTrue(process.isRunning, "\(args) ended early")
+    return (process, Date())
+  }
+
+  /// ffmpeg's complaints while decoding the whole file (empty when clean).
+  private func decodeErrors(_ file: String) throws -> String {
+    let result = try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path(file), "-f", "null", "-"])
+    return result.stderr
+  }
+
+  private func videoChecksums(_ file: String) throws -> [String] {
+    let text = String(decoding: try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path(file), "-map", "0:v", "-f", "framemd5", "-"]).stdout, as: UTF8.self)
+    return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+  }
+
+  private func topLevelBoxes(_ file: String) throws -> [String] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path(file)))
+    var boxes: [String] = []
+    var offset = 0
+    while offset + 8 <= data.count {
+      var size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+      boxes.append(String(decoding: data[offset + 4..<offset + 8], as: UTF8.self))
+      if size == 1 { size = data[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) } }
+      guard size >= 8 else { break }
+      offset += size
+    }
+    return boxes
+  }
+
+  /// kill -9 at 20 random moments 1.5-8 s into a live recording with default settings:
+  /// every file plays to its end, under its own name, and holds video and audio up to
+  /// at most 1.5 s before the kill; `camfx repair` then makes a regular MP4 of the
+  /// same frames.
+  func testKillNineAnywhereLeavesAPlayableFileThatRepairFinishes() throws {
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<20 {
+      let name = "kill-\(round).mp4"
+      let delay = Double.random(in: 1.5...8, using: &generator)
+      let (process, started) = try start(["record", "--size", "640x360", "--audio", "sine", "-o", name], waitingFor: name)
+      let elapsedBeforeKill = max(0, delay - Date().timeIntervalSince(started))
+      usleep(UInt32(elapsedBeforeKill * 1e6))
+      let recorded = Date().timeIntervalSince(started)
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      let context = "round \(round), killed \(String(format: "%.2f", recorded)) s in"
+      XCTAssertEqual(try listing().filter { $0.hasPrefix("kill-\(round)") || $0.hasPrefix(".camfx") }, [name], context)
+      XCTAssertEqual(try decodeErrors(name), "", context)
+      let streams = try MovieOracle.probe(path(name))
+      let video = try XCTUnwrap(streams["video"], context)
+      let audio = try XCTUnwrap(streams["audio"], context)
+      let videoEnd = (video.frameTimes.max() ?? 0) + 1.0 / 30
+      let audioEnd = audio.frameTimes.max() ?? 0
+      XCTAssertGreaterThanOrEqual(videoEnd, recorded - 1.5, context)
+      XCTAssertGreaterThanOrEqual(audioEnd, recorded - 1.5, context)
+      let before = try videoChecksums(name)
+
+      let repair = try CLI.run(["repair", name], in: dir)
+      XCTAssertEqual(repair.status, 0, "\(context): \(repair)")
+      XCTAssertTrue(repair.stdout.hasPrefix("\(name): kept 00:00:0"), repair.stdout)
+      XCTAssertTrue(repair.stdout.contains(" of video and audio in "), repair.stdout)
+      XCTAssertFalse(try topLevelBoxes(name).contains("moof"), context)
+      XCTAssertEqual(try videoChecksums(name), before, context)
+      try FileManager.default.removeItem(atPath: path(name))
+    }
+  }
+
+  func testRepairSaysWhatItRefusesAndWhatIsDone() throws {
+    XCTAssertTrue(FileManager.default.createFile(atPath: path("notes.mp4"), contents: Data("hello".utf8)))
+    try assertFails(
+      ["repair", "notes.mp4"], stderr: "camfx: error: cannot repair 'notes.mp4': not a fragmented MP4 written by camfx",
+      keep: ["notes.mp4"])
+    try assertFails(
+      ["repair", "missing.mp4"], stderr: "camfx: error: cannot repair 'missing.mp4': cannot open 'missing.mp4': No such file or directory",
+      keep: ["notes.mp4"])
+    let made = try CLI.run(["record", "--size", "64x48", "--frames", "10", "--no-realtime", "-o", "done.mp4"] + fast, in: dir)
+    XCTAssertEqual(made.status, 0, "\(made)")
+    let again = try CLI.run(["repair", "done.mp4"], in: dir)
+    XCTAssertEqual(again.status, 0)
+    XCTAssertEqual(again.stdout, "done.mp4 is already a finished MP4; nothing to do\n")
+  }
+
+  /// 7 s at `--segment 2s`: 4 files that each play alone from a keyframe at time 0,
+  /// whose durations add up to 7 s, with sound that neither skips nor repeats at the cuts.
+  func testSegmentsPlayAloneAndJoinWithoutGapsOrOverlaps() throws {
+    let result = try CLI.run(
+      ["record", "--size", "160x120", "--duration", "7s", "--audio", "sine", "--segment", "2s", "--no-realtime",
+       "--stats-json", "stats.json", "-o", "rec.mp4"] + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertEqual(try listing(), ["rec-000.mp4", "rec-001.mp4", "rec-002.mp4", "rec-003.mp4", "stats.json"])
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+    let segments = try XCTUnwrap(json["segments"] as? [[String: Any]])
+    XCTAssertEqual(segments.compactMap { $0["name"] as? String }, ["rec-000.mp4", "rec-001.mp4", "rec-002.mp4", "rec-003.mp4"])
+    var totalVideo = 0.0
+    var previousAudioEnd: Double?
+    for (i, segment) in segments.enumerated() {
+      let name = try XCTUnwrap(segment["name"] as? String)
+      let start = try XCTUnwrap(segment["start"] as? Double)
+      XCTAssertEqual(start, Double(i) * 2, accuracy: 1e-6)
+      XCTAssertEqual(try decodeErrors(name), "", name)
+      let firstType = try MovieOracle.run("ffprobe", [
+        "-v", "error", "-select_streams", "v", "-read_intervals", "%+#1", "-show_entries", "frame=pict_type,key_frame",
+        "-of", "csv=p=0", path(name),
+      ]).stdout
+      // key_frame,pict_type (and empty side data) of the first frame.
+      XCTAssertTrue(String(decoding: firstType, as: UTF8.self).hasPrefix("1,I"), name)
+      let streams = try MovieOracle.probe(path(name))
+      let video = try XCTUnwrap(streams["video"])
+      XCTAssertEqual(video.frameTimes.first ?? -1, 0, accuracy: 1e-6, name)
+      totalVideo += Double(video.frames) / 30
+      XCTAssertEqual(segment["bytes"] as? Int, try FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int)
+      // Audio packets: where this segment's sound starts and ends on the recording's clock.
+      let packets = String(decoding: try MovieOracle.run("ffprobe", [
+        "-v", "error", "-select_streams", "a", "-show_entries", "packet=pts_time,duration_time", "-of", "csv=p=0", path(name),
+      ]).stdout, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }
+      let first = try XCTUnwrap(packets.first?.first)
+      let last = try XCTUnwrap(packets.last)
+      if let previousAudioEnd {
+        XCTAssertEqual(start + max(0, first), previousAudioEnd, accuracy: 1024.0 / 48_000 + 1e-6, "sound at the cut before \(name)")
+      }
+      previousAudioEnd = start + last[0] + last[1]
+    }
+    XCTAssertEqual(totalVideo, 7, accuracy: 1.0 / 30 + 1e-9)
+  }
+
+  func testKeepLeavesOnlyTheNewestSegments() throws {
+    XCTAssertTrue(FileManager.default.createFile(atPath: path("mine.mp4"), contents: Data("not camfx's".utf8)))
+    let result = try CLI.run(
+      ["record", "--size", "160x120", "--duration", "7s", "--segment", "2s", "--keep", "2", "--no-realtime",
+       "-o", "loop.mp4"] + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertEqual(try listing(), ["loop-002.mp4", "loop-003.mp4", "mine.mp4"])
+    for name in ["loop-002.mp4", "loop-003.mp4"] { XCTAssertEqual(try decodeErrors(name), "", name) }
+  }
+
+  func testStrftimeSegmentNamesGetACounterWhenTheyCollide() throws {
+    let result = try CLI.run(
+      ["record", "--size", "160x120", "--duration", "2s", "--segment", "1s", "--no-realtime", "-o", "cam-%Y.mp4"] + fast,
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let year = Calendar.current.component(.year, from: Date())
+    XCTAssertEqual(try listing(), ["cam-\(year)-1.mp4", "cam-\(year).mp4"])
+  }
+
+  /// `--min-free` on a small tmpfs: a loop recording deletes its oldest segments and
+  /// goes on; a single file finishes cleanly, naming the limit.
+  func testMinFreeDeletesTheOldestSegmentOrFinishes() throws {
+    let disk = path("disk")
+    try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+    guard mount("tmpfs", disk, "tmpfs", 0, "size=1M") == 0 else { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
+    defer { _ = umount2(disk, Int32(MNT_DETACH)) }
+    let loop = try CLI.run(
+      ["record", "--size", "320x240", "--frames", "300", "--crf", "0", "--segment", "1s", "--min-free", "900k",
+       "--no-realtime", "--stats-json", "stats.json", "-o", "disk/seg.mp4"] + fast, in: dir)
+    XCTAssertEqual(loop.status, 0, "\(loop)")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+    XCTAssertEqual(json["frames_out"] as? Int, 300)
+    let segments = try XCTUnwrap(json["segments"] as? [[String: Any]])
+    let deleted = segments.filter { ($0["kept"] as? Bool) == false }.compactMap { $0["name"] as? String }
+    XCTAssertFalse(deleted.isEmpty, "\(segments)")
+    XCTAssertEqual(deleted.first, "disk/seg-000.mp4")
+    for name in deleted { XCTAssertFalse(FileManager.default.fileExists(atPath: path(name)), name) }
+    let kept = segments.filter { ($0["kept"] as? Bool) == true }.compactMap { $0["name"] as? String }
+    XCTAssertEqual(try listing("disk"), kept.map { String($0.dropFirst(5)) }.sorted())
+    for name in kept { XCTAssertEqual(try decodeErrors(name), "", name) }
+    for name in try listing("disk") { try FileManager.default.removeItem(atPath: path("disk/" + name)) }
+
+    let single = try CLI.run(
+      ["record", "--size", "320x240", "--frames", "300", "--crf", "0", "--min-free", "900k", "--no-realtime",
+       "--stats-json", "stats.json", "-y", "-o", "disk/one.mp4"] + fast, in: dir)
+    XCTAssertEqual(single.status, 0, "\(single)")
+    XCTAssertTrue(single.stderr.hasPrefix("camfx: free space on 'disk' fell below --min-free 900.0 kB; finishing the recording\n"), single.stderr)
+    let stats = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+    XCTAssertEqual(stats["stop_reason"] as? String, "min-free")
+    XCTAssertLessThan(try XCTUnwrap(stats["frames_out"] as? Int), 300)
+    XCTAssertEqual(try decodeErrors("disk/one.mp4"), "")
+  }
+
+  func testWithoutOutputTheRecordingGetsADatedName() throws {
+    let result = try CLI.run(["record", "--size", "64x48", "--frames", "5", "--no-realtime"] + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let files = try listing()
+    XCTAssertEqual(files.count, 1)
+    let name = try XCTUnwrap(files.first)
+    XCTAssertNotNil(name.range(of: #"^camfx-\d{8}-\d{6}\.mp4$"#, options: .regularExpression), name)
+    XCTAssertTrue(result.stderr.hasPrefix("camfx: recording to \(name) (no -o given); Ctrl-C stops\n"), result.stderr)
+    XCTAssertEqual(try MovieOracle.probe(path(name))["video"]?.frames, 5)
+  }
+
+  func testAnOutputThatIsTheInputOrAFIFOIsRefused() throws {
+    let made = try CLI.run(["record", "--size", "64x48", "--frames", "5", "--no-realtime", "-o", "in.mp4"] + fast, in: dir)
+    XCTAssertEqual(made.status, 0, "\(made)")
+    let before = try Data(contentsOf: URL(fileURLWithPath: path("in.mp4")))
+    try assertFails(
+      ["record", "--input", "in.mp4", "-y", "-o", "./in.mp4"],
+      stderr: "camfx: error: output './in.mp4' is the same file as --input; choose another output name", keep: ["in.mp4"])
+    XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("in.mp4"))), before)
+    XCTAssertEqual(mkfifo(path("pipe.mp4"), 0o644), 0)
+    try assertFails(
+      ["record", "--frames", "5", "-y", "-o", "pipe.mp4"],
+      stderr: "camfx: error: output 'pipe.mp4' exists and is not a regular file (a FIFO or device is never replaced)",
+      keep: ["in.mp4", "pipe.mp4"])
+  }
+
+  /// A second Ctrl-C stops at once, without draining the encoder, and the file plays.
+  func testSecondInterruptStopsAtOnceWithAPlayableFile() throws {
+    let (process, _) = try start(
+      ["record", "--size", "640x360", "--audio", "sine", "--x264-preset", "medium", "-o", "twice.mp4"], waitingFor: "twice.mp4")
+    sleep(2)
+    kill(process.processIdentifier, SIGINT)
+    usleep(20_000)
+    let second = Date()
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    XCTAssertLessThan(Date().timeIntervalSince(second), 1.0)
+    XCTAssertEqual(process.terminationReason, .exit)
+    XCTAssertEqual(process.terminationStatus, 1)
+    XCTAssertEqual(try decodeErrors("twice.mp4"), "")
+    XCTAssertFalse(try topLevelBoxes("twice.mp4").contains("moof"))
+    XCTAssertGreaterThan(try XCTUnwrap(MovieOracle.probe(path("twice.mp4"))["video"]).frames, 10)
+  }
+}
