@@ -228,7 +228,8 @@ struct RecordCommand: ParsableCommand {
     if stopTarget.interruptedEarly { throw interrupted }
     let fileOptions = MovieFileOutput.Options(
       fragmentInterval: fragmentInterval, faststart: faststart, overwrite: overwrite,
-      minimumFreeBytes: segmentInterval == nil ? minimumFree : nil)
+      minimumFreeBytes: segmentInterval == nil ? minimumFree : nil,
+      maximumBytes: segmentInterval == nil ? limits.bytes : nil)
     let file: any MovieOutput = try segmentInterval.map {
       try SegmentedMovieOutput(
         pattern: output,
@@ -278,7 +279,7 @@ struct RecordCommand: ParsableCommand {
     }
     if let error = summary.error {
       let kept = file.bytesWritten > 0 && summary.framesOut > 0
-        ? "; kept \(summary.framesOut) frames (\(RecordingStatusLine.fixed(summary.durationSeconds, 2)) s) in \(output)"
+        ? "; kept \(summary.framesOut) frames in \(output)"
         : ""
       throw RecordingFailure(message: error + kept)
     }

@@ -91,6 +91,10 @@ public protocol MovieOutput: AnyObject {
   /// Set when the output wants the recording to end cleanly (`--min-free` reached),
   /// with the reason as one line.
   var stopRequest: String? { get }
+  /// Video frames it holds, and where the last one ends (seconds): fewer than were
+  /// encoded when it stopped muxing at a size limit.
+  var videoPacketsWritten: Int { get }
+  var videoEndSeconds: Double { get }
 }
 
 extension MovieOutput {

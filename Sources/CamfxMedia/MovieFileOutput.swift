@@ -47,11 +47,18 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     /// Ask the recording to stop cleanly before the free space on the file's file
     /// system falls below this (`stopRequest`).
     public var minimumFreeBytes: Int64?
-    public init(fragmentInterval: Double = 1, faststart: Bool = false, overwrite: Bool = false, minimumFreeBytes: Int64? = nil) {
+    /// Mux no packet once the file holds this many bytes (`--max-size`): the file ends
+    /// within one packet of the limit however many frames are still in flight.
+    public var maximumBytes: Int64?
+    public init(
+      fragmentInterval: Double = 1, faststart: Bool = false, overwrite: Bool = false, minimumFreeBytes: Int64? = nil,
+      maximumBytes: Int64? = nil
+    ) {
       self.fragmentInterval = fragmentInterval
       self.faststart = faststart
       self.overwrite = overwrite
       self.minimumFreeBytes = minimumFreeBytes
+      self.maximumBytes = maximumBytes
     }
   }
 
@@ -72,6 +79,12 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   private var nextCutSeconds: Double?
   private var finishedBytes: Int64 = 0
   private var freeSpace: FreeSpaceCheck?
+  /// Packet bytes given to the muxer since the last commit (it holds a fragment in
+  /// memory until it is cut).
+  private var pendingPacketBytes: Int64 = 0
+  /// Video packets muxed, and where the last one ends (seconds).
+  public private(set) var videoPacketsWritten = 0
+  public private(set) var videoEndSeconds: Double = 0
 
   /// Checks the container; creates nothing.
   /// - Throws: `MediaSettingsError` for an unsupported extension.
@@ -89,7 +102,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
 
   private var isFragmented: Bool { options.fragmentInterval > 0 }
 
-  public var bytesWritten: Int64 { io?.size ?? finishedBytes }
+  public var bytesWritten: Int64 { io.map { $0.size + pendingPacketBytes } ?? finishedBytes }
 
   public func prepare(streams: [EncodedStream]) throws(FFmpegError) {
     self.streams = streams
@@ -103,6 +116,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     case .completed, .cancelled: throw FFmpegError.invalid("write '\(path)'", "the file is already \(status)")
     }
     guard let context else { return }
+    if let maximum = options.maximumBytes, bytesWritten >= maximum { return }
     do throws(FFmpegError) {
       if encoded.stream.kind == .video, stopRequest == nil, var check = freeSpace {
         if check.isLow(atMediaSeconds: encoded.decodeSeconds) {
@@ -125,7 +139,12 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       packet.pointer.pointee.stream_index = Int32(encoded.stream.index)
       let track = UInt32(encoded.stream.index + 1)
       if marker.firstDecodeTimes[track] == nil { marker.firstDecodeTimes[track] = packet.pointer.pointee.dts }
+      pendingPacketBytes += Int64(packet.pointer.pointee.size)
       try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")
+      if encoded.stream.kind == .video {
+        videoPacketsWritten += 1
+        videoEndSeconds = max(videoEndSeconds, encoded.presentationSeconds + encoded.durationSeconds)
+      }
     } catch {
       fail(error)
       throw failure
@@ -138,6 +157,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     try check(av_write_frame(context, nil), "av_write_frame (flush)")
     io.setMarker(marker)
     try io.commit(sync: true)
+    pendingPacketBytes = 0
   }
 
   public func finish() throws(FFmpegError) {
@@ -178,6 +198,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     try check(av_write_trailer(context), "av_write_trailer")
     io.setMarker(marker)
     try io.commit(sync: true)
+    pendingPacketBytes = 0
     if isFragmented && container.isISOBMFF {
       do throws(MP4FormatError) {
         finishReport = try FragmentedMovieFinisher.finish(fd: fd)

@@ -149,6 +149,14 @@ public final class MovieWriter: @unchecked Sendable {
     outputLock.withLock { _ in outputs.lazy.compactMap(\.stopRequest).first }
   }
 
+  /// The video the outputs hold: frames and seconds (the output with the fewest),
+  /// which is less than was appended when an output stopped at a size limit.
+  public var videoInOutputs: (frames: Int, seconds: Double) {
+    outputLock.withLock { _ in
+      (outputs.map(\.videoPacketsWritten).min() ?? 0, outputs.map(\.videoEndSeconds).min() ?? 0)
+    }
+  }
+
   /// Video frames accepted so far.
   public var videoFramesAppended: Int { videoLock.withLock { _ in videoFrames } }
 

@@ -95,6 +95,9 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   /// True for a loop recording (old segments may be deleted).
   private var loops: Bool { options.keep != nil || options.maximumTotalBytes != nil || options.minimumFreeBytes != nil }
 
+  public private(set) var videoPacketsWritten = 0
+  public var videoEndSeconds: Double { lastVideoEnd }
+
   public var bytesWritten: Int64 {
     // The current segment's entry counts 0 bytes until it is finished.
     segments.filter(\.kept).reduce(0) { $0 + $1.bytes } + (current?.bytesWritten ?? 0)
@@ -120,6 +123,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
       }
       if nextBoundary == nil { nextBoundary = pts + options.interval }
       lastVideoEnd = max(lastVideoEnd, pts + packet.durationSeconds)
+      videoPacketsWritten += 1
       try checkFreeSpace(at: pts)
     } else if let boundary = nextBoundary, pts >= boundary - 1e-9 {
       // Sound for the next segment: it waits until the video reaches the cut.

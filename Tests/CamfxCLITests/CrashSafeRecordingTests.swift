@@ -249,4 +249,45 @@ final class CrashSafeRecordingTests: CLITestCase {
     XCTAssertFalse(try topLevelBoxes("twice.mp4").contains("moof"))
     XCTAssertGreaterThan(try XCTUnwrap(MovieOracle.probe(path("twice.mp4"))["video"]).frames, 10)
   }
+
+  private func makeClip(_ name: String, seconds: Int, faststart: Bool = false) throws {
+    _ = try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=\(seconds)", "-f", "lavfi", "-i",
+      "sine=duration=\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "16", "-c:a", "aac",
+    ] + (faststart ? ["-movflags", "+faststart"] : []) + [path(name)])
+  }
+
+  /// `--max-size` on a transcode (frames in flight, x264's lookahead) holds within a
+  /// packet, and the figures say what the file holds.
+  func testMaxSizeHoldsOnATranscode() throws {
+    try makeClip("in.mp4", seconds: 5)
+    let result = try CLI.run(
+      ["record", "--input", "in.mp4", "--max-size", "300k", "--stats-json", "stats.json", "-o", "out.mp4"] + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path("out.mp4"))[.size] as? Int)
+    XCTAssertGreaterThanOrEqual(size, 300_000)
+    XCTAssertLessThan(size, 300_000 + 60_000, "one packet over at most")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+    XCTAssertEqual(json["stop_reason"] as? String, "max-size")
+    XCTAssertEqual(try MovieOracle.probe(path("out.mp4"))["video"]?.frames, json["frames_out"] as? Int)
+    XCTAssertEqual(try decodeErrors("out.mp4"), "")
+  }
+
+  /// A movie cut mid-way (a faststart file whose media ends early) fails, and says
+  /// what it kept: a file that plays.
+  func testAnInputThatBreaksMidwayKeepsWhatWasRead() throws {
+    try makeClip("whole.mp4", seconds: 5, faststart: true)
+    let whole = try Data(contentsOf: URL(fileURLWithPath: path("whole.mp4")))
+    try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path("cut.mp4")))
+    let result = try CLI.run(["record", "--input", "cut.mp4", "--audio", "none", "-o", "out.mp4"] + fast, in: dir)
+    XCTAssertEqual(result.status, 1, "\(result)")
+    let last = try XCTUnwrap(result.stderr.split(separator: "\n").last.map(String.init))
+    let frames = try XCTUnwrap(MovieOracle.probe(path("out.mp4"))["video"]?.frames)
+    XCTAssertGreaterThan(frames, 10)
+    XCTAssertNotNil(
+      last.range(of: #"^camfx: error: input failed after \d+\.\d\d s: .*cut\.mp4.*; kept \#(frames) frames in out\.mp4$"#,
+        options: .regularExpression), last)
+    XCTAssertEqual(try decodeErrors("out.mp4"), "")
+  }
 }

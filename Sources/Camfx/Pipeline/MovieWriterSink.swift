@@ -22,4 +22,5 @@ public final class MovieWriterSink: RecordingSink, YUV420RecordingSink {
   public func cancel() { writer.cancel() }
   public var bytesWritten: Int64 { writer.bytesWritten }
   public var stopRequest: String? { writer.stopRequest }
+  public var videoKept: (frames: Int, seconds: Double)? { writer.videoInOutputs }
 }

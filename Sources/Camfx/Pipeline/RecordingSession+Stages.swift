@@ -62,7 +62,8 @@ extension RecordingSession {
         sample = try input.nextSample()
       } catch {
         // A read error ends the recording, but what was read is still finished.
-        record(failure: error)
+        let seconds = firstTime.flatMap { first in lastTime.map { ($0 - first + (frameDuration ?? .zero)).seconds } } ?? 0
+        record(failure: InputFailure(underlying: error, afterSeconds: seconds))
         requestStop(.failed)
         return
       }
@@ -220,6 +221,7 @@ extension RecordingSession {
           try sink.finish()
           statistics.writerBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
           statistics.bytesWritten.store(sink.bytesWritten, ordering: .relaxed)
+          publishKeptVideo()
           return
         } else {
           backoff.wait()
@@ -231,7 +233,16 @@ extension RecordingSession {
       stopRequested.store(true, ordering: .releasing)
     }
     sink.cancel()
+    statistics.bytesWritten.store(sink.bytesWritten, ordering: .relaxed)
+    publishKeptVideo()
     discardUntilClosed(filteredFrames)
     if let audioBlocks { discardUntilClosed(audioBlocks) }
+  }
+
+  /// What the finished output holds, for the summary.
+  private func publishKeptVideo() {
+    guard let kept = sink.videoKept else { return }
+    keptNanoseconds.store(Int64(kept.seconds * 1e9), ordering: .releasing)
+    keptFrames.store(kept.frames, ordering: .releasing)
   }
 }

@@ -66,6 +66,11 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   let videoStartNanoseconds = Atomic<Int64>(.min)
   let videoEndNanoseconds = Atomic<Int64>(0)
   let videoFinished = Atomic<Bool>(false)
+  /// Frames and nanoseconds of video the sink's output holds once it is finished
+  /// (-1: not known); fewer than were written when it stopped at a size limit or was
+  /// cancelled with frames still in the encoder.
+  let keptFrames = Atomic<Int>(-1)
+  let keptNanoseconds = Atomic<Int64>(0)
 
   private let stages = DispatchGroup()
   private let started = Atomic<Bool>(false)
@@ -206,6 +211,11 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       bytes: s.bytesWritten.load(ordering: .relaxed),
       stopReason: o.error != nil ? .failed : (o.reason ?? .endOfInput),
       error: o.error.map { "\($0)" })
+    let kept = keptFrames.load(ordering: .acquiring)
+    if kept >= 0 && kept < result.framesOut {
+      result.framesOut = kept
+      result.durationSeconds = Double(keptNanoseconds.load(ordering: .acquiring)) / 1e9
+    }
     result.busySeconds = [
       "filter": Double(s.filterBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
       "writer": Double(s.writerBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
@@ -247,4 +257,14 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 public struct RecordingSessionError: Error, CustomStringConvertible, Sendable {
   public let description: String
   public init(_ description: String) { self.description = description }
+}
+
+/// The input failed mid-way (a cut file, a read error): what was read before is kept.
+public struct InputFailure: Error, CustomStringConvertible {
+  public let underlying: any Error
+  /// Seconds of video read before it failed.
+  public let afterSeconds: Double
+  public var description: String {
+    "input failed after \(RecordingStatusLine.fixed(afterSeconds, 2)) s: \(underlying)"
+  }
 }

@@ -22,10 +22,14 @@ public protocol RecordingSink<Audio>: AnyObject {
   /// Set when the sink wants the recording to end cleanly (free space below
   /// `--min-free`), with the reason as one line.
   var stopRequest: String? { get }
+  /// The video the finished output holds (frames, seconds), when the sink knows it:
+  /// fewer frames than were appended if it stopped muxing at `--max-size`.
+  var videoKept: (frames: Int, seconds: Double)? { get }
 }
 
 extension RecordingSink {
   public var stopRequest: String? { nil }
+  public var videoKept: (frames: Int, seconds: Double)? { nil }
 }
 
 /// A sink that also encodes yuv420p frames as they are, as the movie writer does: the
