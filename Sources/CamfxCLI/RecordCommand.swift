@@ -78,6 +78,11 @@ struct RecordCommand: ParsableCommand {
       + "fields ('cam-%Y%m%d-%H%M%S.mp4'). Each segment starts on a keyframe and plays alone.", valueName: "time"))
   var segment: String?
 
+  @Option(name: .customLong("reconnect-timeout"), help: ArgumentHelp(
+    "How long to wait for a camera that went away (unplugged, reset) to come back; the recording goes on in the "
+      + "same file with a gap (default 30s; 0: finish at once).", valueName: "time"))
+  var reconnect: String?
+
   @Option(help: ArgumentHelp("Loop recording: keep only the newest N segments (needs --segment).", valueName: "n"))
   var keep: Int?
 
@@ -174,6 +179,7 @@ struct RecordCommand: ParsableCommand {
     _ = try MovieContainer(path: output)
     let fragmentInterval = try fragment.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 1
     if let input { try destination.requireDistinct(from: input, what: "--input") }
+    let reconnectTimeout = try reconnect.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 30
     let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0).seconds }
     let maximumTotal = try maxTotal.map(RecordingLimits.parseByteCount)
     let minimumFree = try minFree.map(RecordingLimits.parseByteCount)
@@ -185,7 +191,7 @@ struct RecordCommand: ParsableCommand {
     }
     let opened = try Self.openInput(
       source: source, input: input, size: geometry, fps: fps, realtime: realtime, inputAudio: audio != "none",
-      camera: cameraSettings)
+      camera: cameraSettings, reconnectTimeout: reconnectTimeout)
     let outputGeometry = try chain.configure(input: opened.input.geometry)
     videoSettings.width = outputGeometry.width
     videoSettings.height = outputGeometry.height
@@ -267,6 +273,8 @@ struct RecordCommand: ParsableCommand {
 
     // 4. What was written stays, whatever happened.
     summary.segments = (file as? SegmentedMovieOutput)?.segments
+    summary.indexSeconds = (file as? MovieFileOutput)?.finishReport?.elapsedSeconds
+    summary.cameraGaps = (input as? ReconnectingCameraInput<PCMBuffer>)?.gaps
     if let reason = writer.stopRequest { Self.printToStderr("camfx: \(reason); finishing the recording\n") }
     if let statsFile {
       let encoder = JSONEncoder()
@@ -311,7 +319,7 @@ struct RecordCommand: ParsableCommand {
   /// - Parameter inputAudio: decode a movie file's sound track (false: drop it).
   static func openInput(
     source: String?, input: String?, size: FrameGeometry?, fps: Int?, realtime: Bool, inputAudio: Bool,
-    camera: CameraSettings = CameraSettings()
+    camera: CameraSettings = CameraSettings(), reconnectTimeout: Double = 0
   ) throws -> OpenedInput {
     if let input {
       if size != nil { throw RecordingOptionError("--size cannot be used with --input (camfx does not scale)") }
@@ -331,6 +339,8 @@ struct RecordCommand: ParsableCommand {
       geometry: size ?? FrameGeometry(width: 640, height: 480), framesPerSecond: Double(fps ?? 30))
     let videoSource = try spec.open(
       size: size, frameRate: fps, live: realtime, poolCapacity: expected.poolCapacity, camera: camera)
+    var cameraSettingsUsed = camera
+    cameraSettingsUsed.poolCapacity = max(expected.poolCapacity, 2)
     var rate = Double(fps ?? 30)
     if let camera = videoSource as? V4L2Camera {
       reportNotes(camera.notes, from: camera.path)
@@ -339,6 +349,20 @@ struct RecordCommand: ParsableCommand {
     let buffering = videoSource.isLive
       ? RecordingBuffering.live(geometry: videoSource.geometry, framesPerSecond: rate).fitting(pool: expected.poolCapacity)
       : RecordingBuffering.file
+    if let opened = videoSource as? V4L2Camera, reconnectTimeout > 0 {
+      // The same format, size and rate (and controls) again when the camera comes back.
+      let camera = opened
+      var again = cameraSettingsUsed
+      again.size = camera.geometry
+      again.pixelFormat = camera.format.pixelFormat
+      if let interval = camera.format.frameIntervals.first { again.frameRate = interval }
+      again.preset = nil
+      let path = camera.path
+      let input = ReconnectingCameraInput<PCMBuffer>(
+        camera: camera, timeout: reconnectTimeout, reopen: { try V4L2Camera(path: path, settings: again) },
+        report: { printToStderr("camfx: \($0)\n") })
+      return OpenedInput(input: input, fps: rate, buffering: buffering)
+    }
     return OpenedInput(input: VideoSourceInput<PCMBuffer>(videoSource), fps: rate, buffering: buffering)
   }
 

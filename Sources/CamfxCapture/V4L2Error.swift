@@ -87,7 +87,7 @@ public struct V4L2Error: Error, Sendable, CustomStringConvertible {
     case .unsupportedFormat(let offered):
       return "camera \(device) cannot deliver \(detail ?? "that format"); it offers: \(offered)"
     case .disconnected:
-      return "camera \(device) was disconnected (\(operation): \(systemMessage))"
+      return "camera \(device) was disconnected (\(operation): \(systemMessage))\(detail.map { "; \($0)" } ?? "")"
     case .invalidArgument:
       return "camera \(device)\(suffix)"
     case .failed:

@@ -13,6 +13,10 @@ loop here is kept to a few hundred thousand steps.
   media_check.py frames FILE                 number of decoded video frames
   media_check.py decodes FILE                decodes every frame: no errors, video
                                              timestamps strictly increasing; prints counts
+  media_check.py gap FILE MIN_GAP MIN_BEFORE MIN_AFTER
+                                             the video has a hole of at least MIN_GAP s with
+                                             at least MIN_BEFORE s of frames before it and
+                                             MIN_AFTER s after it (a camera that came back)
 
 Exit status 0 when the measurement was made (and for `bars`, when the bars match),
 1 with a one-line reason otherwise.
@@ -215,11 +219,26 @@ def cmd_decodes(args):
     print(f"{video} video frames, {audio} audio frames, last video frame at {last} s")
 
 
+def cmd_gap(args):
+    path, min_gap, min_before, min_after = args[0], float(args[1]), float(args[2]), float(args[3])
+    out = run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time",
+               "-of", "csv=p=0", path])
+    times = sorted(float(t) for t in out.decode().split() if t.strip() not in ("", "N/A"))
+    if len(times) < 2:
+        die(f"{path}: fewer than two video frames")
+    gap, at = max((b - a, i) for i, (a, b) in enumerate(zip(times, times[1:])))
+    before, after = times[at] - times[0], times[-1] - times[at + 1]
+    print(f"largest gap {gap:.2f} s after {before:.2f} s of video, then {after:.2f} s more")
+    if gap < min_gap or before < min_before or after < min_after:
+        die(f"{path}: expected a gap of at least {min_gap} s with {min_before} s before and {min_after} s after")
+
+
 def main():
     if len(sys.argv) < 3:
         die(__doc__.strip())
     commands = {"pixel": cmd_pixel, "bars": cmd_bars, "tone": cmd_tone,
-                "streams": cmd_streams, "frames": cmd_frames, "decodes": cmd_decodes}
+                "streams": cmd_streams, "frames": cmd_frames, "decodes": cmd_decodes,
+                "gap": cmd_gap}
     fn = commands.get(sys.argv[1])
     if fn is None:
         die(f"unknown measurement {sys.argv[1]!r}; known: {', '.join(commands)}")

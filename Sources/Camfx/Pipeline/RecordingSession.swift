@@ -171,6 +171,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     record(failure: error)
     aborted.store(true, ordering: .releasing)
     stopRequested.store(true, ordering: .releasing)
+    (input as? any InterruptibleRecordingInput)?.interrupt()
   }
 
   /// Waits until every stage has ended, calling `status` every `statusInterval` seconds
@@ -228,6 +229,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   func requestStop(_ reason: StopReason) {
     outcome.withLock { if $0.reason == nil { $0.reason = reason } }
     stopRequested.store(true, ordering: .releasing)
+    (input as? any InterruptibleRecordingInput)?.interrupt()
   }
 
   /// Keeps the first failure; a later one is usually a consequence.

@@ -23,6 +23,10 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   public var busySeconds: [String: Double] = [:]
   /// The files of a segmented recording (`--segment`), oldest first.
   public var segments: [SegmentedMovieOutput.Segment]? = nil
+  /// Times the camera was gone and came back (`--reconnect-timeout`).
+  public var cameraGaps: [ReconnectingCameraInput<PCMBuffer>.Gap]? = nil
+  /// Seconds the in-place finish of a fragmented MP4 took (writing its index).
+  public var indexSeconds: Double? = nil
 
   public init(
     framesIn: Int, framesOut: Int, dropped: [String: Int], audioChunks: Int, durationSeconds: Double,
@@ -45,5 +49,6 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case framesIn = "frames_in", framesOut = "frames_out", dropped, audioChunks = "audio_chunks"
     case durationSeconds = "duration_seconds", elapsedSeconds = "elapsed_seconds", bytes
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
+    case cameraGaps = "camera_gaps", indexSeconds = "index_seconds"
   }
 }

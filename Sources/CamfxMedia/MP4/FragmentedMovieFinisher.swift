@@ -28,6 +28,8 @@ public enum FragmentedMovieFinisher {
     public var trackKinds: [String]
     /// True when the file was already a finished, regular MP4 and was left as it was.
     public var wasFinished: Bool
+    /// Wall-clock seconds the finish took (reading the fragments, writing the index).
+    public var elapsedSeconds: Double = 0
   }
 
   /// Finishes the fragmented MP4 open for reading and writing at `fd`.
@@ -35,6 +37,7 @@ public enum FragmentedMovieFinisher {
   ///   changed then), or an I/O error's text.
   @discardableResult
   public static func finish(fd: Int32) throws(MP4FormatError) -> Report {
+    let started = ContinuousClock.now
     let scan = try FragmentedMovieScan(fd: fd)
     if scan.kind == .finished {
       return Report(seconds: 0, cutBytes: 0, fragments: 0, trackKinds: [], wasFinished: true)
@@ -51,7 +54,10 @@ public enum FragmentedMovieFinisher {
     try write(fd, boxes, at: scan.markerOffset)
     try sync(fd)
     let kinds = try handlerKinds(scan.initialMovie)
-    return Report(seconds: seconds, cutBytes: cut, fragments: scan.fragments, trackKinds: kinds, wasFinished: false)
+    let elapsed = ContinuousClock.now - started
+    return Report(
+      seconds: seconds, cutBytes: cut, fragments: scan.fragments, trackKinds: kinds, wasFinished: false,
+      elapsedSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
   }
 
   /// Finishes the file at `path` (`camfx repair`).

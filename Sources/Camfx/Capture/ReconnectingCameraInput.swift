@@ -1,0 +1,125 @@
+import CamfxCapture
+import CamfxCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A camera input that rides out the camera going away (unplugged, a USB reset, a
+/// driver error): it waits up to `timeout` for the device to come back, reopens it with
+/// the same format, size and rate, and goes on. Frames keep the driver's monotonic
+/// timestamps, so the timeline runs on through the gap: the video has a hole where the
+/// camera was gone, and the movie goes on in the same file. A camera that does not
+/// come back in time ends the input with the disconnection error, as without it.
+///
+/// `@unchecked Sendable`: everything but `interrupted` is used only by the source
+/// stage's thread; `interrupt()` only sets that atomic.
+public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, InterruptibleRecordingInput,
+  @unchecked Sendable
+{
+  /// One time the camera was gone, as `--stats-json` lists it.
+  public struct Gap: Sendable, Codable, Equatable {
+    /// Seconds from the first frame to the last frame before the gap.
+    public var start: Double
+    /// Seconds from that frame to the first frame after it.
+    public var seconds: Double
+  }
+
+  private var input: VideoSourceInput<Audio>?
+  private let path: String
+  private let reopen: () throws -> V4L2Camera
+  private let timeout: Double
+  private let report: (String) -> Void
+  private let interrupted = Atomic<Bool>(false)
+  public let geometry: FrameGeometry
+  public let frameDuration: MediaTime?
+  public private(set) var gaps: [Gap] = []
+  private var firstTime: MediaTime?
+  private var lastTime: MediaTime?
+  private var gapStart: MediaTime?
+
+  /// - Parameters:
+  ///   - camera: the opened camera.
+  ///   - timeout: seconds to wait for it to come back (0: end at once).
+  ///   - reopen: opens the camera again with the same settings.
+  ///   - report: receives one line per event ("camera ... was disconnected; waiting ...").
+  public init(
+    camera: V4L2Camera, timeout: Double, reopen: @escaping () throws -> V4L2Camera,
+    report: @escaping (String) -> Void = { _ in }
+  ) {
+    input = VideoSourceInput(camera)
+    path = camera.path
+    geometry = camera.geometry
+    frameDuration = camera.frameDuration
+    self.timeout = timeout
+    self.reopen = reopen
+    self.report = report
+  }
+
+  public var isLive: Bool { true }
+  public var hasAudio: Bool { false }
+
+  public func interrupt() { interrupted.store(true, ordering: .releasing) }
+
+  public func nextSample() throws -> RecordingSample<Audio>? {
+    while true {
+      guard let input else { return nil }
+      do {
+        let sample = try input.nextSample()
+        if case .video(let frame) = sample { noteFrame(at: frame.presentationTime) }
+        return sample
+      } catch let error as V4L2Error where error.kind == .disconnected && timeout > 0 {
+        self.input = nil  // closes the device, so the driver can let it go
+        report("camera \(path) was disconnected; waiting up to \(Self.seconds(timeout)) for it to come back")
+        guard let camera = try waitForCamera() else {
+          if interrupted.load(ordering: .acquiring) { return nil }
+          throw V4L2Error(
+            .disconnected, code: error.code, operation: error.operation, device: path,
+            detail: "it did not come back within \(Self.seconds(timeout))")
+        }
+        guard camera.geometry == geometry else {
+          throw V4L2Error(
+            .failed, operation: "reopen", device: path,
+            detail: "the camera came back with size \(camera.geometry) instead of \(geometry)")
+        }
+        gapStart = lastTime
+        self.input = VideoSourceInput(camera)
+      }
+    }
+  }
+
+  private func noteFrame(at time: MediaTime) {
+    if firstTime == nil { firstTime = time }
+    if let start = gapStart, let first = firstTime {
+      let gap = Gap(start: (start - first).seconds, seconds: (time - start).seconds)
+      gaps.append(gap)
+      report("camera \(path) is back after a gap of \(Self.seconds(gap.seconds)); recording goes on")
+      gapStart = nil
+    }
+    lastTime = time
+  }
+
+  /// Tries to reopen the camera twice a second until `timeout` or an interrupt.
+  private func waitForCamera() throws -> V4L2Camera? {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    let deadline = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + timeout
+    while !interrupted.load(ordering: .acquiring) {
+      if let camera = try? reopen() { return camera }
+      clock_gettime(CLOCK_MONOTONIC, &now)
+      if Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 >= deadline { return nil }
+      usleep(250_000)
+    }
+    return nil
+  }
+
+  static func seconds(_ s: Double) -> String {
+    s >= 10 ? "\(Int(s.rounded())) s" : "\((s * 10).rounded() / 10) s"
+  }
+}
+
+/// An input whose `nextSample()` may wait for a long time (a camera that went away):
+/// the session calls `interrupt()` when it is asked to stop, and the input then ends.
+public protocol InterruptibleRecordingInput: AnyObject {
+  func interrupt()
+}
