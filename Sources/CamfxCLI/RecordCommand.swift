@@ -273,7 +273,11 @@ struct RecordCommand: ParsableCommand {
 
     // 4. What was written stays, whatever happened.
     summary.segments = (file as? SegmentedMovieOutput)?.segments
-    summary.indexSeconds = (file as? MovieFileOutput)?.finishReport?.elapsedSeconds
+    if let single = file as? MovieFileOutput {
+      summary.indexSeconds = single.finishReport?.elapsedSeconds
+      summary.syncSeconds = single.syncSeconds
+      summary.syncs = single.syncs
+    }
     summary.cameraGaps = (input as? ReconnectingCameraInput<PCMBuffer>)?.gaps
     if let reason = writer.stopRequest { Self.printToStderr("camfx: \(reason); finishing the recording\n") }
     if let statsFile {

@@ -36,6 +36,9 @@ final class MovieFileIO {
   private(set) var committedEnd: Int64 = 0
   /// The first write error's errno, kept for the message ("disk full").
   private(set) var writeErrno: Int32 = 0
+  /// Wall-clock seconds spent in `fdatasync`, and how many calls.
+  private(set) var syncSeconds: Double = 0
+  private(set) var syncs = 0
 
   init(fd: Int32, insertsMarker: Bool) throws(FFmpegError) {
     self.fd = fd
@@ -81,10 +84,17 @@ final class MovieFileIO {
       try pwriteAll(markerBytes, at: at)
       markerWritten = markerBytes
     }
-    if sync, fdatasync(fd) != 0 {
+    if sync {
+      let started = ContinuousClock.now
+      let result = fdatasync(fd)
       let code = errno
-      writeErrno = code
-      throw FFmpegError(code: camfx_averror(code), operation: "fdatasync")
+      let took = ContinuousClock.now - started
+      syncSeconds += Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18
+      syncs += 1
+      if result != 0 {
+        writeErrno = code
+        throw FFmpegError(code: camfx_averror(code), operation: "fdatasync")
+      }
     }
   }
 

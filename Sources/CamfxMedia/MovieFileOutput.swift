@@ -85,6 +85,9 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   /// Video packets muxed, and where the last one ends (seconds).
   public private(set) var videoPacketsWritten = 0
   public private(set) var videoEndSeconds: Double = 0
+  /// Seconds spent making fragments durable (`fdatasync`), and how many there were.
+  public private(set) var syncSeconds: Double = 0
+  public private(set) var syncs = 0
 
   /// Checks the container; creates nothing.
   /// - Throws: `MediaSettingsError` for an unsupported extension.
@@ -339,6 +342,8 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     }
     if let io {
       finishedBytes = io.size
+      syncSeconds += io.syncSeconds
+      syncs += io.syncs
       self.io = nil
     }
     if fd >= 0 {

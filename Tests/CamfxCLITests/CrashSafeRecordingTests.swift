@@ -92,6 +92,22 @@ final class CrashSafeRecordingTests: CLITestCase {
     }
   }
 
+  /// Matroska is crash-tolerant by nature; written in synced clusters of 1 s, a file
+  /// killed mid-recording plays up to its last cluster.
+  func testKilledMatroskaRecordingPlays() throws {
+    for round in 0..<3 {
+      let name = "kill-\(round).mkv"
+      let (process, started) = try start(["record", "--size", "640x360", "--audio", "sine", "-o", name], waitingFor: name)
+      usleep(UInt32(2_500_000 + round * 1_000_000))
+      let recorded = Date().timeIntervalSince(started)
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      XCTAssertEqual(try decodeErrors(name), "", name)
+      let video = try XCTUnwrap(MovieOracle.probe(path(name))["video"], name)
+      XCTAssertGreaterThanOrEqual((video.frameTimes.max() ?? 0) + 1.0 / 30, recorded - 1.5, name)
+    }
+  }
+
   func testRepairSaysWhatItRefusesAndWhatIsDone() throws {
     XCTAssertTrue(FileManager.default.createFile(atPath: path("notes.mp4"), contents: Data("hello".utf8)))
     try assertFails(

@@ -27,6 +27,9 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   public var cameraGaps: [ReconnectingCameraInput<PCMBuffer>.Gap]? = nil
   /// Seconds the in-place finish of a fragmented MP4 took (writing its index).
   public var indexSeconds: Double? = nil
+  /// Seconds spent in `fdatasync` making the fragments durable, and how many calls.
+  public var syncSeconds: Double? = nil
+  public var syncs: Int? = nil
 
   public init(
     framesIn: Int, framesOut: Int, dropped: [String: Int], audioChunks: Int, durationSeconds: Double,
@@ -50,5 +53,6 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case durationSeconds = "duration_seconds", elapsedSeconds = "elapsed_seconds", bytes
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
     case cameraGaps = "camera_gaps", indexSeconds = "index_seconds"
+    case syncSeconds = "sync_seconds", syncs
   }
 }
