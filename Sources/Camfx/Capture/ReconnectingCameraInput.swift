@@ -63,28 +63,41 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, Int
 
   public func nextSample() throws -> RecordingSample<Audio>? {
     while true {
-      guard let input else { return nil }
-      do {
-        let sample = try input.nextSample()
-        if case .video(let frame) = sample { noteFrame(at: frame.presentationTime) }
-        return sample
-      } catch let error as V4L2Error where error.kind == .disconnected && timeout > 0 {
-        self.input = nil  // closes the device, so the driver can let it go
-        report("camera \(path) was disconnected; waiting up to \(Self.seconds(timeout)) for it to come back")
-        guard let camera = try waitForCamera() else {
-          if interrupted.load(ordering: .acquiring) { return nil }
-          throw V4L2Error(
-            .disconnected, code: error.code, operation: error.operation, device: path,
-            detail: "it did not come back within \(Self.seconds(timeout))")
-        }
-        guard camera.geometry == geometry else {
-          throw V4L2Error(
-            .failed, operation: "reopen", device: path,
-            detail: "the camera came back with size \(camera.geometry) instead of \(geometry)")
-        }
-        gapStart = lastTime
-        self.input = VideoSourceInput(camera)
+      let error: V4L2Error
+      switch readSample() {
+      case .success(let sample): return sample
+      case .failure(let e as V4L2Error) where e.kind == .disconnected && timeout > 0: error = e
+      case .failure(let e): throw e
       }
+      // No reference to the old camera may live on here: closing it is what lets the
+      // driver (or a module reload) bring the device back.
+      input = nil
+      report("camera \(path) was disconnected; waiting up to \(Self.seconds(timeout)) for it to come back")
+      guard let camera = try waitForCamera() else {
+        if interrupted.load(ordering: .acquiring) { return nil }
+        throw V4L2Error(
+          .disconnected, code: error.code, operation: error.operation, device: path,
+          detail: "it did not come back within \(Self.seconds(timeout))")
+      }
+      guard camera.geometry == geometry else {
+        throw V4L2Error(
+          .failed, operation: "reopen", device: path,
+          detail: "the camera came back with size \(camera.geometry) instead of \(geometry)")
+      }
+      gapStart = lastTime
+      input = VideoSourceInput(camera)
+    }
+  }
+
+  /// The current camera's next sample (nil once it was given up), as a result.
+  private func readSample() -> Result<RecordingSample<Audio>?, any Error> {
+    guard let input else { return .success(nil) }
+    do {
+      let sample = try input.nextSample()
+      if case .video(let frame) = sample { noteFrame(at: frame.presentationTime) }
+      return .success(sample)
+    } catch {
+      return .failure(error)
     }
   }
 
