@@ -75,6 +75,10 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   private var io: MovieFileIO?
   private var fd: Int32 = -1
   private let packet: FFmpegPacket
+  /// The last video packet, until the next one gives it its duration.
+  private let heldVideo: FFmpegPacket
+  private var heldVideoDTS: Int64?
+  private var heldVideoEnd: Double = 0
   private var marker = FragmentedMovieMarker()
   private var nextCutSeconds: Double?
   private var finishedBytes: Int64 = 0
@@ -96,6 +100,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     self.options = options
     container = try MovieContainer(path: path)
     packet = try FFmpegPacket()
+    heldVideo = try FFmpegPacket()
     freeSpace = options.minimumFreeBytes.map { FreeSpaceCheck(path: path, minimumBytes: $0) }
   }
 
@@ -127,7 +132,26 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
         }
         freeSpace = check
       }
-      if isFragmented, encoded.stream.kind == .video {
+      try check(av_packet_ref(packet.pointer, encoded.pointer), "av_packet_ref")
+      let stream = context.pointee.streams[encoded.stream.index]!
+      av_packet_rescale_ts(packet.pointer, encoded.stream.timeBase, stream.pointee.time_base)
+      packet.pointer.pointee.stream_index = Int32(encoded.stream.index)
+      let track = UInt32(encoded.stream.index + 1)
+      if marker.firstDecodeTimes[track] == nil { marker.firstDecodeTimes[track] = packet.pointer.pointee.dts }
+      guard encoded.stream.kind == .video else {
+        try mux(packet.pointer)
+        return
+      }
+      // Video waits for the next frame, which tells how long it lasts: a frame before
+      // a gap (a camera that was away) lasts until the frame after it. A fragment
+      // cannot be changed once written, so without this the gap would go missing.
+      let dts = packet.pointer.pointee.dts
+      if heldVideoDTS != nil {
+        let held = heldVideo.pointer
+        if dts > held.pointee.dts { held.pointee.duration = dts - held.pointee.dts }
+        try muxHeldVideo()
+      }
+      if isFragmented {
         let t = encoded.decodeSeconds
         if let cut = nextCutSeconds, t >= cut {
           try writeFragment()
@@ -136,22 +160,29 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
           nextCutSeconds = t + options.fragmentInterval
         }
       }
-      try check(av_packet_ref(packet.pointer, encoded.pointer), "av_packet_ref")
-      let stream = context.pointee.streams[encoded.stream.index]!
-      av_packet_rescale_ts(packet.pointer, encoded.stream.timeBase, stream.pointee.time_base)
-      packet.pointer.pointee.stream_index = Int32(encoded.stream.index)
-      let track = UInt32(encoded.stream.index + 1)
-      if marker.firstDecodeTimes[track] == nil { marker.firstDecodeTimes[track] = packet.pointer.pointee.dts }
-      pendingPacketBytes += Int64(packet.pointer.pointee.size)
-      try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame")
-      if encoded.stream.kind == .video {
-        videoPacketsWritten += 1
-        videoEndSeconds = max(videoEndSeconds, encoded.presentationSeconds + encoded.durationSeconds)
-      }
+      av_packet_move_ref(heldVideo.pointer, packet.pointer)
+      heldVideoDTS = dts
+      heldVideoEnd = encoded.presentationSeconds + encoded.durationSeconds
     } catch {
       fail(error)
       throw failure
     }
+  }
+
+  /// Hands one packet (in its stream's time base) to the muxer, which takes its data.
+  private func mux(_ p: UnsafeMutablePointer<AVPacket>) throws(FFmpegError) {
+    guard let context else { return }
+    pendingPacketBytes += Int64(p.pointee.size)
+    try check(av_interleaved_write_frame(context, p), "av_interleaved_write_frame")
+  }
+
+  /// Muxes the video packet that waited for the next one.
+  private func muxHeldVideo() throws(FFmpegError) {
+    guard heldVideoDTS != nil else { return }
+    heldVideoDTS = nil
+    try mux(heldVideo.pointer)
+    videoPacketsWritten += 1
+    videoEndSeconds = max(videoEndSeconds, heldVideoEnd)
   }
 
   /// Ends the current fragment and makes everything written so far durable.
@@ -198,6 +229,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   /// and closes the file.
   private func complete() throws(FFmpegError) {
     guard let context, let io else { return }
+    try muxHeldVideo()
     try check(av_write_trailer(context), "av_write_trailer")
     io.setMarker(marker)
     try io.commit(sync: true)

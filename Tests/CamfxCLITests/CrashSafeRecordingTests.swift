@@ -177,6 +177,24 @@ final class CrashSafeRecordingTests: CLITestCase {
     for name in ["loop-002.mp4", "loop-003.mp4"] { XCTAssertEqual(try decodeErrors(name), "", name) }
   }
 
+  func testMaxTotalKeepsTheNewestSegmentsThatFit() throws {
+    let result = try CLI.run(
+      ["record", "--size", "160x120", "--duration", "8s", "--segment", "1s", "--max-total", "40k", "--no-realtime",
+       "--stats-json", "stats.json", "-o", "loop.mp4"] + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+    let segments = try XCTUnwrap(json["segments"] as? [[String: Any]])
+    XCTAssertEqual(segments.count, 8)
+    let kept = segments.filter { ($0["kept"] as? Bool) == true }
+    XCTAssertGreaterThan(kept.count, 0)
+    XCTAssertLessThan(kept.count, 8, "the oldest were deleted")
+    // The kept ones are the newest, and all but the one still being written fit in 40 kB.
+    XCTAssertEqual(kept.compactMap { $0["name"] as? String }, segments.suffix(kept.count).compactMap { $0["name"] as? String })
+    XCTAssertLessThanOrEqual(kept.dropLast().reduce(0) { $0 + ($1["bytes"] as? Int ?? 0) }, 40_000)
+    XCTAssertEqual(try listing().filter { $0.hasPrefix("loop-") }, kept.compactMap { $0["name"] as? String })
+  }
+
   func testStrftimeSegmentNamesGetACounterWhenTheyCollide() throws {
     let result = try CLI.run(
       ["record", "--size", "160x120", "--duration", "2s", "--segment", "1s", "--no-realtime", "-o", "cam-%Y.mp4"] + fast,

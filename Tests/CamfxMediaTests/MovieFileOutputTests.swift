@@ -122,6 +122,27 @@ final class MovieFileOutputTests: XCTestCase {
     }
   }
 
+  /// Frames with a hole in their timestamps (a camera that was gone for a while) keep
+  /// it: the finished file has the same gap as an unfragmented one.
+  func testAGapInTheTimestampsStaysAGap() throws {
+    let dir = try TemporaryDirectory()
+    var video = VideoSettings(width: 160, height: 120)
+    video.preset = "ultrafast"
+    for fragment in [1.0, 0] {
+      let path = dir.file("gap-\(fragment).mp4")
+      let writer = try MovieWriter(
+        path: path, settings: MovieSettings(video: video), file: MovieFileOutput.Options(fragmentInterval: fragment))
+      for i in Array(0..<45) + Array(200..<245) {
+        try writer.append(patternFrame(width: 160, height: 120, index: i))
+      }
+      try writer.finish()
+      let pts = try XCTUnwrap(probe(path)["video"]).packetPTS.sorted()
+      XCTAssertEqual(pts.count, 90)
+      XCTAssertEqual(pts[45] - pts[44], 156.0 / 30, accuracy: 0.001, "fragment \(fragment)")
+      XCTAssertEqual(pts.last ?? 0, 244.0 / 30, accuracy: 0.001, "fragment \(fragment)")
+    }
+  }
+
   func testRepairRefusesAFileCamfxDidNotWriteFragmented() throws {
     let dir = try TemporaryDirectory()
     let plain = dir.file("plain.mp4")

@@ -1,4 +1,4 @@
-import CamfxMedia
+@testable import CamfxMedia
 import Foundation
 import XCTest
 

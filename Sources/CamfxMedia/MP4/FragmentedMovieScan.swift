@@ -93,6 +93,16 @@ struct FragmentedMovieScan {
   }
 
   private static func append(_ added: TrackSamples, to track: inout TrackSamples) {
+    // A fragment that starts later than the samples before it end (`tfdt`: a camera
+    // that was gone for a while) leaves a gap: the sample before it lasts until then,
+    // as a regular MP4 holds a gap in a track.
+    if let start = track.firstFragmentDecodeTime, let next = added.firstFragmentDecodeTime, !track.durations.isEmpty {
+      let end = start + track.mediaDuration
+      if next > end {
+        let last = track.durations.count - 1
+        track.durations[last] = UInt32(clamping: UInt64(track.durations[last]) + (next - end))
+      }
+    }
     let base = UInt32(track.durations.count)
     track.durations += added.durations
     track.sizes += added.sizes
