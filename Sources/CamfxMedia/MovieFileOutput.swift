@@ -21,18 +21,7 @@ import Glibc
 ///
 /// `@unchecked Sendable`: every method is called under the writer's output lock.
 public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
-  public enum Status: Sendable, Equatable, CustomStringConvertible {
-    case unknown, writing, completed, failed(FFmpegError), cancelled
-    public var description: String {
-      switch self {
-      case .unknown: "unknown"
-      case .writing: "writing"
-      case .completed: "completed"
-      case .failed(let e): "failed: \(e)"
-      case .cancelled: "cancelled"
-      }
-    }
-  }
+  public typealias Status = WritingStatus
 
   /// How the file is written.
   public struct Options: Sendable, Equatable {

@@ -50,18 +50,7 @@ public final class MovieWriter: @unchecked Sendable {
   // outputs and `state` under `outputLock`), always taken in that order.
 
   /// Where the writer is in its life, as `AVAssetWriter.Status`.
-  public enum Status: Sendable, Equatable, CustomStringConvertible {
-    case unknown, writing, completed, failed(FFmpegError), cancelled
-    public var description: String {
-      switch self {
-      case .unknown: "unknown"
-      case .writing: "writing"
-      case .completed: "completed"
-      case .failed(let e): "failed: \(e)"
-      case .cancelled: "cancelled"
-      }
-    }
-  }
+  public typealias Status = WritingStatus
 
   public let settings: MovieSettings
   /// Where the packets go, in the order they were given.

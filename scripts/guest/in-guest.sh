@@ -191,6 +191,13 @@ fi
 # default, and goes on in the same file), longer than --reconnect-timeout 3s for one
 # that stays away (camfx finishes the file and exits non-zero). While the first records,
 # a second camfx on the same camera and microphone must be told they are busy.
+wait_for_frames() {  # wait_for_frames NAME: frames reach $out/NAME (fragments of 1 s), or $recorder ended
+  waited=0
+  while [ -z "$(find "$out" -name "$1" -size +32k)" ] \
+      && [ "$waited" -lt 120 ] && kill -0 "$recorder" 2>/dev/null; do
+    sleep 1; waited=$((waited + 1))
+  done
+}
 hold_camera() {  # hold_camera SECONDS: keeps /dev/video0 open that long, in the background
   sh -c 'exec 3</dev/video0; sleep "$0"' "$1" &
   holder=$!
@@ -202,12 +209,7 @@ if has record-camera; then
   timeout -k 10 300 "$CAMFX" record --source /dev/video0 --size 320x180 $audio \
     --duration 120s $record_options -o "$out/record-cut.mp4" 2>"$out/record-cut.err" &
   recorder=$!
-  # Frames reach the file (written under its own name in fragments of 1 s).
-  waited=0
-  while [ -z "$(find "$out" -name 'record-cut.mp4' -size +32k)" ] \
-      && [ "$waited" -lt 120 ] && kill -0 "$recorder" 2>/dev/null; do
-    sleep 1; waited=$((waited + 1))
-  done
+  wait_for_frames record-cut.mp4
   if has snapshot-camera; then
     timeout -k 10 60 "$CAMFX" snapshot --source /dev/video0 -o "$out/busy.png" 2>"$out/busy-camera.err"
     status=$?
@@ -257,11 +259,7 @@ if has record-camera; then
   timeout -k 10 300 "$CAMFX" record --source /dev/video0 --size 320x180 --audio none --reconnect-timeout 3s \
     --duration 120s $record_options -o "$out/record-gone.mp4" 2>"$out/record-gone.err" &
   recorder=$!
-  waited=0
-  while [ -z "$(find "$out" -name 'record-gone.mp4' -size +32k)" ] \
-      && [ "$waited" -lt 120 ] && kill -0 "$recorder" 2>/dev/null; do
-    sleep 1; waited=$((waited + 1))
-  done
+  wait_for_frames record-gone.mp4
   hold_camera 15
   check "vivid's disconnect control unplugs the camera again" v4l2-ctl -d /dev/video0 -c disconnect=1
   wait "$recorder"; status=$?
