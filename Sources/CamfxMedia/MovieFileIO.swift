@@ -79,22 +79,28 @@ final class MovieFileIO {
   func commit(sync: Bool) throws(FFmpegError) {
     if let ctx = context { avio_flush(ctx) }
     if writeErrno != 0 { throw FFmpegError(code: camfx_averror(writeErrno), operation: "write") }
-    try writeStage()
+    // A marker that changed (a track's first packet) reaches the disk before the
+    // fragment that needs it, so no crash keeps a fragment without its track's delay.
     if insertsMarker, let at = markerAt, !markerBytes.isEmpty, markerBytes != markerWritten {
       try pwriteAll(markerBytes, at: at)
       markerWritten = markerBytes
+      if sync { try syncFile() }
     }
-    if sync {
-      let started = ContinuousClock.now
-      let result = fdatasync(fd)
-      let code = errno
-      let took = ContinuousClock.now - started
-      syncSeconds += Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18
-      syncs += 1
-      if result != 0 {
-        writeErrno = code
-        throw FFmpegError(code: camfx_averror(code), operation: "fdatasync")
-      }
+    try writeStage()
+    if sync { try syncFile() }
+  }
+
+  /// `fdatasync`, timed.
+  private func syncFile() throws(FFmpegError) {
+    let started = ContinuousClock.now
+    let result = fdatasync(fd)
+    let code = errno
+    let took = ContinuousClock.now - started
+    syncSeconds += Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18
+    syncs += 1
+    if result != 0 {
+      writeErrno = code
+      throw FFmpegError(code: camfx_averror(code), operation: "fdatasync")
     }
   }
 

@@ -126,7 +126,9 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       av_packet_rescale_ts(packet.pointer, encoded.stream.timeBase, stream.pointee.time_base)
       packet.pointer.pointee.stream_index = Int32(encoded.stream.index)
       let track = UInt32(encoded.stream.index + 1)
-      if marker.firstDecodeTimes[track] == nil { marker.firstDecodeTimes[track] = packet.pointer.pointee.dts }
+      if marker.firstDecodeTimes[track] == nil, packet.pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE {
+        marker.firstDecodeTimes[track] = packet.pointer.pointee.dts
+      }
       guard encoded.stream.kind == .video else {
         try mux(packet.pointer)
         return
@@ -257,7 +259,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     }
     status = .failed(named(error))
     if fd >= 0, isFragmented, container.isISOBMFF {
-      if let io { _ = ftruncate(fd, off_t(io.committedEnd)) }
+      // The finisher cuts a torn last fragment itself.
       finishReport = try? FragmentedMovieFinisher.finish(fd: fd)
     }
     closeFile()
@@ -348,6 +350,11 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       throw FFmpegError.invalid("open '\(path)'", "not a regular file (camfx writes movies only to regular files)")
     }
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    // `camfx repair` (or another recording) keeps its hands off a file being written.
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+      close(fd)
+      throw FFmpegError.invalid("open '\(path)'", "another program is writing it (it is locked)")
+    }
     if overwrite, ftruncate(fd, 0) != 0 {
       let code = errno
       close(fd)

@@ -143,6 +143,44 @@ final class MovieFileOutputTests: XCTestCase {
     }
   }
 
+  /// Repair reads whatever a crash or a bad disk left: corrupted boxes make it refuse
+  /// or cut, never crash; a finished file that lost its index is finished again.
+  func testRepairSurvivesCorruptionAndALostIndex() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.file("rec.mp4")
+    let snapshot = dir.file("crashed.mp4")
+    try record(path, count: 100, midwayFrame: 80) { path in
+      try FileManager.default.copyItem(atPath: path, toPath: snapshot)
+    }
+    let crashed = try XCTUnwrap(FileManager.default.contents(atPath: snapshot))
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<60 {
+      var bytes = crashed
+      for _ in 0..<4 {
+        // Mostly in the boxes camfx reads (the first 8 kB: marker, moov, first moof).
+        let at = round % 3 == 0 ? Int.random(in: 0..<bytes.count, using: &generator) : Int.random(in: 24..<8192, using: &generator)
+        bytes[at] = UInt8.random(in: 0...255, using: &generator)
+      }
+      let copy = dir.file("corrupt-\(round).mp4")
+      FileManager.default.createFile(atPath: copy, contents: bytes)
+      do {
+        _ = try FragmentedMovieFinisher.finish(path: copy)
+      } catch {
+        XCTAssertTrue(error is MP4FormatError, "\(error)")
+      }
+    }
+    // A finished file whose final index is gone: the fragments are read again.
+    let finished = try XCTUnwrap(FileManager.default.contents(atPath: path))
+    let moovAt = try XCTUnwrap(finished.indices.reversed().first { i in
+      i + 8 <= finished.count && finished[(i + 4)..<(i + 8)].elementsEqual("moov".utf8)
+    }) - 0
+    let lost = dir.file("lost.mp4")
+    FileManager.default.createFile(atPath: lost, contents: finished.prefix(moovAt))
+    let report = try FragmentedMovieFinisher.finish(path: lost)
+    XCTAssertFalse(report.wasFinished)
+    XCTAssertEqual(try frameChecksums(lost), try frameChecksums(path))
+  }
+
   func testRepairRefusesAFileCamfxDidNotWriteFragmented() throws {
     let dir = try TemporaryDirectory()
     let plain = dir.file("plain.mp4")

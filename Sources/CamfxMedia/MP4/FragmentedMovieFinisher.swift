@@ -46,14 +46,20 @@ public enum FragmentedMovieFinisher {
     if cut > 0 { try truncate(fd, to: scan.completeEnd) }
     let (moov, seconds) = try MovieIndexBuilder(initialMovie: scan.initialMovie, tracks: scan.tracks, marker: scan.marker)
       .build()
-    try write(fd, moov, at: scan.completeEnd)
-    try truncate(fd, to: scan.completeEnd + Int64(moov.count))
-    try sync(fd)
+    let kinds = try handlerKinds(scan.initialMovie)
+    do throws(MP4FormatError) {
+      try write(fd, moov, at: scan.completeEnd)
+      try truncate(fd, to: scan.completeEnd + Int64(moov.count))
+      try sync(fd)
+    } catch {
+      // No room for the index (a full disk): the file stays fragmented, which plays.
+      _ = ftruncate(fd, off_t(scan.completeEnd))
+      throw error
+    }
     let boxes = FragmentedMovieMarker.finishedBoxes(
       original: scan.markerBox, markerOffset: scan.markerOffset, mediaEnd: scan.completeEnd)
     try write(fd, boxes, at: scan.markerOffset)
     try sync(fd)
-    let kinds = try handlerKinds(scan.initialMovie)
     let elapsed = ContinuousClock.now - started
     return Report(
       seconds: seconds, cutBytes: cut, fragments: scan.fragments, trackKinds: kinds, wasFinished: false,
@@ -67,6 +73,10 @@ public enum FragmentedMovieFinisher {
     defer { close(fd) }
     var st = stat()
     guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw MP4FormatError("'\(path)' is not a regular file") }
+    // A recording that is still being written holds this lock.
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+      throw MP4FormatError("'\(path)' is being written by a running recording")
+    }
     return try finish(fd: fd)
   }
 

@@ -16,7 +16,36 @@ struct FragmentedMovieScan {
     var chunks: [(offset: Int64, samples: UInt32)] = []
     /// `tfdt` of the first fragment.
     var firstFragmentDecodeTime: UInt64? = nil
-    var mediaDuration: UInt64 { durations.reduce(0) { $0 + UInt64($1) } }
+    /// The sum of `durations`, kept as samples are added (a day of fragments would
+    /// make summing them again for each one quadratic).
+    private(set) var mediaDuration: UInt64 = 0
+
+    mutating func appendSample(duration: UInt32, size: UInt32, compositionOffset: Int32, sync: Bool) {
+      durations.append(duration)
+      sizes.append(size)
+      compositionOffsets.append(compositionOffset)
+      mediaDuration += UInt64(duration)
+      if sync { syncSamples.append(UInt32(durations.count)) }
+    }
+
+    /// Makes the last sample last `extra` ticks longer (a gap after it).
+    mutating func lengthenLastSample(by extra: UInt64) {
+      guard let last = durations.indices.last else { return }
+      let longer = UInt32(clamping: UInt64(durations[last]) + extra)
+      mediaDuration += UInt64(longer - durations[last])
+      durations[last] = longer
+    }
+
+    mutating func append(_ added: TrackSamples) {
+      let base = UInt32(durations.count)
+      durations += added.durations
+      sizes += added.sizes
+      compositionOffsets += added.compositionOffsets
+      syncSamples += added.syncSamples.map { $0 + base }
+      chunks += added.chunks
+      mediaDuration += added.mediaDuration
+      if firstFragmentDecodeTime == nil { firstFragmentDecodeTime = added.firstFragmentDecodeTime }
+    }
   }
 
   /// The state a file is in.
@@ -56,15 +85,24 @@ struct FragmentedMovieScan {
     guard let marker = FragmentedMovieMarker.parse(markerBox) else { throw notCamfx }
     self.marker = marker
     if markerHeader.size == Int64(FragmentedMovieMarker.finishedFreeSize) {
-      kind = .finished
-      moovOffset = 0
-      initialMovie = []
-      completeEnd = file.fileSize
-      return
+      // Finished: the mdat that covers the fragments is followed by the final index,
+      // which ends the file. If it is not (a finish interrupted after the marker was
+      // turned), the fragments are read again below and the index written anew.
+      if let mdat = try file.boxHeader(at: markerHeader.end), mdat.type == "mdat",
+        let moov = try file.boxHeader(at: mdat.end), moov.type == "moov", moov.end == file.fileSize
+      {
+        kind = .finished
+        moovOffset = 0
+        initialMovie = []
+        completeEnd = file.fileSize
+        return
+      }
+    } else if markerHeader.size != Int64(FragmentedMovieMarker.size) {
+      throw notCamfx
     }
-    guard markerHeader.size == Int64(FragmentedMovieMarker.size) else { throw notCamfx }
     kind = .fragmented
-    guard let moov = try file.boxHeader(at: markerHeader.end), moov.type == "moov", moov.end <= file.fileSize else {
+    let moovAt = markerHeader.offset + Int64(FragmentedMovieMarker.size)
+    guard let moov = try file.boxHeader(at: moovAt), moov.type == "moov", moov.end <= file.fileSize else {
       throw MP4FormatError("the file was cut before its first index ('moov') was complete: nothing to keep")
     }
     moovOffset = moov.offset
@@ -78,8 +116,9 @@ struct FragmentedMovieScan {
     while let header = try file.boxHeader(at: position), header.end <= file.fileSize {
       if header.type == "moof" {
         guard let mdat = try file.boxHeader(at: header.end), mdat.type == "mdat", mdat.end <= file.fileSize else { break }
-        let moof = try file.readBox(header)
-        guard let added = try? Self.parseFragment(moof, at: header.offset, defaults: defaults, mdat: mdat) else { break }
+        guard let moof = try? file.readBox(header),
+          let added = try? Self.parseFragment(moof, at: header.offset, defaults: defaults, mdat: mdat)
+        else { break }
         for (track, samples) in added { Self.append(samples, to: &tracks[track, default: TrackSamples()]) }
         fragments += 1
         position = mdat.end
@@ -93,23 +132,14 @@ struct FragmentedMovieScan {
   }
 
   private static func append(_ added: TrackSamples, to track: inout TrackSamples) {
-    // A fragment that starts later than the samples before it end (`tfdt`: a camera
-    // that was gone for a while) leaves a gap: the sample before it lasts until then,
-    // as a regular MP4 holds a gap in a track.
+    // A fragment that starts later than the samples before it end (`tfdt` after a
+    // gap) keeps the gap: the sample before it lasts until then, as a regular MP4
+    // holds a gap in a track.
     if let start = track.firstFragmentDecodeTime, let next = added.firstFragmentDecodeTime, !track.durations.isEmpty {
-      let end = start + track.mediaDuration
-      if next > end {
-        let last = track.durations.count - 1
-        track.durations[last] = UInt32(clamping: UInt64(track.durations[last]) + (next - end))
-      }
+      let (end, overflow) = start.addingReportingOverflow(track.mediaDuration)
+      if !overflow && next > end { track.lengthenLastSample(by: next - end) }
     }
-    let base = UInt32(track.durations.count)
-    track.durations += added.durations
-    track.sizes += added.sizes
-    track.compositionOffsets += added.compositionOffsets
-    track.syncSamples += added.syncSamples.map { $0 + base }
-    track.chunks += added.chunks
-    if track.firstFragmentDecodeTime == nil { track.firstFragmentDecodeTime = added.firstFragmentDecodeTime }
+    track.append(added)
   }
 
   /// `trex` defaults per track ID, from the initial `moov`'s `mvex`.
@@ -144,6 +174,7 @@ struct FragmentedMovieScan {
       guard var d = defaults[track] else { throw MP4FormatError("fragment of unknown track \(track)") }
       var base = tfhdFlags & 0x2_0000 != 0 ? moofOffset : previousDataEnd
       if tfhdFlags & 0x1 != 0 { base = Int64(bitPattern: try r.u64()) }
+      guard base >= 0, base <= mdat.end else { throw MP4FormatError("fragment data outside its 'mdat'") }
       if tfhdFlags & 0x2 != 0 { _ = try r.u32() }
       if tfhdFlags & 0x8 != 0 { d.duration = try r.u32() }
       if tfhdFlags & 0x10 != 0 { d.size = try r.u32() }
@@ -158,11 +189,15 @@ struct FragmentedMovieScan {
       var dataPosition = base
       for trun in children where trun.type == "trun" {
         var t = MP4ByteReader(moof, at: trun.range.lowerBound + 8)
-        let (version, flags) = try t.versionAndFlags()
+        let (_, flags) = try t.versionAndFlags()
         let count = try t.u32()
         if flags & 0x1 != 0 { dataPosition = base + Int64(Int32(bitPattern: try t.u32())) }
         let firstFlags: UInt32? = flags & 0x4 != 0 ? try t.u32() : nil
         let start = dataPosition
+        // The table must be in the box, and the samples (at least a byte each) in the mdat.
+        let fieldsPerSample = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count
+        guard Int64(count) * Int64(fieldsPerSample * 4) <= Int64(t.remaining), Int64(count) <= mdat.end - start
+        else { throw MP4FormatError("a 'trun' with more samples than its fragment holds") }
         for i in 0..<count {
           let duration = flags & 0x100 != 0 ? try t.u32() : d.duration
           let size = flags & 0x200 != 0 ? try t.u32() : d.size
@@ -170,15 +205,14 @@ struct FragmentedMovieScan {
           if i == 0, let firstFlags { sampleFlags = firstFlags }
           var offset: Int32 = 0
           if flags & 0x800 != 0 {
-            let raw = try t.u32()
-            offset = version == 0 ? Int32(clamping: raw) : Int32(bitPattern: raw)
+            // Some muxers write negative offsets in version 0 too: read the bits as signed.
+            offset = Int32(bitPattern: try t.u32())
           }
-          samples.durations.append(duration)
-          samples.sizes.append(size)
-          samples.compositionOffsets.append(offset)
           // sample_is_non_sync_sample is bit 16 of the sample flags.
-          if sampleFlags & 0x1_0000 == 0 { samples.syncSamples.append(UInt32(samples.durations.count)) }
+          samples.appendSample(
+            duration: duration, size: size, compositionOffset: offset, sync: sampleFlags & 0x1_0000 == 0)
           dataPosition += Int64(size)
+          guard dataPosition <= mdat.end else { throw MP4FormatError("fragment data outside its 'mdat'") }
         }
         guard start >= mdat.payloadOffset, dataPosition <= mdat.end else {
           throw MP4FormatError("fragment data outside its 'mdat'")

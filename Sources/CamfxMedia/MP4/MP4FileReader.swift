@@ -58,12 +58,13 @@ struct MP4FileReader {
     } else if size32 == 0 {
       size = fileSize - offset
     }
-    guard size >= Int64(headerSize) else { return nil }
+    // A size that cannot be (negative, or past any file) ends the walk, as an incomplete box would.
+    guard size >= Int64(headerSize), size <= Int64.max - offset else { return nil }
     return BoxHeader(type: type, offset: offset, size: size, headerSize: headerSize)
   }
 
   /// The whole box (header included), which must lie inside the file.
-  func readBox(_ header: BoxHeader, limit: Int = 64 << 20) throws(MP4FormatError) -> [UInt8] {
+  func readBox(_ header: BoxHeader, limit: Int = 256 << 20) throws(MP4FormatError) -> [UInt8] {
     guard header.end <= fileSize else { throw MP4FormatError("'\(header.type)' box at \(header.offset) is cut off") }
     guard header.size <= Int64(limit) else { throw MP4FormatError("'\(header.type)' box at \(header.offset) is too large") }
     return try read(at: header.offset, count: Int(header.size))
@@ -79,8 +80,13 @@ func mp4Children(of bytes: [UInt8], payloadStart: Int, end: Int? = nil) throws(M
     var r = MP4ByteReader(bytes, at: position)
     var size = Int(try r.u32())
     let type = FourCC(rawValue: try r.u32())
-    if size == 1 { size = Int(try r.u64()) } else if size == 0 { size = end - position }
-    guard size >= 8, position + size <= end else { throw MP4FormatError("'\(type)' box at \(position) overruns its parent") }
+    if size == 1 {
+      guard let wide = Int(exactly: try r.u64()) else { throw MP4FormatError("'\(type)' box at \(position) has an impossible size") }
+      size = wide
+    } else if size == 0 {
+      size = end - position
+    }
+    guard size >= 8, size <= end - position else { throw MP4FormatError("'\(type)' box at \(position) overruns its parent") }
     result.append((type, position..<(position + size)))
     position += size
   }

@@ -22,12 +22,13 @@ struct MovieIndexBuilder {
       traks.append(trak)
       movieDuration = max(movieDuration, duration)
     }
+    let mvhdBytes = try Self.withDuration(Array(initialMovie[mvhd.range]), movieDuration, timescaleField: 2)
     var w = MP4ByteWriter()
     w.box("moov") { w in
       var trakIndex = 0
       for child in children {
         switch child.type {
-        case "mvhd": w.append(Self.withDuration(Array(initialMovie[child.range]), movieDuration, timescaleField: 2))
+        case "mvhd": w.append(mvhdBytes)
         case "trak":
           w.append(traks[trakIndex])
           trakIndex += 1
@@ -54,7 +55,12 @@ struct MovieIndexBuilder {
     let mediaDuration = samples.mediaDuration
 
     // Media time at which presentation time zero falls (see FragmentedMovieMarker).
-    let firstFragmentTime = Int64(samples.firstFragmentDecodeTime ?? 0)
+    // Times far beyond any recording are a corrupt file, not arithmetic to trap on.
+    let limit: Int64 = 1 << 52
+    guard let firstFragmentTime = Int64(exactly: samples.firstFragmentDecodeTime ?? 0), firstFragmentTime < limit,
+      abs(marker.firstDecodeTimes[trackID] ?? 0) < limit, mediaDuration < UInt64(limit),
+      movieTimescale > 0, mediaTimescale > 0
+    else { throw MP4FormatError("track \(trackID) has impossible times") }
     let startInMedia = firstFragmentTime - (marker.firstDecodeTimes[trackID] ?? 0)
     // Presentation ends where the last sample in display order ends (with B-frames,
     // beyond the last decode time by the reordering delay).
@@ -66,17 +72,25 @@ struct MovieIndexBuilder {
     }
     let presented = UInt64(max(0, presentationEnd - max(0, startInMedia)))
     let toMovie = { (t: UInt64) -> UInt64 in
-      mediaTimescale == 0 ? 0 : (t * UInt64(movieTimescale) + UInt64(mediaTimescale) / 2) / UInt64(mediaTimescale)
+      // In 128 bits: a day at 90 kHz times a 1 kHz movie timescale is well within 64,
+      // but a corrupt duration need not be.
+      let (high, low) = t.multipliedFullWidth(by: UInt64(movieTimescale))
+      let (sum, carry) = low.addingReportingOverflow(UInt64(mediaTimescale) / 2)
+      let dividend = (high: high + (carry ? 1 : 0), low: sum)
+      guard dividend.high < UInt64(mediaTimescale) else { return UInt64.max }
+      return UInt64(mediaTimescale).dividingFullWidth(dividend).quotient
     }
     let emptyLead = startInMedia < 0 ? toMovie(UInt64(-startInMedia)) : 0
     let trackDuration = emptyLead + toMovie(presented)
 
+    let media = try buildMedia(mdiaBytes, mdiaChildren, samples: samples, mediaDuration: mediaDuration)
+    let tkhdBytes = try Self.withDuration(Array(trak[tkhd.range]), trackDuration, timescaleField: nil)
     var w = MP4ByteWriter()
     w.box("trak") { w in
       for child in children {
         switch child.type {
         case "tkhd":
-          w.append(Self.withDuration(Array(trak[child.range]), trackDuration, timescaleField: nil))
+          w.append(tkhdBytes)
           if startInMedia != 0 && !samples.durations.isEmpty {
             w.box("edts") { w in
               w.fullBox("elst", version: 1) { w in
@@ -93,7 +107,7 @@ struct MovieIndexBuilder {
             }
           }
         case "edts": break
-        case "mdia": w.append(buildMedia(mdiaBytes, mdiaChildren, samples: samples, mediaDuration: mediaDuration))
+        case "mdia": w.append(media)
         default: w.append(Array(trak[child.range]))
         }
       }
@@ -104,33 +118,28 @@ struct MovieIndexBuilder {
   private func buildMedia(
     _ mdia: [UInt8], _ children: [(type: FourCC, range: Range<Int>)], samples: FragmentedMovieScan.TrackSamples,
     mediaDuration: UInt64
-  ) -> [UInt8] {
-    var w = MP4ByteWriter()
-    w.box("mdia") { w in
-      for child in children {
-        switch child.type {
-        case "mdhd": w.append(Self.withDuration(Array(mdia[child.range]), mediaDuration, timescaleField: 2))
-        case "minf": w.append((try? rebuild(Array(mdia[child.range]), samples: samples)) ?? Array(mdia[child.range]))
-        default: w.append(Array(mdia[child.range]))
-        }
+  ) throws(MP4FormatError) -> [UInt8] {
+    var parts: [[UInt8]] = []
+    for child in children {
+      switch child.type {
+      case "mdhd": parts.append(try Self.withDuration(Array(mdia[child.range]), mediaDuration, timescaleField: 2))
+      case "minf": parts.append(try rebuild(Array(mdia[child.range]), samples: samples))
+      default: parts.append(Array(mdia[child.range]))
       }
     }
+    var w = MP4ByteWriter()
+    w.box("mdia") { w in for part in parts { w.append(part) } }
     return w.bytes
   }
 
   /// `minf` with its `stbl` rebuilt.
   private func rebuild(_ minf: [UInt8], samples: FragmentedMovieScan.TrackSamples) throws(MP4FormatError) -> [UInt8] {
-    var w = MP4ByteWriter()
-    let children = try mp4Children(of: minf, payloadStart: 8)
-    w.box("minf") { w in
-      for child in children {
-        if child.type == "stbl", let stbl = try? sampleTable(Array(minf[child.range]), samples: samples) {
-          w.append(stbl)
-        } else {
-          w.append(Array(minf[child.range]))
-        }
-      }
+    var parts: [[UInt8]] = []
+    for child in try mp4Children(of: minf, payloadStart: 8) {
+      parts.append(child.type == "stbl" ? try sampleTable(Array(minf[child.range]), samples: samples) : Array(minf[child.range]))
     }
+    var w = MP4ByteWriter()
+    w.box("minf") { w in for part in parts { w.append(part) } }
     return w.bytes
   }
 
@@ -189,7 +198,7 @@ struct MovieIndexBuilder {
           for size in s.sizes { w.u32(size) }
         }
       }
-      let wide = (s.chunks.last?.offset ?? 0) > Int64(UInt32.max)
+      let wide = s.chunks.contains { $0.offset > Int64(UInt32.max) }
       w.fullBox(wide ? "co64" : "stco", version: 0) { w in
         w.u32(UInt32(s.chunks.count))
         for chunk in s.chunks {
@@ -231,11 +240,14 @@ struct MovieIndexBuilder {
 
   /// An `mvhd`, `mdhd` (timescale before the duration) or `tkhd` (track ID and a
   /// reserved word before it) with its duration set, as version 1 when it needs 64 bits.
-  static func withDuration(_ box: [UInt8], _ duration: UInt64, timescaleField: Int?) -> [UInt8] {
+  static func withDuration(_ box: [UInt8], _ duration: UInt64, timescaleField: Int?) throws(MP4FormatError) -> [UInt8] {
+    let middle = timescaleField == nil ? 8 : 4
+    guard box.count >= 12, box.count >= (box[8] == 1 ? 12 + 16 + middle + 8 : 12 + 8 + middle + 4) else {
+      throw MP4FormatError("a header box is too short")
+    }
     let version = box[8]
     // Layout after version/flags: creation, modification, then a 4-byte timescale
     // (mvhd, mdhd) or track ID + reserved (tkhd), then the duration.
-    let middle = timescaleField == nil ? 8 : 4
     if version == 1 {
       var out = box
       let at = 12 + 16 + middle
