@@ -8,3 +8,8 @@ extension FilterRegistry {
   /// Every built-in filter, in the order `camfx filters` lists them (allfilters.c style).
   public static let builtin = FilterRegistry([Watermark.self, Grayscale.self, Crop.self, Mirror.self])
 }
+
+/// The camfx release, as `camfx --version` prints it.
+public enum CamfxVersion {
+  public static let current = "0.5.0"
+}

@@ -9,6 +9,7 @@ struct CamfxCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "camfx",
     abstract: "Record, filter and snapshot camera frames on Linux.",
+    version: CamfxVersion.current,
     subcommands: [
       RecordCommand.self, SnapshotCommand.self, FiltersCommand.self, BenchCommand.self, DevicesCommand.self,
       ControlsCommand.self, RepairCommand.self,

@@ -58,7 +58,10 @@ struct RecordCommand: ParsableCommand {
     valueName: "audio"))
   var audio: String?
 
-  @Option(help: ArgumentHelp("Stop after this long: 10s, 1.5s, 500ms, 2m.", valueName: "time"))
+  // .unconditional: a value that starts with '-' (`-1s`) reaches the duration parser,
+  // which says what is wrong with it, instead of being taken for an option.
+  @Option(parsing: .unconditional, help: ArgumentHelp(
+    "Stop after this long: 10s, 500ms, 90m, 1h30m, 1d, 1:30:00.", valueName: "time"))
   var duration: String?
 
   @Option(help: ArgumentHelp(
@@ -125,7 +128,7 @@ struct RecordCommand: ParsableCommand {
   @Option(name: .customLong("sample-rate"), help: ArgumentHelp("Audio sample rate (default 48000).", valueName: "hz"))
   var sampleRate: Int?
 
-  @Option(help: ArgumentHelp("Audio channels, 1 or 2 (default 2).", valueName: "n"))
+  @Option(help: ArgumentHelp("Audio channels, 1 to 8 (default 2; a --input keeps its own up to 2).", valueName: "n"))
   var channels: Int?
 
   @Flag(help: "Put the MP4/MOV index at the front when finished (a second pass), for playback while downloading.")

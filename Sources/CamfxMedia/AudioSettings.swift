@@ -9,7 +9,7 @@ public struct AudioSettings: Sendable, Equatable {
   public var bitrate: Int = 128_000
   /// Samples per second per channel (`--sample-rate`).
   public var sampleRate: Int = 48_000
-  /// 1 (mono) or 2 (stereo) (`--channels`).
+  /// 1 (mono) to 8 (7.1) (`--channels`).
   public var channels: Int = 2
 
   public init(codec: String = "aac", bitrate: Int = 128_000, sampleRate: Int = 48_000, channels: Int = 2) {

@@ -17,6 +17,13 @@ final class HelpAndFiltersTests: CLITestCase {
     XCTAssertTrue(result.stdout.contains("  filters                 List the filters"), result.stdout)
   }
 
+  func testVersion() throws {
+    let result = try CLI.run(["--version"], in: dir)
+    XCTAssertEqual(result.status, 0)
+    XCTAssertEqual(result.stdout, CamfxVersion.current + "\n")
+    XCTAssertEqual(result.stderr, "")
+  }
+
   func testSnapshotHelp() throws {
     let result = try CLI.run(["snapshot", "--help"], in: dir, environment: ["COLUMNS": "80"])
     XCTAssertEqual(result.status, 0)
@@ -52,7 +59,8 @@ final class HelpAndFiltersTests: CLITestCase {
         --alpha                 Always write an RGBA PNG.
         -y, --overwrite         Replace the output file if it exists.
         -o, --output <out.png>  The PNG file to write.
-        -h, --help              Show help information.
+        --version               Show the version.
+  -h, --help              Show help information.
 
 
       """)

@@ -168,7 +168,10 @@ final class RecordCommandTests: CLITestCase {
       stderr: "camfx: error: invalid --audio 'noise' (expected none, sine or sine=FREQ, e.g. sine=440)")
     try assertFails(
       ["record", "--duration", "abc", "-o", "out.mp4"],
-      stderr: "camfx: error: invalid duration 'abc': expected a positive time such as 10s, 1.5s, 500ms or 2m (at least 1ms)")
+      stderr: "camfx: error: invalid duration 'abc': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
+    try assertFails(
+      ["record", "--duration", "-1s", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid duration '-1s': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
     try assertFails(
       ["record", "--max-size", "lots", "-o", "out.mp4"],
       stderr: "camfx: error: invalid size 'lots': expected a byte count such as 50M, 1.5G, 800k or 64MiB")

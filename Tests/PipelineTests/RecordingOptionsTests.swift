@@ -5,17 +5,26 @@ import XCTest
 /// source counted itself.
 final class RecordingOptionsTests: XCTestCase {
   func testDurations() throws {
-    XCTAssertEqual(try RecordingLimits.parseDuration("10s"), MediaTime(value: 10, timescale: 1))
-    XCTAssertEqual(try RecordingLimits.parseDuration("10"), MediaTime(value: 10, timescale: 1))
+    let seconds: [(String, Int64)] = [
+      ("10s", 10), ("10", 10), ("2m", 120), ("1h", 3600), ("90m", 5400), ("2h", 7200), ("1h30m", 5400),
+      ("1h30m15s", 5415), ("1d", 86_400), ("1d2h", 93_600), ("1:30:00", 5400), ("0:45", 45), ("10:00", 600),
+    ]
+    for (text, value) in seconds {
+      XCTAssertEqual(try RecordingLimits.parseDuration(text), MediaTime(value: value, timescale: 1), text)
+    }
     XCTAssertEqual(try RecordingLimits.parseDuration("1.5s"), MediaTime(value: 3, timescale: 2))
     XCTAssertEqual(try RecordingLimits.parseDuration("500ms"), MediaTime(value: 1, timescale: 2))
-    XCTAssertEqual(try RecordingLimits.parseDuration("2m"), MediaTime(value: 120, timescale: 1))
-    XCTAssertEqual(try RecordingLimits.parseDuration("1h"), MediaTime(value: 3600, timescale: 1))
-    for bad in ["", "abc", "-1s", "0", "0s", "1.2.3s", "5x", "s", "1e3", " 5s", "0.0001s"] {
-      XCTAssertThrowsError(try RecordingLimits.parseDuration(bad), bad) { error in
+    XCTAssertEqual(try RecordingLimits.parseDuration("1:02.5"), MediaTime(value: 125, timescale: 2))
+    XCTAssertEqual(try RecordingLimits.parseDuration("1m500ms"), MediaTime(value: 121, timescale: 2))
+    let bad = [
+      "", "abc", "-1s", "0", "0s", "1.2.3s", "5x", "s", "1e3", " 5s", "0.0001s", "30m1h", "1h1h", "1h30", "1:60",
+      "1:2", "1:60:00", "1::00", ":30", "1:30:00:00", "1d:2", "h",
+    ]
+    for text in bad {
+      XCTAssertThrowsError(try RecordingLimits.parseDuration(text), text) { error in
         XCTAssertEqual(
           "\(error)",
-          "invalid duration '\(bad)': expected a positive time such as 10s, 1.5s, 500ms or 2m (at least 1ms)")
+          "invalid duration '\(text)': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
       }
     }
   }

@@ -1,24 +1,64 @@
 import CamfxCore
 
 extension RecordingLimits {
-  /// Parses `--duration`: a positive number with an optional unit, `ms`, `s` (the
-  /// default), `m` or `h`: `10s`, `10`, `1.5s`, `500ms`, `2m`.
+  /// Parses a time option (`--duration`, `--segment`, `--fragment`): a positive
+  /// number with a unit, or several from the largest down, or a clock:
+  /// `10s`, `10` (seconds), `1.5s`, `500ms`, `2m`, `90m`, `2h`, `1h30m`, `1h30m15s`, `1d`,
+  /// `1:30:00` (h:mm:ss), `1:02.5` (m:ss.s).
   /// - Returns: the duration in milliseconds.
   /// - Throws: `RecordingOptionError` naming the text.
   public static func parseDuration(_ text: String) throws -> MediaTime {
-    let units: [(suffix: String, milliseconds: Double)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
-    var number = Substring(text)
-    var scale = 1000.0
-    for unit in units where text.hasSuffix(unit.suffix) {
-      number = text.dropLast(unit.suffix.count)
-      scale = unit.milliseconds
-      break
-    }
-    guard let value = Self.decimal(number), value > 0, value * scale >= 1, value * scale < 1e15 else {
+    guard let milliseconds = (text.contains(":") ? clockMilliseconds(text) : unitMilliseconds(text)),
+      milliseconds >= 1, milliseconds < 1e15
+    else {
       throw RecordingOptionError(
-        "invalid duration '\(text)': expected a positive time such as 10s, 1.5s, 500ms or 2m (at least 1ms)")
+        "invalid duration '\(text)': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
     }
-    return MediaTime(value: Int64((value * scale).rounded()), timescale: 1000)
+    return MediaTime(value: Int64(milliseconds.rounded()), timescale: 1000)
+  }
+
+  /// `1h30m15s`, `90m`, `1.5s`, `10`: numbers with units from the largest down; a lone
+  /// number is seconds.
+  private static func unitMilliseconds(_ text: String) -> Double? {
+    let units: [(suffix: String, milliseconds: Double)] = [
+      ("d", 86_400_000), ("h", 3_600_000), ("ms", 1), ("m", 60_000), ("s", 1000),
+    ]
+    let order = ["d", "h", "m", "s", "ms"]
+    var rest = Substring(text)
+    var total = 0.0
+    var lastRank = -1
+    while !rest.isEmpty {
+      let digits = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+      guard let value = decimal(digits) else { return nil }
+      rest = rest.dropFirst(digits.count)
+      if rest.isEmpty {
+        // A bare number: seconds, and only on its own.
+        return lastRank == -1 ? value * 1000 : nil
+      }
+      guard let unit = units.first(where: { rest.hasPrefix($0.suffix) }),
+        let rank = order.firstIndex(of: unit.suffix), rank > lastRank
+      else { return nil }
+      rest = rest.dropFirst(unit.suffix.count)
+      total += value * unit.milliseconds
+      lastRank = rank
+    }
+    return lastRank == -1 ? nil : total
+  }
+
+  /// `1:30:00` (h:mm:ss) or `1:02.5` (m:ss.s): whole hours and minutes, seconds below
+  /// 60 (with a fraction) after a colon.
+  private static func clockMilliseconds(_ text: String) -> Double? {
+    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+    guard (2...3).contains(parts.count), let seconds = decimal(parts[parts.count - 1]), seconds < 60,
+      parts[parts.count - 1].count >= 2
+    else { return nil }
+    var total = seconds * 1000
+    for (i, part) in parts.dropLast().reversed().enumerated() {
+      guard !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Double(part) else { return nil }
+      if i == 0 && parts.count == 3 { guard value < 60, part.count == 2 else { return nil } }
+      total += value * (i == 0 ? 60_000 : 3_600_000)
+    }
+    return total
   }
 
   /// Parses `--max-size`: bytes with an optional decimal suffix `k` (1000), `M`, `G`,
