@@ -60,7 +60,7 @@ final class HelpAndFiltersTests: CLITestCase {
         -y, --overwrite         Replace the output file if it exists.
         -o, --output <out.png>  The PNG file to write.
         --version               Show the version.
-  -h, --help              Show help information.
+        -h, --help              Show help information.
 
 
       """)
