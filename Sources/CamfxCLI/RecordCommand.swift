@@ -254,11 +254,16 @@ struct RecordCommand: ParsableCommand {
       throw interrupted
     }
 
-    let showStatus = !quiet && isatty(STDERR_FILENO) != 0
+    // A terminal gets a status line redrawn in place; a log (a service's journal, a
+    // file) a line a minute.
+    let onTerminal = isatty(STDERR_FILENO) != 0
+    let showStatus = !quiet && onTerminal
     var statusLine = RecordingStatusLine()
+    var progressLog = quiet || onTerminal ? nil : RecordingProgressLog(interval: 60)
     try microphone?.start()
     session.start()
     var summary = session.waitUntilFinished(statusInterval: 0.5) { snapshot, elapsed in
+      if let line = progressLog?.line(for: snapshot, elapsed: elapsed) { Self.printToStderr(line + "\n") }
       guard showStatus else { return }
       Self.printToStderr("\r\u{1B}[2K" + statusLine.text(for: snapshot, elapsed: elapsed))
     }

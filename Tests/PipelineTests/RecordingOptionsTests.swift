@@ -97,4 +97,19 @@ final class RecordingOptionsTests: XCTestCase {
     XCTAssertEqual(summary.framesOut, 16)
     XCTAssertEqual(sink.snapshot.times.map(\.value), [0, 1, 3, 6, 7, 10, 12, 13, 15, 16, 18, 21, 22, 25, 27, 28])
   }
+
+  func testProgressLogWritesALinePerInterval() {
+    var log = RecordingProgressLog(interval: 60)
+    func snapshot(_ frames: Int, _ bytes: Int64) -> RecordingStatistics.Snapshot {
+      RecordingStatistics.Snapshot(framesIn: frames, framesWritten: frames, droppedLate: 0, droppedOutOfBuffers: 0, bytesWritten: bytes)
+    }
+    XCTAssertNil(log.line(for: snapshot(900, 1_000_000), elapsed: 30))
+    XCTAssertEqual(
+      log.line(for: snapshot(1800, 22_500_000), elapsed: 60.2),
+      "camfx: 00:01:00 recorded, 1800 frames, 0 dropped, 29.9 fps, 22.5 MB, 3.0 Mbit/s")
+    XCTAssertNil(log.line(for: snapshot(2000, 25_000_000), elapsed: 90))
+    XCTAssertEqual(
+      log.line(for: snapshot(108_000, 1_350_000_000), elapsed: 3600.4),
+      "camfx: 01:00:00 recorded, 108000 frames, 0 dropped, 30.0 fps, 1.35 GB, 3.0 Mbit/s")
+  }
 }

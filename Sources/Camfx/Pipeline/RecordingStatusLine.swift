@@ -42,14 +42,14 @@ public struct RecordingStatusLine: Sendable {
   }
 
   /// `1.2 MB`, `181.2 kB`, `512 B` (decimal units, like the `--max-size` option).
-  static func bytes(_ n: Int64) -> String {
+  public static func bytes(_ n: Int64) -> String {
     if n >= 1_000_000_000 { return fixed(Double(n) / 1e9, 2) + " GB" }
     if n >= 1_000_000 { return fixed(Double(n) / 1e6, 1) + " MB" }
     if n >= 1_000 { return fixed(Double(n) / 1e3, 1) + " kB" }
     return "\(n) B"
   }
 
-  static func bitrate(_ bitsPerSecond: Double) -> String {
+  public static func bitrate(_ bitsPerSecond: Double) -> String {
     if bitsPerSecond >= 1e6 { return fixed(bitsPerSecond / 1e6, 1) + " Mbit/s" }
     return fixed(bitsPerSecond / 1e3, 1) + " kbit/s"
   }
