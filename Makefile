@@ -21,7 +21,10 @@ NATIVE_KERNEL_FLAGS = $(if $(call cpu_has,avx2),-Xswiftc -DCAMFX_AVX2) $(if $(ca
 NATIVE_TEST_FLAGS = --build-path .build-native -Xswiftc -target-cpu -Xswiftc native $(NATIVE_KERNEL_FLAGS)
 KERNEL_TESTS = BGRAToYUV420Tests|YUVToBGRAKernelTests|PixelConverterTests
 
-.PHONY: run test setup build release bench bench-peers bench-record clean
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+.PHONY: run test setup build release bench bench-peers bench-record install uninstall clean
 
 ## make run: install packages, build, record a 3 s filtered clip and take a still (test source)
 run: setup release
@@ -41,6 +44,7 @@ test:
 	  $(SWIFT) test --skip-build $(NATIVE_TEST_FLAGS) --filter '$(KERNEL_TESTS)'; \
 	else echo "SKIP kernel tests with the intrinsic kernels: this CPU has no AVX2"; fi
 	bash scripts/guest/test.sh
+	bash scripts/check-install.sh
 
 setup:
 	bash scripts/setup.sh
@@ -63,6 +67,25 @@ bench-peers:
 ## make bench-record: transcode side by side with ffmpeg, and 60 s of live 1080p30 (issue 3)
 bench-record: setup release
 	bash benchmarks/record-vs-ffmpeg.sh
+
+## make install PREFIX=/usr/local: the release binary, its man page and bash/zsh/fish completions
+MAN_DIR = .build/man
+install: release
+	mkdir -p $(MAN_DIR)
+	$(SWIFT) package --allow-writing-to-directory $(MAN_DIR) generate-manual --multi-page --output-directory $(MAN_DIR)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 .build/release/camfx $(DESTDIR)$(PREFIX)/bin/camfx
+	install -m 644 $(MAN_DIR)/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	.build/release/camfx --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/camfx
+	.build/release/camfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_camfx
+	.build/release/camfx --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/camfx.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/camfx $(DESTDIR)$(PREFIX)/share/man/man1/camfx.1 $(DESTDIR)$(PREFIX)/share/man/man1/camfx.*.1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/camfx $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_camfx \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/camfx.fish
 
 clean:
 	rm -rf .build .build-native $(OUT)
