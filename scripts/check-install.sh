@@ -23,7 +23,7 @@ done
 check "bash completion loads and completes camfx" \
   bash -c '. "$0" && complete -p camfx' "$p/share/bash-completion/completions/camfx"
 check "zsh completion defines _camfx" grep -q "_camfx" "$p/share/zsh/site-functions/_camfx"
-check "fish completion names camfx" grep -q "complete -c camfx" "$p/share/fish/vendor_completions.d/camfx.fish"
+check "fish completion names camfx" grep -q "complete -c 'camfx'" "$p/share/fish/vendor_completions.d/camfx.fish"
 if command -v systemd-analyze >/dev/null; then
   unit="$dest/camfx-record.service"
   sed "s|/usr/local/bin/camfx|$p/bin/camfx|" examples/camfx-record.service >"$unit"
