@@ -343,7 +343,11 @@ struct RecordCommand: ParsableCommand {
         input: MovieReaderInput(reader), fps: Double(duration.timescale) / Double(duration.value),
         buffering: buffering, audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels)
     }
-    let spec = try source.map { try SourceSpec(parsing: $0) } ?? SourceSpec.defaultSource(camera: camera)
+    let spec = try source.map { try SourceSpec(parsing: $0) } ?? {
+      let chosen = try SourceSpec.defaultSource()
+      if chosen.isFallback { printToStderr(SourceSpec.fallbackNote + "\n") }
+      return chosen.spec
+    }()
     // The pool is made before the source's real size is known (a PNG's, a camera's
     // negotiated one), so it is sized for the expected one and the rings are fitted to
     // it afterwards. Beyond the rings a live source drops frames instead of waiting.

@@ -57,7 +57,11 @@ struct SnapshotCommand: ParsableCommand {
     // Everything that can be checked without touching the disk comes first.
     let geometry = try size.map { try FrameGeometry(parsing: $0) }
     let cameraSettings = try camera.settings()
-    let sourceSpec = try source.map { try SourceSpec(parsing: $0) } ?? SourceSpec.defaultSource(camera: cameraSettings)
+    let sourceSpec = try source.map { try SourceSpec(parsing: $0) } ?? {
+      let chosen = try SourceSpec.defaultSource()
+      if chosen.isFallback { RecordCommand.printToStderr(SourceSpec.fallbackNote + "\n") }
+      return chosen.spec
+    }()
     var chain = try FilterRegistry.builtin.makeChain(filters)
     let destination = try OutputFile(path: output, overwrite: overwrite)
 

@@ -23,6 +23,15 @@ enum CLI {
     var description: String { "status \(status)\nstdout: \(stdout)\nstderr: \(stderr)" }
   }
 
+  /// `args` with `--source testsrc` added to a `record` (also the default command) or
+  /// `snapshot` that names no source or input.
+  static func withTestSource(_ args: [String]) -> [String] {
+    let command = args.first.map { $0.hasPrefix("-") ? "record" : $0 } ?? "record"
+    let named = ["--source", "--input", "--help", "-h", "--version"]
+    guard ["record", "snapshot"].contains(command), !args.contains(where: named.contains) else { return args }
+    return args + ["--source", "testsrc"]
+  }
+
   struct Failure: Error, CustomStringConvertible {
     var description: String
   }
@@ -50,10 +59,15 @@ enum CLI {
   ///     checks apply); a no-op for other users.
   ///   - timeout: a hang guard, not a measurement: the child is killed after this many
   ///     seconds and the result has `wasSignalled` set.
+  ///   - defaultSource: leave the source to camfx. Otherwise a `record` or `snapshot`
+  ///     that names no source gets `--source testsrc`: the default source depends on the
+  ///     machine's cameras (and says so on stderr when there is none), which
+  ///     `SourceTests` checks on its own.
   static func run(
     _ args: [String], in dir: URL? = nil, environment: [String: String] = [:], unprivileged: Bool = false,
-    timeout: TimeInterval = 120
+    timeout: TimeInterval = 120, defaultSource: Bool = false
   ) throws -> Result {
+    let args = defaultSource ? args : withTestSource(args)
     let binary = try executable
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -170,7 +184,7 @@ class CLITestCase: XCTestCase {
   ) throws -> SignalledRun {
     let process = Process()
     process.executableURL = try CLI.executable
-    process.arguments = args
+    process.arguments = CLI.withTestSource(args)
     process.currentDirectoryURL = dir
     let errPath = path("stderr.txt")
     XCTAssertTrue(FileManager.default.createFile(atPath: errPath, contents: nil))

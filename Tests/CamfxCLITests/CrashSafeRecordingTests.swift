@@ -15,7 +15,7 @@ final class CrashSafeRecordingTests: CLITestCase {
   private func start(_ args: [String], waitingFor file: String) throws -> (Process, Date) {
     let process = Process()
     process.executableURL = try CLI.executable
-    process.arguments = args
+    process.arguments = CLI.withTestSource(args)
     process.currentDirectoryURL = dir
     process.standardError = FileHandle.nullDevice
     process.standardOutput = FileHandle.nullDevice

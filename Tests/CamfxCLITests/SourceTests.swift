@@ -1,4 +1,5 @@
 import Camfx
+import CamfxCapture
 import CamfxPNG
 import Foundation
 import XCTest
@@ -43,5 +44,29 @@ final class SourceTests: CLITestCase {
     try PNGFile.write(PixelBuffer(width: 3, height: 2), to: path("a.png"), alpha: false)
     XCTAssertThrowsError(try SourceSpec.image(path: path("a.png")).open(size: FrameGeometry(width: 2, height: 2)))
     XCTAssertEqual(try SourceSpec.image(path: path("a.png")).open(size: FrameGeometry(width: 3, height: 2)).geometry.width, 3)
+  }
+
+  /// Without --source: the test pattern only when there is no camera at all; a camera
+  /// node that exists but cannot be opened is that camera's error.
+  func testDefaultSourceFallsBackOnlyWithoutACamera() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-dev-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let none = try SourceSpec.defaultSource(in: dir)
+    XCTAssertTrue(none.isFallback)
+    XCTAssertEqual(none.spec, .testPattern)
+    // A video node that cannot be opened (here: a directory, EISDIR).
+    try FileManager.default.createDirectory(atPath: dir + "/video0", withIntermediateDirectories: false)
+    XCTAssertThrowsError(try SourceSpec.defaultSource(in: dir)) { error in
+      XCTAssertTrue("\(error)".contains("\(dir)/video0"), "\(error)")
+    }
+  }
+
+  /// On a machine without a camera the first line says the test pattern is used.
+  func testTheFallbackToTheTestPatternIsSaid() throws {
+    guard CameraDevice.videoNodes().isEmpty else { throw XCTSkip("this machine has video nodes") }
+    let result = try CLI.run(["snapshot", "--size", "64x48", "-o", "x.png"], in: dir, defaultSource: true)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertEqual(result.stderr, "camfx: no camera found; using the test pattern (--source testsrc)\n")
   }
 }

@@ -35,12 +35,19 @@ extension SourceSpec {
     return try V4L2Camera(path: device, settings: settings)
   }
 
-  /// What `--source` means when it is not given: the first camera that opens with
-  /// `camera`, else the test pattern.
-  public static func defaultSource(camera: CameraSettings = CameraSettings()) -> SourceSpec {
-    for path in CameraDevice.videoNodes(in: "/dev") where (try? CameraDevice(path: path)) != nil {
-      return .camera(device: path)
-    }
-    return .testPattern
+  /// What `--source` means when it is not given: the first camera. The test pattern
+  /// only when there is no camera at all (`isFallback`, which the command says on its
+  /// first line); a camera that exists but cannot be opened (no permission, busy) is
+  /// that camera's error, never a silent test pattern.
+  /// - Parameter directory: where the `video*` nodes are (`/dev`).
+  /// - Throws: the first camera's `V4L2Error` when cameras exist and none opens.
+  public static func defaultSource(in directory: String = "/dev") throws -> (spec: SourceSpec, isFallback: Bool) {
+    let (cameras, problems) = CameraDevice.discover(in: directory)
+    if let camera = cameras.first { return (.camera(device: camera.path), false) }
+    if let problem = problems.first { throw problem }
+    return (.testPattern, true)
   }
+
+  /// The line a command prints first when it falls back to the test pattern.
+  public static let fallbackNote = "camfx: no camera found; using the test pattern (--source testsrc)"
 }
