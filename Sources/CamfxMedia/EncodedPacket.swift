@@ -1,0 +1,27 @@
+import CFFmpeg
+
+/// An encoded packet on its way from an encoder to the outputs: the encoder's own
+/// `AVPacket`, lent for the call. An output that keeps it takes a reference
+/// (`av_packet_ref`), which shares the data instead of copying it.
+public struct EncodedPacket {
+  public let stream: EncodedStream
+  let pointer: UnsafeMutablePointer<AVPacket>
+
+  /// The packet's decode time in seconds.
+  public var decodeSeconds: Double {
+    let ts = pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE ? pointer.pointee.dts : pointer.pointee.pts
+    return Double(ts) * av_q2d(stream.timeBase)
+  }
+
+  /// The packet's presentation time in seconds.
+  public var presentationSeconds: Double {
+    let ts = pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE ? pointer.pointee.pts : pointer.pointee.dts
+    return Double(ts) * av_q2d(stream.timeBase)
+  }
+
+  /// The packet's duration in seconds (0 when the encoder left it unset).
+  public var durationSeconds: Double { Double(pointer.pointee.duration) * av_q2d(stream.timeBase) }
+
+  /// True for a keyframe.
+  public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+}
