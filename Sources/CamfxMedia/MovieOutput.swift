@@ -1,5 +1,3 @@
-import CFFmpeg
-
 /// Where a `MovieWriter` sends every packet its encoders make: a movie file, and
 /// later segmenters and network streams. Each output owns its muxer and decides for
 /// itself what a failure means; one encode feeds them all.

@@ -78,17 +78,27 @@ public struct VideoSettings: Sendable, Equatable {
   /// - Throws: `MediaSettingsError`.
   public func validate() throws(MediaSettingsError) {
     do { try geometry.validate() } catch { throw MediaSettingsError("\(error)") }
+    if width < 2 || height < 2 {
+      throw MediaSettingsError("frame size \(geometry) is too small; H.264 in yuv420p needs at least 2x2")
+    }
     if width % 2 != 0 || height % 2 != 0 {
       let even = "\(width & ~1)x\(height & ~1)"
       throw MediaSettingsError(
         "frame size \(geometry) has an odd side; H.264 in yuv420p needs an even width and height (crop to e.g. \(even))")
     }
+    // libavcodec's own limit for a picture (av_image_check_size: the padded frame's
+    // bytes must fit an int), checked here so the message names the size, not FFmpeg's call.
+    if (width + 128) * (height + 128) >= Int(Int32.max) / 8 {
+      throw MediaSettingsError(
+        "frame size \(geometry) is too large for the encoder (at most about 260 million pixels; 8192x8192 works)")
+    }
     guard fps.isFinite, fps > 0, fps <= 1000 else {
       throw MediaSettingsError("invalid fps '\(fps)': must be between 0 and 1000")
     }
     switch rateControl {
-    case .bitrate(let b) where b < 1:
-      throw MediaSettingsError("invalid video bitrate \(b): must be positive")
+    case .bitrate(let b) where b < 1000:
+      // libx264 counts in kbit/s: less than 1k is no rate at all to it.
+      throw MediaSettingsError("invalid video bitrate \(b) bit/s: at least 1k (1000 bit/s)")
     case .crf(let c) where !(c >= 0 && c <= 51):
       throw MediaSettingsError("invalid crf '\(c)': must be between 0 and 51")
     default: break

@@ -131,6 +131,20 @@ final class RecordCommandTests: CLITestCase {
       stderr: "camfx: error: frame size 641x360 has an odd side; H.264 in yuv420p needs an even width and height (crop to e.g. 640x360)")
   }
 
+  /// Limits FFmpeg would refuse with its own function names are checked first, and
+  /// the message names the value.
+  func testSizeAndBitrateLimitsAreCamfxsOwnMessages() throws {
+    try assertFails(
+      ["record", "--size", "1x1", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: frame size 1x1 is too small; H.264 in yuv420p needs at least 2x2")
+    try assertFails(
+      ["record", "--size", "16384x16384", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: frame size 16384x16384 is too large for the encoder (at most about 260 million pixels; 8192x8192 works)")
+    try assertFails(
+      ["record", "--size", "64x48", "--video-bitrate", "1", "--frames", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid video bitrate 1 bit/s: at least 1k (1000 bit/s)")
+  }
+
   func testOutputInAMissingDirectory() throws {
     try assertFails(
       ["record", "--frames", "1", "-o", "nowhere/out.mp4"],
