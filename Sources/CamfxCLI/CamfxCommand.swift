@@ -1,9 +1,8 @@
 import ArgumentParser
 import Camfx
 
-/// The `camfx` command. Its `main` reports the program's own errors as one line,
-/// `camfx: error: ...`, exit status 1; usage errors keep swift-argument-parser's
-/// format and exit status 64.
+/// The `camfx` command. Its `main` reports every error as one line, `camfx: error: ...`:
+/// usage errors with exit status 64, the program's own with 1 (`CommandLineError`).
 @main
 struct CamfxCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -21,7 +20,7 @@ struct CamfxCommand: AsyncParsableCommand {
     do {
       command = try parseAsRoot()
     } catch {
-      exit(withError: error)
+      CommandLineError.exit(with: error)
     }
     do {
       if var asyncCommand = command as? any AsyncParsableCommand {

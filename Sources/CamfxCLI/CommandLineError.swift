@@ -3,15 +3,15 @@ import ArgumentParser
 import Glibc
 #endif
 
-/// How `camfx` reports an error that ends a command.
-///
-/// swift-argument-parser's own errors (usage, `--help`, `ExitCode`) keep its format.
-/// Every other error — `FilterError`, `PNGError`, `OutputFileError`, `SourceError`,
-/// `GeometryError`, `FFmpegError`, ... — is printed as exactly one line on stderr,
+/// How `camfx` reports an error that ends a command: exactly one line on stderr,
 ///
 ///     camfx: error: filter 'crop', key 'width', value 'abc': expected an integer
+///     camfx: error: unexpected argument 'sparkle' (see camfx --help)
 ///
-/// and the process exits with status 1 (`failureStatus`).
+/// Usage errors from swift-argument-parser (an unknown option, a missing or bad value)
+/// exit with its status, 64; every other error — `FilterError`, `PNGError`,
+/// `OutputFileError`, `SourceError`, `FFmpegError`, ... — with 1 (`failureStatus`).
+/// `--help` and `--version` keep swift-argument-parser's output.
 enum CommandLineError {
   static let failureStatus: Int32 = 1
 
@@ -31,9 +31,27 @@ enum CommandLineError {
 
   /// Prints `error` and exits. Never returns.
   static func exit(with error: any Error) -> Never {
-    if isArgumentParserError(error) { CamfxCommand.exit(withError: error) }
-    let line = Array((message(for: error) + "\n").utf8)
+    guard isArgumentParserError(error) else { exit(line: message(for: error), status: failureStatus) }
+    let code = CamfxCommand.exitCode(for: error)
+    // --help, --version and other clean exits print what the parser prints.
+    if code == .success || error is CleanExit { CamfxCommand.exit(withError: error) }
+    exit(line: usageMessage(CamfxCommand.message(for: error)), status: code.rawValue)
+  }
+
+  /// The parser's message as one camfx line: "Error: Unexpected argument 'x'" →
+  /// "camfx: error: unexpected argument 'x' (see camfx --help)".
+  static func usageMessage(_ parserMessage: String) -> String {
+    var text = String(parserMessage.split(whereSeparator: \.isNewline).first ?? "")
+    if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+    if let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true {
+      text = first.lowercased() + text.dropFirst()
+    }
+    return "camfx: error: \(text) (see camfx --help)"
+  }
+
+  private static func exit(line text: String, status: Int32) -> Never {
+    let line = Array((text + "\n").utf8)
     _ = line.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-    Glibc.exit(failureStatus)
+    Glibc.exit(status)
   }
 }

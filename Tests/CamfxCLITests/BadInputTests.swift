@@ -188,19 +188,19 @@ final class BadInputTests: CLITestCase {
     try snapshotFails(["--size", "16x16", "--filter", "crop=width=32:height=8"], prefix: "camfx: error: filter 'crop'")
   }
 
-  // MARK: usage errors (swift-argument-parser's format)
+  // MARK: usage errors (one camfx line, exit status 64)
 
   func testMissingOutputIsAUsageError() throws {
     let result = try CLI.run(["snapshot"], in: dir)
     XCTAssertEqual(result.status, 64)
-    XCTAssertTrue(result.stderr.hasPrefix("Error: Missing expected argument '--output <out.png>'\n"), result.stderr)
+    XCTAssertEqual(result.stderr, "camfx: error: missing expected argument '--output <out.png>' (see camfx --help)\n")
     XCTAssertEqual(try listing(), [])
   }
 
   func testNegativeFrameIsAUsageError() throws {
     let result = try CLI.run(["snapshot", "--frame=-1", "-o", "out.png"], in: dir)
     XCTAssertEqual(result.status, 64)
-    XCTAssertTrue(result.stderr.hasPrefix("Error: --frame must be at least 0\n"), result.stderr)
+    XCTAssertEqual(result.stderr, "camfx: error: --frame must be at least 0 (see camfx --help)\n")
     XCTAssertEqual(try listing(), [])
   }
 }

@@ -74,15 +74,15 @@ final class BenchCommandTests: CLITestCase {
 
   func testBadOptionsAreUsageErrors() throws {
     for (args, message) in [
-      (["--seconds", "0"], "Error: --seconds must be more than 0 and at most 60, got 0.0"),
-      (["--size", "abc"], "Error: --size: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720"),
-      (["--size", "99999x99999"], "Error: --size: invalid size '99999x99999': width and height must be at most 16384"),
-      (["--filter", "blur"], "Error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, yuv420-filter-pass, row-band-pass, whole-frame-pass, ring, transcode)"),
+      (["--seconds", "0"], "camfx: error: --seconds must be more than 0 and at most 60, got 0.0"),
+      (["--size", "abc"], "camfx: error: --size: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720"),
+      (["--size", "99999x99999"], "camfx: error: --size: invalid size '99999x99999': width and height must be at most 16384"),
+      (["--filter", "blur"], "camfx: error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, yuv420-filter-pass, row-band-pass, whole-frame-pass, ring, transcode)"),
     ] {
       let result = try CLI.run(["bench"] + args, in: dir)
       XCTAssertEqual(result.status, 64, "\(args): \(result)")
       XCTAssertEqual(result.stdout, "")
-      XCTAssertTrue(result.stderr.hasPrefix(message + "\n"), "\(args): \(result.stderr)")
+      XCTAssertEqual(result.stderr, message + " (see camfx --help)\n", "\(args)")
     }
   }
 }

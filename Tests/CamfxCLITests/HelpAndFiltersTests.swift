@@ -69,7 +69,7 @@ final class HelpAndFiltersTests: CLITestCase {
   func testUnknownSubcommandIsAUsageError() throws {
     let result = try CLI.run(["sparkle"], in: dir)
     XCTAssertEqual(result.status, 64)
-    XCTAssertTrue(result.stderr.hasPrefix("Error: Unexpected argument 'sparkle'\n"), result.stderr)
+    XCTAssertEqual(result.stderr, "camfx: error: unexpected argument 'sparkle' (see camfx --help)\n")
   }
 
   func testFiltersListsEveryRegisteredFilter() throws {
