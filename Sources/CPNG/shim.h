@@ -15,6 +15,8 @@ static inline size_t camfx_png_image_row_stride(const png_image *image) {
 // them with the right type.
 static const png_uint_32 CAMFX_PNG_FORMAT_BGRA = PNG_FORMAT_BGRA;
 static const png_uint_32 CAMFX_PNG_FORMAT_BGR = PNG_FORMAT_BGR;
+/// 16-bit RGBA with the values as stored (linear output of a file read as linear).
+static const png_uint_32 CAMFX_PNG_FORMAT_RGBA16 = PNG_FORMAT_LINEAR_RGB_ALPHA;
 static const png_uint_32 CAMFX_PNG_IMAGE_VERSION = PNG_IMAGE_VERSION;
 
 /// A png_image ready for png_image_begin_read_* / png_image_write_*: zeroed, with

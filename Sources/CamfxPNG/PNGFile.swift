@@ -45,11 +45,10 @@ public enum PNGFile {
       throw PNGError(.read, path: path, reason: .tooLarge(width: width, height: height))
     }
 
+    if image.format & png_uint_32(PNG_FORMAT_FLAG_LINEAR) != 0 {
+      return try readSixteenBit(&image, width: width, height: height, path: path)
+    }
     image.format = CAMFX_PNG_FORMAT_BGRA
-    // Without this, libpng's simplified API takes 16-bit files lacking gAMA/sRGB as
-    // linear light and gamma-encodes them (0x8080 would read as 186, not 128). Other
-    // decoders (browsers, ffmpeg) treat them as sRGB, so do the same.
-    image.flags |= png_uint_32(PNG_IMAGE_FLAG_16BIT_sRGB)
     let frame = PixelBuffer(width: width, height: height)
     // row_stride counts components; for 8-bit BGRA a component is one byte.
     let ok = frame.withUnsafeMutableBytes { base in
@@ -57,6 +56,33 @@ public enum PNGFile {
     }
     guard ok != 0 else {
       throw PNGError(.read, path: path, reason: .libpng(message(of: &image)))
+    }
+    return frame
+  }
+
+  /// A 16-bit file, read as its 16-bit values and rounded to 8 bits here
+  /// (`round(v × 255 / 65535)`): libpng's own 16-to-8-bit path gets every other row
+  /// of an interlaced 16-bit file wrong. The values are taken as stored, as browsers
+  /// and ffmpeg do (libpng would otherwise take a 16-bit file without gAMA/sRGB as
+  /// linear light and gamma-encode it: 0x8080 would read as 186, not 128).
+  private static func readSixteenBit(
+    _ image: inout png_image, width: Int, height: Int, path: String
+  ) throws -> PixelBuffer {
+    image.format = CAMFX_PNG_FORMAT_RGBA16
+    var wide = [UInt16](repeating: 0, count: width * height * 4)
+    let ok = wide.withUnsafeMutableBytes { base in
+      png_image_finish_read(&image, nil, base.baseAddress, png_int_32(width * 4), nil)
+    }
+    guard ok != 0 else {
+      throw PNGError(.read, path: path, reason: .libpng(message(of: &image)))
+    }
+    let frame = PixelBuffer(width: width, height: height)
+    for y in 0..<height {
+      for x in 0..<width {
+        let i = (y * width + x) * 4
+        func eight(_ v: UInt16) -> UInt8 { UInt8((UInt32(v) * 255 + 32767) / 65535) }
+        frame[x, y] = BGRA(r: eight(wide[i]), g: eight(wide[i + 1]), b: eight(wide[i + 2]), a: eight(wide[i + 3]))
+      }
     }
     return frame
   }

@@ -267,4 +267,39 @@ final class PNGFileTests: XCTestCase {
     }
     XCTAssertFalse(FileManager.default.fileExists(atPath: p))
   }
+
+  /// A 16-bit Adam7-interlaced PNG reads like the same picture without interlacing
+  /// (libpng's 16-to-8-bit path got every other row wrong), and each value is the
+  /// nearest 8-bit one to the 16-bit value ffmpeg decodes (`rgb48be`).
+  func testSixteenBitInterlacedPNGReadsExactly() throws {
+    let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    let interlaced = try PNGFile.read(path: fixtures.appendingPathComponent("rgb48-adam7.png").path)
+    let progressive = try PNGFile.read(path: fixtures.appendingPathComponent("rgb48.png").path)
+    XCTAssertEqual([interlaced.width, interlaced.height], [37, 23])
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = [
+      "-v", "error", "-i", fixtures.appendingPathComponent("rgb48-adam7.png").path, "-f", "rawvideo", "-pix_fmt", "rgb48be", "-",
+    ]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let wide = [UInt8](out.fileHandleForReading.readDataToEndOfFile())
+    process.waitUntilExit()
+    XCTAssertEqual(wide.count, 37 * 23 * 6)
+    var mismatches = 0
+    for y in 0..<23 {
+      for x in 0..<37 {
+        let p = interlaced[x, y]
+        XCTAssertEqual(p, progressive[x, y], "(\(x), \(y))")
+        let i = (y * 37 + x) * 6
+        let expected = (0..<3).map { c -> UInt8 in
+          let v = UInt32(wide[i + 2 * c]) << 8 | UInt32(wide[i + 2 * c + 1])
+          return UInt8((v * 255 + 32767) / 65535)
+        }
+        if [p.r, p.g, p.b] != expected || p.a != 255 { mismatches += 1 }
+      }
+    }
+    XCTAssertEqual(mismatches, 0)
+  }
 }
