@@ -24,7 +24,7 @@ KERNEL_TESTS = BGRAToYUV420Tests|YUVToBGRAKernelTests|PixelConverterTests
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: run test setup build release bench bench-peers bench-record install uninstall clean
+.PHONY: run test setup build release bench bench-peers bench-record install uninstall fuzz clean
 
 ## make run: install packages, build, record a 3 s filtered clip and take a still (test source)
 run: setup release
@@ -82,10 +82,17 @@ install: release
 	.build/release/camfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_camfx
 	.build/release/camfx --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/camfx.fish
 
+## make fuzz: libFuzzer on the filter-spec parser, the PNG loader and movie input (FUZZ_SECONDS each, default 120)
+FUZZ_SECONDS ?= 120
+FUZZ_FLAGS = -c release -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
+fuzz: setup
+	cd fuzz && $(SWIFT) build $(FUZZ_FLAGS)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
+
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/camfx $(DESTDIR)$(PREFIX)/share/man/man1/camfx.1 $(DESTDIR)$(PREFIX)/share/man/man1/camfx.*.1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/camfx $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_camfx \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/camfx.fish
 
 clean:
-	rm -rf .build .build-native $(OUT)
+	rm -rf .build .build-native fuzz/.build $(OUT)

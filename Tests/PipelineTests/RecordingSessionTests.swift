@@ -212,7 +212,7 @@ final class RecordingSessionTests: XCTestCase {
     let input = CountingInput(live: false, total: 100, failAt: 30)
     let (summary, record) = try run(input)
     XCTAssertEqual(summary.stopReason, .failed)
-    XCTAssertEqual(summary.error, "input broke at frame 30")
+    XCTAssertEqual(summary.error, "input failed after 1.00 s: input broke at frame 30")
     XCTAssertEqual(record.times.count, 30)
     XCTAssertEqual(record.finished, 1, "a read error must still leave a playable file")
   }

@@ -1,0 +1,23 @@
+// swift-tools-version:6.0
+// libFuzzer targets for camfx's parsers of untrusted input (`make fuzz`): a sub-package
+// so that the product never links libFuzzer. Built with -sanitize=fuzzer,address on
+// every target (`make fuzz` passes -sanitize=address and libFuzzer's coverage), so the
+// camfx modules are instrumented too.
+import PackageDescription
+
+let fuzzerTarget = { (name: String) -> Target in
+  .executableTarget(
+    name: name, dependencies: [.product(name: "Camfx", package: "camfx")],
+    // libFuzzer without its main (SwiftPM names an executable's entry point itself):
+    // main.swift hands the target's test function to LLVMFuzzerRunDriver.
+    linkerSettings: [
+      .unsafeFlags(["-Xlinker", "/opt/swift/usr/lib/clang/21/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"]),
+      .linkedLibrary("stdc++"),
+    ])
+}
+
+let package = Package(
+  name: "camfx-fuzz",
+  dependencies: [.package(name: "camfx", path: "../")],
+  targets: ["FuzzFilterSpec", "FuzzPNG", "FuzzMovie"].map(fuzzerTarget)
+)
