@@ -57,7 +57,7 @@ let package = Package(
     .testTarget(name: "CamfxCoreTests", dependencies: ["CamfxCore"]),
     .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),
-    .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CFFmpeg"]),
+    .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CFFmpeg"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CFFmpeg"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
     .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxMedia"]),

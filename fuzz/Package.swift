@@ -7,7 +7,7 @@ import PackageDescription
 
 let fuzzerTarget = { (name: String) -> Target in
   .executableTarget(
-    name: name, dependencies: [.product(name: "Camfx", package: "camfx")],
+    name: name, dependencies: ["FuzzSupport", .product(name: "Camfx", package: "camfx")],
     // libFuzzer without its main (SwiftPM names an executable's entry point itself):
     // main.swift hands the target's test function to LLVMFuzzerRunDriver.
     linkerSettings: [
@@ -19,5 +19,5 @@ let fuzzerTarget = { (name: String) -> Target in
 let package = Package(
   name: "camfx-fuzz",
   dependencies: [.package(name: "camfx", path: "../")],
-  targets: ["FuzzFilterSpec", "FuzzPNG", "FuzzMovie"].map(fuzzerTarget)
+  targets: ["FuzzFilterSpec", "FuzzPNG", "FuzzMovie"].map(fuzzerTarget) + [.target(name: "FuzzSupport")]
 )

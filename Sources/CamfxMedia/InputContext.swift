@@ -9,12 +9,9 @@ final class InputContext {
     try check(avformat_open_input(&ctx, path, nil, nil), "avformat_open_input '\(path)'")
     guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_open_input") }
     context = ctx
-    let r = avformat_find_stream_info(ctx, nil)
-    if r < 0 {
-      var c: UnsafeMutablePointer<AVFormatContext>? = ctx
-      avformat_close_input(&c)
-      throw FFmpegError(code: r, operation: "avformat_find_stream_info '\(path)'")
-    }
+    // Every stored property is set, so a throw from here on runs deinit, which closes
+    // the context (closing it here as well freed it twice: found by fuzz/FuzzMovie).
+    try check(avformat_find_stream_info(ctx, nil), "avformat_find_stream_info '\(path)'")
   }
 
   deinit {

@@ -178,4 +178,14 @@ final class MovieReaderTests: XCTestCase {
     XCTAssertEqual(kept.count, 6)
     XCTAssertEqual(kept.map(\.presentationTime.seconds), [0, 0.04, 0.08, 0.12, 0.16, 0.2])
   }
+
+  /// A file whose stream information cannot be found (fuzz/FuzzMovie's find): a clean
+  /// error, not a double free.
+  func testAFileWithoutStreamInfoIsAnErrorNotACrash() throws {
+    let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("Fixtures/stream-info-fails.mp4").path
+    XCTAssertThrowsError(try MovieReader(path: fixture, audio: AudioOutputSettings(), poolCapacity: 4)) { error in
+      XCTAssertTrue("\(error)".contains("stream-info-fails.mp4"), "\(error)")
+    }
+  }
 }

@@ -8,7 +8,7 @@ private func LLVMFuzzerRunDriver(
   _ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
 ) -> Int32
 
-func runFuzzer(_ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Never {
+public func runFuzzer(_ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Never {
   var argc = CommandLine.argc
   var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
   exit(LLVMFuzzerRunDriver(&argc, &argv, test))
