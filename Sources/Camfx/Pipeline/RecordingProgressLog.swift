@@ -8,8 +8,8 @@
 public struct RecordingProgressLog: Sendable {
   public let interval: Double
   private var nextLine: Double
-  private var lastFrames = 0
-  private var lastSeconds = 0.0
+  /// The status line's rates: fps since the last line, bit rate over the run.
+  private var meter = RecordingStatusLine()
 
   /// - Parameter interval: seconds between lines (60 for a service).
   public init(interval: Double = 60) {
@@ -21,11 +21,7 @@ public struct RecordingProgressLog: Sendable {
   public mutating func line(for snapshot: RecordingStatistics.Snapshot, elapsed: Double) -> String? {
     guard elapsed >= nextLine else { return nil }
     while nextLine <= elapsed { nextLine += interval }
-    let span = elapsed - lastSeconds
-    let fps = span > 0 ? Double(snapshot.framesWritten - lastFrames) / span : 0
-    lastFrames = snapshot.framesWritten
-    lastSeconds = elapsed
-    let bitrate = elapsed > 0 ? Double(snapshot.bytesWritten) * 8 / elapsed : 0
+    let (fps, bitrate) = meter.rates(for: snapshot, elapsed: elapsed)
     return "camfx: \(Self.clock(elapsed)) recorded, \(snapshot.framesWritten) frames, \(snapshot.dropped) dropped, "
       + "\(RecordingStatusLine.fixed(fps, 1)) fps, \(RecordingStatusLine.bytes(snapshot.bytesWritten)), "
       + RecordingStatusLine.bitrate(bitrate)

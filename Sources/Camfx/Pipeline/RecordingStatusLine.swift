@@ -14,13 +14,18 @@ public struct RecordingStatusLine: Sendable {
 
   /// The status text for `snapshot` taken `elapsed` seconds after the start.
   public mutating func text(for snapshot: RecordingStatistics.Snapshot, elapsed: Double) -> String {
+    let (fps, bitrate) = rates(for: snapshot, elapsed: elapsed)
+    return "\(Self.clock(elapsed))  \(Self.fixed(fps, 1)) fps  frames \(snapshot.framesWritten)"
+      + "  dropped \(snapshot.dropped)  \(Self.bytes(snapshot.bytesWritten))  \(Self.bitrate(bitrate))"
+  }
+
+  /// Frames per second since the previous call, and bits per second over the run.
+  mutating func rates(for snapshot: RecordingStatistics.Snapshot, elapsed: Double) -> (fps: Double, bitrate: Double) {
     let interval = elapsed - lastSeconds
     let fps = interval > 0 ? Double(snapshot.framesWritten - lastFrames) / interval : 0
     lastFrames = snapshot.framesWritten
     lastSeconds = elapsed
-    let bitrate = elapsed > 0 ? Double(snapshot.bytesWritten) * 8 / elapsed : 0
-    return "\(Self.clock(elapsed))  \(Self.fixed(fps, 1)) fps  frames \(snapshot.framesWritten)"
-      + "  dropped \(snapshot.dropped)  \(Self.bytes(snapshot.bytesWritten))  \(Self.bitrate(bitrate))"
+    return (fps, elapsed > 0 ? Double(snapshot.bytesWritten) * 8 / elapsed : 0)
   }
 
   /// The closing summary, e.g.
