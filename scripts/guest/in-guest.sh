@@ -238,7 +238,9 @@ if has record-camera; then
     sleep 1; waited=$((waited + 1))
   done
   sleep 6
-  kill -INT "$recorder" 2>/dev/null
+  # To camfx itself: `timeout` would pass a SIGINT on twice (to its child and to its
+  # process group), and a second Ctrl-C means "stop at once".
+  pkill -INT -P "$recorder" 2>/dev/null
   wait "$recorder"; status=$?
   wait "$holder" 2>/dev/null
   stop_tone
