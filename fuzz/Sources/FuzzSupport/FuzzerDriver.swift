@@ -13,3 +13,15 @@ public func runFuzzer(_ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int
   var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
   exit(LLVMFuzzerRunDriver(&argc, &argv, test))
 }
+
+/// Writes the fuzzer's bytes to a scratch file named with `suffix` (the readers under
+/// test take paths, as the commands do), runs `body` on its path, and removes it.
+public func withInputFile(_ data: UnsafePointer<UInt8>, _ size: Int, suffix: String, _ body: (String) -> Void) {
+  let path = "/tmp/camfx-fuzz-\(getpid())\(suffix)"
+  let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+  guard fd >= 0 else { return }
+  _ = write(fd, data, size)
+  close(fd)
+  body(path)
+  unlink(path)
+}
