@@ -27,7 +27,8 @@ import Synchronization
 ///
 /// Stopping: a limit, the end of input or `stop()` (SIGINT/SIGTERM) ends the source
 /// stage; it closes its rings, each stage drains its input ring and closes its output,
-/// and the writer finishes the file. `abort()` (or a failing sink) abandons the file.
+/// and the writer finishes the file. `abort()` (or a failing sink) stops at once: the
+/// sink is cancelled, which keeps and finishes what it already wrote.
 ///
 /// `@unchecked Sendable`: the input is used only by the source thread, the generator
 /// only by the audio thread, the sink only by the writer thread (and by `cancel` after
@@ -166,7 +167,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     requestStop(reason)
   }
 
-  /// Abandons the recording: stages stop at once and the sink is cancelled.
+  /// Stops at once: stages give up and the sink is cancelled (it keeps what it wrote).
   public func abort(error: any Error) {
     record(failure: error)
     aborted.store(true, ordering: .releasing)

@@ -15,7 +15,8 @@ public protocol RecordingSink<Audio>: AnyObject {
   func appendAudio(_ audio: Audio) throws
   /// Flushes the encoders and finishes the file so that it plays to the end.
   func finish() throws
-  /// Abandons the file after a failure.
+  /// Stops at once after a failure or a second interrupt, keeping (and finishing, where
+  /// it can) what was already written.
   func cancel()
   /// Bytes written to the output so far (for `--max-size` and the status line).
   var bytesWritten: Int64 { get }
