@@ -48,9 +48,10 @@ PY
 bad=0
 for f in "$WORK"/soak-*.mp4; do
   errors=$(ffmpeg -v error -i "$f" -f null - 2>&1 | wc -l)
-  read -r v a < <(ffprobe -v error -show_entries stream=duration -of csv=p=0 "$f" | tr '\n' ' ')
-  drift=$(echo "$v - $a" | bc -l)
-  printf '%s: video %.3f s, audio %.3f s, drift %+.3f s, decode errors %d\n' "$(basename "$f")" "$v" "$a" "$drift" "$errors"
+  # (A here-string ends with a newline; `read` fails at an unterminated last line.)
+  read -r v a <<<"$(ffprobe -v error -show_entries stream=duration -of csv=p=0 "$f" | tr '\n' ' ')"
+  awk -v f="$(basename "$f")" -v v="$v" -v a="$a" -v e="$errors" \
+    'BEGIN { printf "%s: video %.3f s, audio %.3f s, drift %+.3f s, decode errors %d\n", f, v, a, a - v, e }'
   [ "$errors" -eq 0 ] || bad=1
 done
 [ "$bad" -eq 0 ] && echo "every kept segment plays"
