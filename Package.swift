@@ -42,13 +42,21 @@ let package = Package(
     .target(name: "MirrorFilter", dependencies: ["CamfxCore"], path: "filters/Mirror"),
     .target(name: "CropFilter", dependencies: ["CamfxCore"], path: "filters/Crop"),
     .target(name: "WatermarkFilter", dependencies: ["CamfxCore", "CamfxPNG"], path: "filters/Watermark"),
+    // Optimized in debug builds too, like CamfxCapture: the resampling loops run ~50x
+    // slower unoptimized, too slow for the pipeline tests that scale movies.
+    .target(
+      name: "ScaleFilter", dependencies: ["CamfxCore"], path: "filters/Scale", swiftSettings: [.unsafeFlags(["-O"])]),
+    .target(name: "FitFilter", dependencies: ["CamfxCore", "ScaleFilter"], path: "filters/Fit"),
+    .target(name: "PadFilter", dependencies: ["CamfxCore"], path: "filters/Pad"),
+    .target(name: "RotateFilter", dependencies: ["CamfxCore"], path: "filters/Rotate", swiftSettings: [.unsafeFlags(["-O"])]),
 
     // The library users link: registry of built-ins, sources, sessions, bench.
     .target(
       name: "Camfx",
       dependencies: [
         "CamfxCore", "CamfxPNG", "CamfxMedia", "CamfxCapture",
-        "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter",
+        "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
+        "PadFilter", "RotateFilter",
       ]),
     .executableTarget(
       name: "CamfxCLI",

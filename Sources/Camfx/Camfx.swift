@@ -1,12 +1,20 @@
 @_exported import CamfxCore
 @_exported import CropFilter
+@_exported import FitFilter
 @_exported import GrayscaleFilter
 @_exported import MirrorFilter
+@_exported import PadFilter
+@_exported import RotateFilter
+@_exported import ScaleFilter
 @_exported import WatermarkFilter
 
 extension FilterRegistry {
   /// Every built-in filter, in the order `camfx filters` lists them (allfilters.c style).
-  public static let builtin = FilterRegistry([Watermark.self, Grayscale.self, Crop.self, Mirror.self])
+  public static let builtin = FilterRegistry([
+    FilterDescriptor(Watermark.self), FilterDescriptor(Grayscale.self), FilterDescriptor(Crop.self),
+    FilterDescriptor(Mirror.self), FilterDescriptor(Scale.self), FilterDescriptor(Fit.self), FilterDescriptor(Pad.self),
+    FilterDescriptor(Rotate.self),
+  ])
 }
 
 /// The camfx release, as `camfx --version` prints it.

@@ -36,7 +36,9 @@ struct RecordCommand: ParsableCommand {
   @Option(help: ArgumentHelp("A movie file to transcode (video and sound) instead of --source.", valueName: "file"))
   var input: String?
 
-  @Option(help: ArgumentHelp("Frame size of the test pattern or camera (default 640x480).", valueName: "WxH"))
+  @Option(help: ArgumentHelp(
+    "Frame size of the test pattern or camera (default 640x480); with --input, the size the movie is scaled to before the filters (bicubic; -1 or -2 for a side keeps the aspect ratio).",
+    valueName: "WxH"))
   var size: String?
 
   @OptionGroup(title: "Camera options")
@@ -171,7 +173,9 @@ struct RecordCommand: ParsableCommand {
     let tone = try audio.flatMap { microphoneDevice == nil ? try AudioOption.parse($0) : nil }
     let cameraSettings = try camera.settings()
     var chain = try FilterRegistry.builtin.makeChain(filters)
-    let geometry = try size.map { try FrameGeometry(parsing: $0) }
+    // A movie is scaled to --size before the filters; other sources are made at that size.
+    let geometry = try input == nil ? size.map { try FrameGeometry(parsing: $0) } : nil
+    if input != nil, let size { chain = FilterChain([try Self.inputScale(size)] + chain.filters) }
     var videoSettings = VideoSettings(width: 2, height: 2)
     try applyVideoOptions(to: &videoSettings)
     // Live sources default to veryfast, as OBS does: what 1080p30 needs on small
@@ -327,6 +331,21 @@ struct RecordCommand: ParsableCommand {
   }
 
   /// Opens the one input a recording reads. Every kind of source is opened here:
+  /// The `scale` that `--size WxH` puts in front of a movie's filters; a side may be -1
+  /// or -2 to keep the aspect ratio, as in `scale`.
+  static func inputScale(_ text: String) throws -> Scale {
+    let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= -2, h >= -2 else {
+      throw GeometryError(text: text, reason: "expected WIDTHxHEIGHT, e.g. 1280x720 (-1 or -2 for one side keeps the aspect ratio)")
+    }
+    if w > 0 && h > 0 { try FrameGeometry(width: w, height: h).validate(text: text) }
+    do {
+      return try Scale(width: w, height: h)
+    } catch let error as FilterError {
+      throw GeometryError(text: text, reason: error.reason)
+    }
+  }
+
   /// `--input FILE` (a movie), or `--source` (testsrc, a PNG, a camera).
   /// - Parameter inputAudio: decode a movie file's sound track (false: drop it).
   static func openInput(
@@ -334,7 +353,6 @@ struct RecordCommand: ParsableCommand {
     camera: CameraSettings = CameraSettings(), reconnectTimeout: Double = 0
   ) throws -> OpenedInput {
     if let input {
-      if size != nil { throw RecordingOptionError("--size cannot be used with --input (camfx does not scale)") }
       let buffering = RecordingBuffering.file
       let reader = try MovieReader(
         path: input, audio: inputAudio ? AudioOutputSettings() : nil, poolCapacity: buffering.poolCapacity)

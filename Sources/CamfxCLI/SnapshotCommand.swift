@@ -74,10 +74,13 @@ struct SnapshotCommand: ParsableCommand {
       frameSource = try sourceSpec.open(size: geometry, live: false, firstFrame: frame, poolCapacity: 1)
     }
     try chain.configure(input: frameSource.geometry)
-    guard var picture = try frameSource.nextFrame() else {
+    guard let sourceFrame = try frameSource.nextFrame() else {
       throw SourceError(source: sourceSpec.description, reason: "delivered no frame")
     }
-    chain.process(&picture)
+    // Nothing else holds the chain's frames, so a pool of one never makes it wait.
+    guard let picture = chain.process(sourceFrame, using: chain.makeBuffers(capacity: 1)) else {
+      preconditionFailure("the chain's own pool was empty")
+    }
 
     let keepAlpha = alpha || Self.hasTransparency(picture)
     // SIGINT/SIGTERM while the PNG is written would leave the hidden temporary file

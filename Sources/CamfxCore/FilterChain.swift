@@ -3,17 +3,31 @@
 /// The chain negotiates geometry once, before the first frame: each filter's output
 /// size is the next one's input size, and a filter that cannot take its input throws
 /// then — never mid-stream.
+///
+/// On BGRA frames, in-place filters work on the frame they are given and each resizing
+/// filter writes a frame from a pool of its own output size (`makeBuffers(capacity:)`),
+/// after which the frame it read goes back to its pool:
+///
+///     source frame ──▶ mirror (in place) ──▶ scale ──▶ frame from pool 0 ──▶ grayscale (in place) ──▶ out
 public struct FilterChain: Sendable {
   public private(set) var filters: [any VideoFilter]
   public private(set) var inputGeometry: FrameGeometry?
   public private(set) var outputGeometry: FrameGeometry?
+  /// How the chain runs on BGRA frames; set by `configure` (cast once, not per frame: a
+  /// cast between existentials may copy a large filter into a new box).
+  private var bgraSteps: [BGRAStep] = []
   /// The filters as `RowLocalVideoFilter`s when every one of them is row-local and the
-  /// frame size does not change; set by `configure` (cast once, not per band: a cast
-  /// between existentials may copy a large filter into a new box).
+  /// frame size does not change; set by `configure`.
   private var rowLocalFilters: [any RowLocalVideoFilter]?
   /// How the chain runs on yuv420p pictures, when every filter accepts them; set by
   /// `configure` (see `FilterChain+YUV420.swift`).
   var yuv420Steps: [YUV420Step]?
+
+  private enum BGRAStep: Sendable {
+    case inPlace(any InPlaceVideoFilter)
+    /// The filter and the index of the pool it writes into.
+    case resizing(any ResizingVideoFilter, pool: Int)
+  }
 
   public init(_ filters: [any VideoFilter] = []) {
     self.filters = filters
@@ -29,19 +43,56 @@ public struct FilterChain: Sendable {
   public mutating func configure(input: FrameGeometry) throws -> FrameGeometry {
     var geometry = input
     var sizes = [input]  // sizes[i] is filter i's input, sizes[i + 1] its output
+    var steps: [BGRAStep] = []
+    var pools = 0
     for i in filters.indices {
+      let name = type(of: filters[i]).name
       geometry = try filters[i].configure(input: geometry)
       guard geometry.width > 0, geometry.height > 0 else {
-        throw FilterError(filter: type(of: filters[i]).name, reason: "produces an empty frame from \(input)")
+        throw FilterError(filter: name, reason: "produces an empty frame from \(input)")
+      }
+      guard geometry.width <= FrameGeometry.maximumSide, geometry.height <= FrameGeometry.maximumSide else {
+        throw FilterError(filter: name, reason: "produces a \(geometry) frame, larger than \(FrameGeometry.maximumSide) on a side")
       }
       sizes.append(geometry)
+      if let filter = filters[i] as? any ResizingVideoFilter {
+        steps.append(.resizing(filter, pool: pools))
+        pools += 1
+      } else if let filter = filters[i] as? any InPlaceVideoFilter {
+        steps.append(.inPlace(filter))
+      } else {
+        throw FilterError(filter: name, reason: "has no way to process BGRA frames (neither in place nor resizing)")
+      }
     }
     inputGeometry = input
     outputGeometry = geometry
+    bgraSteps = steps
     let rowLocal = filters.compactMap { ($0 as? any RowLocalVideoFilter).flatMap { $0.isRowLocal ? $0 : nil } }
     rowLocalFilters = geometry == input && rowLocal.count == filters.count ? rowLocal : nil
     yuv420Steps = Self.yuv420Steps(filters, sizes: sizes)
+    resizedGeometries = steps.indices.compactMap { i in
+      if case .resizing = steps[i] { return sizes[i + 1] } else { return nil }
+    }
     return geometry
+  }
+
+  /// The output size of each resizing filter, in order (one pool each).
+  private var resizedGeometries: [FrameGeometry] = []
+
+  /// True when some filter writes new frames, so `process(_:using:shouldStop:)` needs
+  /// buffers from `makeBuffers(capacity:)`. Known after `configure`.
+  public var hasResizingFilters: Bool { !resizedGeometries.isEmpty }
+
+  /// The pools the resizing filters write into, made once: the last one holds
+  /// `capacity` frames (as many as the stages after the chain may hold at once), the
+  /// ones before it a single frame each (the next resizing filter reads it at once and
+  /// lets it go). Pages of pooled frames take RAM only when first used.
+  public func makeBuffers(capacity: Int) -> FilterChainBuffers {
+    precondition(capacity > 0)
+    let pools = resizedGeometries.indices.map { i in
+      PixelBufferPool(geometry: resizedGeometries[i], capacity: i == resizedGeometries.count - 1 ? capacity : 1)
+    }
+    return FilterChainBuffers(pools: pools)
   }
 
   /// True when every filter is row-local (`RowLocalVideoFilter`) and the frame size
@@ -49,16 +100,39 @@ public struct FilterChain: Sendable {
   public var isRowLocal: Bool { rowLocalFilters != nil }
 
   /// Runs every filter, in order, on rows `firstRow ..< firstRow + band.height` of a
-  /// frame of the configured size; the same pixels as `process(_:)` gives those rows.
+  /// frame of the configured size; the same pixels as the whole frame gives those rows.
   /// - Precondition: `isRowLocal`.
   public func process(band: inout PixelBuffer, firstRow: Int) {
     guard let rowLocalFilters else { preconditionFailure("the chain is not row-local") }
     for filter in rowLocalFilters { filter.process(band: &band, firstRow: firstRow) }
   }
 
-  /// Runs every filter on `frame`, in order.
-  /// - Precondition: `configure(input:)` was called with this frame's size.
-  public func process(_ frame: inout PixelBuffer) {
-    for filter in filters { filter.process(&frame) }
+  /// Runs every filter on `frame`, in order, and returns the filtered frame: `frame`
+  /// itself when no filter resizes, else a frame from `buffers`. Returns nil only if
+  /// `shouldStop` turns true while every frame of a pool is held downstream.
+  /// - Precondition: `configure(input:)` was called with this frame's size, and
+  ///   `buffers` came from this chain's `makeBuffers(capacity:)`.
+  public func process(
+    _ frame: PixelBuffer, using buffers: FilterChainBuffers, shouldStop: () -> Bool = { false }
+  ) -> PixelBuffer? {
+    var current = frame
+    for step in bgraSteps {
+      switch step {
+      case .inPlace(let filter):
+        filter.process(&current)
+      case .resizing(let filter, let pool):
+        guard var destination = buffers.pools[pool].acquire(presentationTime: current.presentationTime, shouldStop: shouldStop)
+        else { return nil }
+        filter.process(current, into: &destination)
+        current = destination
+      }
+    }
+    return current
   }
+}
+
+/// The frames a chain's resizing filters write, one pool per resizing filter
+/// (`FilterChain.makeBuffers(capacity:)`); empty for a chain that only works in place.
+public struct FilterChainBuffers: Sendable {
+  let pools: [PixelBufferPool]
 }

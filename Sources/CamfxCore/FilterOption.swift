@@ -8,6 +8,8 @@ public struct FilterOption: Sendable, Hashable {
     case string
     case path
     case boolean
+    /// A colour, as `BGRA(parsing:)` reads it.
+    case color
 
     /// How `camfx filters` shows the type.
     public var label: String {
@@ -20,6 +22,7 @@ public struct FilterOption: Sendable, Hashable {
       case .string: return "string"
       case .path: return "path"
       case .boolean: return "bool"
+      case .color: return "color"
       }
     }
 

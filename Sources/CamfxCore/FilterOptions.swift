@@ -28,11 +28,6 @@ public struct FilterOptions: Sendable {
     self.values = values
   }
 
-  /// Convenience: checks a parsed spec against a filter type's table.
-  public init<F: VideoFilter>(spec: FilterSpec, for type: F.Type) throws {
-    try self.init(filter: F.name, table: F.options, arguments: spec.arguments)
-  }
-
   /// True when the user gave `key` explicitly.
   public func isSet(_ key: String) -> Bool { values[key] != nil }
 
@@ -48,6 +43,8 @@ public struct FilterOptions: Sendable {
   public func number(_ key: String) -> Double? { text(key).flatMap { Double($0.trimmingSpaces()) } }
 
   public func boolean(_ key: String) -> Bool? { text(key).flatMap(Self.parseBool) }
+
+  public func color(_ key: String) -> BGRA? { text(key).flatMap { try? BGRA(parsing: $0.trimmingSpaces()) } }
 
   private static func parseBool(_ s: String) -> Bool? {
     switch s.lowercased() {
@@ -77,6 +74,8 @@ public struct FilterOptions: Sendable {
       guard !value.isEmpty else { throw bad("must not be empty") }
     case .boolean:
       guard parseBool(v) != nil else { throw bad("expected true or false") }
+    case .color:
+      do { _ = try BGRA(parsing: v) } catch { throw bad(error.reason) }
     }
   }
 }

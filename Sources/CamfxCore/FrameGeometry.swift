@@ -1,7 +1,4 @@
 /// The size of the frames flowing between two pipeline stages.
-///
-/// Pixel format is always 8-bit BGRA inside the pipeline; conversion to and from
-/// other formats happens only at the edges (camera, adaptor, PNG).
 public struct FrameGeometry: Sendable, Hashable, CustomStringConvertible {
   public var width: Int
   public var height: Int
@@ -45,5 +42,9 @@ public struct FrameGeometry: Sendable, Hashable, CustomStringConvertible {
 public struct GeometryError: Error, CustomStringConvertible {
   public var text: String
   public var reason: String
+  public init(text: String, reason: String) {
+    self.text = text
+    self.reason = reason
+  }
   public var description: String { "invalid size '\(text)': \(reason)" }
 }

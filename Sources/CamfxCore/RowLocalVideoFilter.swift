@@ -10,7 +10,7 @@
 ///
 /// A filter opts in by conforming; `isRowLocal` lets one instance decline (mirror's
 /// vertical axis moves rows).
-public protocol RowLocalVideoFilter: VideoFilter {
+public protocol RowLocalVideoFilter: InPlaceVideoFilter {
   /// True when `process(band:firstRow:)` may be used for this configured instance.
   var isRowLocal: Bool { get }
 

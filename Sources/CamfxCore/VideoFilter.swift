@@ -8,11 +8,15 @@
 ///    and returns the geometry it will hand on (a crop returns a smaller one). It throws
 ///    if the filter cannot work on that input, so impossible chains fail before the
 ///    first frame, never mid-stream. Choose the per-frame kernel here.
-/// 3. `process(_:)` runs on every frame, in place, and must not allocate.
+/// 3. A process call on every frame, which must not allocate. A filter takes one of two
+///    forms: `InPlaceVideoFilter` changes the frame it is given (or narrows its view,
+///    as a crop does); `ResizingVideoFilter` reads its source frame and writes a
+///    destination frame of the size `configure` returned, which the chain takes from a
+///    pool sized once for the session (a scale, a pad, a rotation).
 ///
 /// A minimal filter that inverts colours:
 ///
-///     struct Invert: VideoFilter {
+///     struct Invert: InPlaceVideoFilter {
 ///       static let name = "invert"
 ///       static let summary = "Inverts B, G and R."
 ///       static let example = "camfx snapshot --filter invert -o out.png"
@@ -21,6 +25,8 @@
 ///       mutating func configure(input: FrameGeometry) throws -> FrameGeometry { input }
 ///       func process(_ frame: inout PixelBuffer) { /* ... */ }
 ///     }
+///
+/// Register it with `FilterRegistry.registering(FilterDescriptor(Invert.self))`.
 public protocol VideoFilter: Sendable {
   /// The name used in `--filter NAME=...`; lower case.
   static var name: String { get }
@@ -38,7 +44,23 @@ public protocol VideoFilter: Sendable {
   /// Prepares for frames of `input` size and returns the size of the frames it emits.
   /// - Throws: `FilterError` when the filter cannot work on such frames.
   mutating func configure(input: FrameGeometry) throws -> FrameGeometry
+}
 
+/// A filter that works on the frame it is given: it changes pixels in place, or
+/// narrows the frame's view without copying (crop).
+public protocol InPlaceVideoFilter: VideoFilter {
   /// Filters one frame in place. Called on the filter stage's thread only.
   func process(_ frame: inout PixelBuffer)
+}
+
+/// A filter that writes a new frame: its output has another size than its input, or
+/// its pixels move between rows and columns (scale, pad, rotate).
+///
+/// The chain gives it a destination from a pool of the configured output size, made
+/// once before the first frame, so the form allocates nothing per frame either.
+public protocol ResizingVideoFilter: VideoFilter {
+  /// Writes the filtered `source` (the configured input size) into `destination` (the
+  /// size `configure` returned; never the same memory as `source`). Called on the
+  /// filter stage's thread only.
+  func process(_ source: PixelBuffer, into destination: inout PixelBuffer)
 }

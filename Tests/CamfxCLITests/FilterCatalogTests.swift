@@ -1,7 +1,7 @@
 import Camfx
 import XCTest
 
-private struct Sparkle: VideoFilter {
+private struct Sparkle: InPlaceVideoFilter {
   static let name = "sparkle"
   static let summary = "Adds sparkles."
   static let example = "camfx snapshot --filter sparkle=amount=3 -o sparkle.png"
@@ -15,7 +15,7 @@ private struct Sparkle: VideoFilter {
   func process(_ frame: inout PixelBuffer) {}
 }
 
-private struct Plain: VideoFilter {
+private struct Plain: InPlaceVideoFilter {
   static let name = "plain"
   static let summary = "Does nothing."
   static let example = "camfx snapshot --filter plain -o plain.png"
@@ -27,7 +27,7 @@ private struct Plain: VideoFilter {
 
 final class FilterCatalogTests: XCTestCase {
   func testCatalogLayout() {
-    XCTAssertEqual(FilterRegistry([Sparkle.self, Plain.self]).catalog, """
+    XCTAssertEqual(FilterRegistry([FilterDescriptor(Sparkle.self), FilterDescriptor(Plain.self)]).catalog, """
       Filters (use --filter NAME or --filter NAME=KEY=VALUE:KEY=VALUE; repeat --filter to chain):
 
       sparkle: Adds sparkles.

@@ -132,7 +132,7 @@ final class CountingToneGenerator: AudioGenerator {
 }
 
 /// Adds 1 to the blue byte of every pixel: cheap, and visible in the sink's record.
-struct IncrementBlue: VideoFilter {
+struct IncrementBlue: InPlaceVideoFilter {
   static let name = "increment-blue"
   static let summary = "Adds 1 to blue (tests)."
   static let example = "none"
@@ -152,7 +152,7 @@ struct IncrementBlue: VideoFilter {
 }
 
 /// Keeps the left half of the frame (a view, like the crop filter).
-struct LeftHalf: VideoFilter {
+struct LeftHalf: InPlaceVideoFilter {
   static let name = "left-half"
   static let summary = "Keeps the left half (tests)."
   static let example = "none"

@@ -9,7 +9,7 @@ import CamfxCore
 /// rejected when it is configured, before the first frame. Cropping copies nothing: the
 /// frame becomes a narrower view of the same memory (`PixelBuffer.crop`), and later
 /// stages honour its `bytesPerRow`.
-public struct Crop: VideoFilter, YUV420VideoFilter {
+public struct Crop: InPlaceVideoFilter, YUV420VideoFilter {
   public static let name = "crop"
   public static let summary = "Keeps a width x height rectangle at (x, y), centred by default; no copy."
   public static let example = "camfx snapshot --size 1280x720 --filter crop=width=640:height=360 -o centre.png"

@@ -65,7 +65,7 @@ struct PremultipliedMark: Sendable {
 
   /// Blends the mark rectangle `visible` (in mark coordinates) onto the frame whose
   /// pixel (0, 0) is `frame`, with the rectangle's top-left landing at `at`.
-  func blend(onto frame: UnsafeMutableRawPointer, bytesPerRow: Int, visible: Rectangle, at: (x: Int, y: Int)) {
+  func blend(onto frame: UnsafeMutableRawPointer, bytesPerRow: Int, visible: PixelRectangle, at: (x: Int, y: Int)) {
     even.withUnsafeBufferPointer { e in
       odd.withUnsafeBufferPointer { o in
         keep.withUnsafeBufferPointer { k in

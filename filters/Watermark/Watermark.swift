@@ -53,7 +53,7 @@ public struct Watermark: RowLocalVideoFilter, YUV420VideoFilter {
   /// frames of even width and height.
   private(set) var yuv420Mark: YUV420Mark?
   /// What part of the mark is drawn, and where in the frame; set by `configure(input:)`.
-  private var visible = Rectangle(x: 0, y: 0, width: 0, height: 0)
+  private var visible = PixelRectangle(x: 0, y: 0, width: 0, height: 0)
   private var origin = (x: 0, y: 0)
   private(set) var frameSize = FrameGeometry(width: 0, height: 0)
 
@@ -104,13 +104,13 @@ public struct Watermark: RowLocalVideoFilter, YUV420VideoFilter {
     }
     if let x { left = x }
     if let y { top = y }
-    let placed = Rectangle(x: left, y: top, width: w, height: h)
-    guard let inside = placed.intersection(Rectangle(x: 0, y: 0, width: input.width, height: input.height)) else {
+    let placed = PixelRectangle(x: left, y: top, width: w, height: h)
+    guard let inside = placed.intersection(PixelRectangle(x: 0, y: 0, width: input.width, height: input.height)) else {
       throw FilterError(
         filter: Self.name,
         reason: "mark \(w)x\(h) at (\(left), \(top)) lies entirely outside the \(input) input frame")
     }
-    visible = Rectangle(x: inside.x - left, y: inside.y - top, width: inside.width, height: inside.height)
+    visible = PixelRectangle(x: inside.x - left, y: inside.y - top, width: inside.width, height: inside.height)
     origin = (inside.x, inside.y)
     frameSize = input
     yuv420Mark = input.width % 2 == 0 && input.height % 2 == 0
@@ -134,7 +134,7 @@ public struct Watermark: RowLocalVideoFilter, YUV420VideoFilter {
       "watermark configured for \(frameSize), got rows \(firstRow)..<\(firstRow + band.height) of width \(band.width)")
     let top = max(origin.y, firstRow), bottom = min(origin.y + visible.height, firstRow + band.height)
     guard top < bottom else { return }
-    let part = Rectangle(x: visible.x, y: visible.y + (top - origin.y), width: visible.width, height: bottom - top)
+    let part = PixelRectangle(x: visible.x, y: visible.y + (top - origin.y), width: visible.width, height: bottom - top)
     let bytesPerRow = band.bytesPerRow
     band.withUnsafeMutableBytes { base in
       mark.blend(onto: base, bytesPerRow: bytesPerRow, visible: part, at: (origin.x, top - firstRow))

@@ -18,8 +18,8 @@ import CamfxCore
 struct YUV420Mark: Sendable {
   /// Where the tables land in the frame: the luma rectangle the mark covers, and the
   /// chroma rectangle of the blocks it touches.
-  let luma: Rectangle
-  let chroma: Rectangle
+  let luma: PixelRectangle
+  let chroma: PixelRectangle
   /// S and K per covered pixel, `luma.width` per row.
   let lumaS: [UInt16]
   let lumaK: [UInt16]
@@ -30,10 +30,10 @@ struct YUV420Mark: Sendable {
 
   /// Tables for the part `visible` (in mark coordinates) of the straight-alpha `image`,
   /// drawn with its top-left at `origin` in the frame, at `opacity`.
-  init(straight image: PixelBuffer, opacity: Double, visible: Rectangle, origin: (x: Int, y: Int)) {
-    luma = Rectangle(x: origin.x, y: origin.y, width: visible.width, height: visible.height)
+  init(straight image: PixelBuffer, opacity: Double, visible: PixelRectangle, origin: (x: Int, y: Int)) {
+    luma = PixelRectangle(x: origin.x, y: origin.y, width: visible.width, height: visible.height)
     let left = origin.x / 2, top = origin.y / 2
-    chroma = Rectangle(
+    chroma = PixelRectangle(
       x: left, y: top, width: (origin.x + visible.width + 1) / 2 - left, height: (origin.y + visible.height + 1) / 2 - top)
 
     // α and the straight Y, Cb, Cr of the mark pixel at frame position (x, y); α 0 off the mark.
@@ -99,7 +99,7 @@ struct YUV420Mark: Sendable {
 
   /// `dst = (S + dst · K) >> 8` over the rectangle `area` of one plane.
   static func blend(
-    _ s: [UInt16], _ k: [UInt16], into plane: UnsafeMutablePointer<UInt8>, stride: Int, at area: Rectangle
+    _ s: [UInt16], _ k: [UInt16], into plane: UnsafeMutablePointer<UInt8>, stride: Int, at area: PixelRectangle
   ) {
     s.withUnsafeBufferPointer { s in
       k.withUnsafeBufferPointer { k in

@@ -27,6 +27,16 @@ extension BenchCase {
       cases.append(cropView(size))
       cases.append(cropCopy(size))
       cases.append(watermark(size))
+      let twoThirds = FrameGeometry(width: size.width * 2 / 3 & ~1, height: size.height * 2 / 3 & ~1)
+      let half = FrameGeometry(width: size.width / 2, height: size.height / 2)
+      for (target, method) in [(twoThirds, ScaleMethod.bilinear), (twoThirds, .bicubic), (half, .bilinear), (half, .area)] {
+        cases.append(resizing(
+          "scale \(target) \(method.rawValue)", size, try? Scale(width: target.width, height: target.height, method: method)))
+      }
+      cases.append(resizing("rotate 90", size, Rotate(angle: .quarter)))
+      cases.append(resizing("pad +64", size, Pad(width: size.width + 64, height: size.height + 64)))
+      cases.append(resizing("fit \(twoThirds.height * 4 / 3)x\(twoThirds.height)", size,
+        Fit(width: twoThirds.height * 4 / 3, height: twoThirds.height)))
     }
     guard let filters else { return cases }
     return cases.filter { $0.filter == nil || filters.contains($0.filter!) }
@@ -44,13 +54,26 @@ extension BenchCase {
   }
 
   /// A filter run in place on the same frame over and over.
-  static func inPlace<F: VideoFilter>(_ name: String, _ size: FrameGeometry, bytes: Int, _ filter: F, filter key: String? = nil) -> BenchCase {
+  static func inPlace<F: InPlaceVideoFilter>(_ name: String, _ size: FrameGeometry, bytes: Int, _ filter: F, filter key: String? = nil) -> BenchCase {
     BenchCase(name: name, size: size, bytesPerFrame: bytes, filter: key ?? F.name) {
       var configured = filter
       _ = try configured.configure(input: size)
       var frame = patternFrame(size)
       let ready = configured
       return { ready.process(&frame) }
+    }
+  }
+
+  /// A resizing filter from one source frame into one destination frame, over and over;
+  /// bytes are the source frame's.
+  static func resizing<F: ResizingVideoFilter>(_ name: String, _ size: FrameGeometry, _ filter: F?) -> BenchCase {
+    BenchCase(name: name, size: size, bytesPerFrame: size.pixelCount * 4, filter: F.name) {
+      guard var configured = filter else { throw FilterError(filter: F.name, reason: "cannot be set up for \(size)") }
+      let output = try configured.configure(input: size)
+      let source = patternFrame(size)
+      var destination = PixelBuffer(width: output.width, height: output.height)
+      let ready = configured
+      return { ready.process(source, into: &destination) }
     }
   }
 

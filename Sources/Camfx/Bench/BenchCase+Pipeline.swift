@@ -142,15 +142,16 @@ extension BenchCase {
         }
       }
       let frames = (0..<count).map { _ in PixelBuffer(width: size.width, height: size.height) }
+      let buffers = chain.makeBuffers(capacity: 1)
       let outputs = try YUV420FramePool(geometry: size, capacity: count, kind: .owned)
       let written = try (0..<count).map { _ in try outputs.acquire(presentationTime: .zero)! }
       return {
         let picture = pictures[next], out = written[next]
-        var frame = frames[next]
         PixelConverter.convertI420(
           luma: picture.y, lumaBytesPerRow: picture.yStride, cb: picture.u, cr: picture.v,
-          chromaBytesPerRow: picture.uStride, to: frame)
-        chain.process(&frame)
+          chromaBytesPerRow: picture.uStride, to: frames[next])
+        // An in-place chain: the filtered frame is `frames[next]`'s storage.
+        guard let frame = chain.process(frames[next], using: buffers) else { return }
         frame.withUnsafeBytes { pixels in
           BGRAToYUV420.convert(
             source: pixels, sourceBytesPerRow: frame.bytesPerRow, width: size.width, height: size.height,

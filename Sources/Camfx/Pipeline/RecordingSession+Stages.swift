@@ -109,9 +109,9 @@ extension RecordingSession {
       let started = MonotonicClock.nanoseconds()
       let filtered: StageFrame
       switch frame {
-      case .bgra(var buffer):
-        chain.process(&buffer)
-        filtered = .bgra(buffer)
+      case .bgra(let buffer):
+        guard let made = chain.process(buffer, using: chainBuffers, shouldStop: { self.isAborted }) else { return }
+        filtered = .bgra(made)
       case .yuv420(let picture):
         // Only a session with such a pass asks its input for these.
         guard let yuv420Pass else { preconditionFailure("yuv420p frame without a pass for it") }

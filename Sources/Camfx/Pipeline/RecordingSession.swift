@@ -52,6 +52,8 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   /// The sink as one that takes the pass's yuv420p frames (set with `yuv420Pass`).
   let yuv420Sink: (any YUV420RecordingSink)?
   let audioBlocks: FrameRing<Audio>?
+  /// The frames the chain's resizing filters write, on the BGRA path.
+  let chainBuffers: FilterChainBuffers
 
   /// Graceful stop: the source stage stops taking frames; the rest drains.
   let stopRequested = Atomic<Bool>(false)
@@ -118,6 +120,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     self.filteredFrames = FrameRing(capacity: buffering.filteredFrames)
     // Pictures: the writer's ring full, one being made, one being encoded.
     let pictures = buffering.filteredFrames + 2
+    chainBuffers = chain.makeBuffers(capacity: pictures)
     if let yuv420Input = input as? any YUV420RecordingInput, let yuv420Sink = sink as? any YUV420RecordingSink,
       let pass: any YUV420FramePass =
         yuv420Filters && chain.acceptsYUV420 ? try YUV420FilterPass(chain: chain, capacity: pictures)

@@ -1,0 +1,129 @@
+import CamfxCore
+
+/// Scales one plane of 8-bit samples (1 channel: a Y, U or V plane; 4 interleaved
+/// channels: BGRA) with a horizontal and a vertical `ResamplingTable`, one destination
+/// row at a time:
+///
+///     source rows start[y] ..< start[y] + taps ──vertical──▶ one row of Int16 (6 extra bits)
+///                                                 ──horizontal──▶ destination row y
+///
+/// Both passes are fixed point (14-bit weights); the vertical one keeps 6 fractional
+/// bits in its 16-bit row, so the result is within ±1 of the same weights applied in
+/// floating point and rounded (a test checks every method on odd sizes). Nothing is
+/// allocated: the rows live in a `ScaleScratch` made at configure time.
+struct PlaneScaler: Sendable {
+  let horizontal: ResamplingTable
+  let vertical: ResamplingTable
+  let channels: Int
+
+  init(method: ScaleMethod, from source: FrameGeometry, to destination: FrameGeometry, channels: Int) {
+    horizontal = ResamplingTable(method: method, sourceLength: source.width, destinationLength: destination.width)
+    vertical = ResamplingTable(method: method, sourceLength: source.height, destinationLength: destination.height)
+    self.channels = channels
+  }
+
+  /// Samples per row of the scratch rows this scaler needs.
+  var scratchSamples: Int { horizontal.sourceLength * channels }
+
+  private static let verticalShift: Int32 = 8  // 14 fractional bits in, 6 kept
+  private static let horizontalShift: Int32 = 20  // 14 + 6 fractional bits in, none kept
+
+  func scale(
+    _ source: UnsafePointer<UInt8>, sourceStride: Int,
+    into destination: UnsafeMutablePointer<UInt8>, destinationStride: Int, scratch: ScaleScratch
+  ) {
+    precondition(scratch.capacity >= scratchSamples, "scratch rows too short")
+    let samples = scratchSamples
+    let acc = scratch.accumulator, row = scratch.row
+    let vTaps = vertical.tapCount
+    vertical.fixed.withUnsafeBufferPointer { vWeights in
+      for y in 0..<vertical.destinationLength {
+        let first = vertical.start[y]
+        // Vertical pass into `row`, with 6 fractional bits.
+        if vertical.isIdentity {
+          let s = source + first * sourceStride
+          for x in 0..<samples { row[x] = Int16(s[x]) &<< 6 }
+        } else {
+          var w = vWeights[y * vTaps]
+          var s = source + first * sourceStride
+          for x in 0..<samples { acc[x] = Int32(s[x]) &* w }
+          for k in 1..<max(vTaps, 1) {
+            w = vWeights[y * vTaps + k]
+            if w == 0 { continue }
+            s = source + (first + k) * sourceStride
+            for x in 0..<samples { acc[x] = acc[x] &+ Int32(s[x]) &* w }
+          }
+          for x in 0..<samples { row[x] = Int16(truncatingIfNeeded: (acc[x] &+ 128) &>> Self.verticalShift) }
+        }
+        horizontalPass(row, into: destination + y * destinationStride)
+      }
+    }
+  }
+
+  private func horizontalPass(_ row: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<UInt8>) {
+    let count = horizontal.destinationLength
+    if horizontal.isIdentity {
+      for x in 0..<count * channels { out[x] = Self.clampByte((Int32(row[x]) &+ 32) &>> 6) }
+      return
+    }
+    let taps = horizontal.tapCount
+    horizontal.fixed.withUnsafeBufferPointer { weights in
+      horizontal.start.withUnsafeBufferPointer { starts in
+        let half: Int32 = 1 << (Self.horizontalShift - 1)
+        if channels == 4 {
+          let pixels = UnsafeRawPointer(row)
+          for x in 0..<count {
+            var sum = SIMD4<Int32>(repeating: half)
+            let first = starts[x]
+            for k in 0..<taps {
+              let p = pixels.loadUnaligned(fromByteOffset: (first + k) * 8, as: SIMD4<Int16>.self)
+              sum &+= SIMD4<Int32>(truncatingIfNeeded: p) &* weights[x * taps + k]
+            }
+            sum = sum &>> Self.horizontalShift
+            let clamped = sum.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255))
+            let o = out + x * 4
+            o[0] = UInt8(truncatingIfNeeded: clamped[0])
+            o[1] = UInt8(truncatingIfNeeded: clamped[1])
+            o[2] = UInt8(truncatingIfNeeded: clamped[2])
+            o[3] = UInt8(truncatingIfNeeded: clamped[3])
+          }
+        } else {
+          for x in 0..<count {
+            var sum = half
+            let first = starts[x]
+            for k in 0..<taps { sum = sum &+ Int32(row[first + k]) &* weights[x * taps + k] }
+            out[x] = Self.clampByte(sum &>> Self.horizontalShift)
+          }
+        }
+      }
+    }
+  }
+
+  @inline(__always)
+  static func clampByte(_ v: Int32) -> UInt8 {
+    UInt8(truncatingIfNeeded: min(max(v, 0), 255))
+  }
+}
+
+/// The rows a `PlaneScaler` works in, made once at configure time.
+///
+/// `@unchecked Sendable`: a filter's scratch is used only by the filter stage's thread,
+/// one frame at a time (copies of a configured filter share it, but never run at once).
+final class ScaleScratch: @unchecked Sendable {
+  let capacity: Int
+  let accumulator: UnsafeMutablePointer<Int32>
+  let row: UnsafeMutablePointer<Int16>
+
+  init(samples: Int) {
+    capacity = max(samples, 1)
+    accumulator = .allocate(capacity: capacity)
+    accumulator.initialize(repeating: 0, count: capacity)
+    row = .allocate(capacity: capacity + 4)  // + 4: a SIMD4 load at the last pixel
+    row.initialize(repeating: 0, count: capacity + 4)
+  }
+
+  deinit {
+    accumulator.deallocate()
+    row.deallocate()
+  }
+}
