@@ -41,6 +41,9 @@ struct RecordCommand: ParsableCommand {
     valueName: "WxH"))
   var size: String?
 
+  @Flag(name: .customLong("no-autorotate"), help: "Keep a movie --input as stored, instead of turning it upright as its display matrix says.")
+  var noAutorotate = false
+
   @OptionGroup(title: "Camera options")
   var camera: CameraOptions
 
@@ -175,7 +178,7 @@ struct RecordCommand: ParsableCommand {
     var chain = try FilterRegistry.builtin.makeChain(filters)
     // A movie is scaled to --size before the filters; other sources are made at that size.
     let geometry = try input == nil ? size.map { try FrameGeometry(parsing: $0) } : nil
-    if input != nil, let size { chain = FilterChain([try Self.inputScale(size)] + chain.filters) }
+    let inputScale = try input == nil ? nil : size.map(Self.inputScale)
     var videoSettings = VideoSettings(width: 2, height: 2)
     try applyVideoOptions(to: &videoSettings)
     // Live sources default to veryfast, as OBS does: what 1080p30 needs on small
@@ -199,6 +202,11 @@ struct RecordCommand: ParsableCommand {
     let opened = try Self.openInput(
       source: source, input: input, size: geometry, fps: fps, realtime: realtime, inputAudio: audio != "none",
       camera: cameraSettings, reconnectTimeout: reconnectTimeout)
+    // A movie is turned upright (its display matrix), then scaled to --size, then filtered.
+    var prefix: [any VideoFilter] = []
+    if !noAutorotate, let angle = Rotate.Angle(rawValue: opened.displayRotation) { prefix.append(Rotate(angle: angle)) }
+    if let inputScale { prefix.append(inputScale) }
+    if !prefix.isEmpty { chain = FilterChain(prefix + chain.filters) }
     let outputGeometry = try chain.configure(input: opened.input.geometry)
     videoSettings.width = outputGeometry.width
     videoSettings.height = outputGeometry.height
@@ -328,9 +336,10 @@ struct RecordCommand: ParsableCommand {
     /// The sound track's own rate and channels, for a movie file.
     var audioSampleRate: Int? = nil
     var audioChannels: Int? = nil
+    /// The clockwise turn a movie's display matrix asks for (0 when none).
+    var displayRotation = 0
   }
 
-  /// Opens the one input a recording reads. Every kind of source is opened here:
   /// The `scale` that `--size WxH` puts in front of a movie's filters; a side may be -1
   /// or -2 to keep the aspect ratio, as in `scale`.
   static func inputScale(_ text: String) throws -> Scale {
@@ -346,6 +355,7 @@ struct RecordCommand: ParsableCommand {
     }
   }
 
+  /// Opens the one input a recording reads. Every kind of source is opened here:
   /// `--input FILE` (a movie), or `--source` (testsrc, a PNG, a camera).
   /// - Parameter inputAudio: decode a movie file's sound track (false: drop it).
   static func openInput(
@@ -359,7 +369,8 @@ struct RecordCommand: ParsableCommand {
       let duration = reader.frameDuration ?? MediaTime(value: 1, timescale: 30)
       return OpenedInput(
         input: MovieReaderInput(reader), fps: Double(duration.timescale) / Double(duration.value),
-        buffering: buffering, audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels)
+        buffering: buffering, audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels,
+        displayRotation: reader.displayRotation)
     }
     let spec = try source.map { try SourceSpec(parsing: $0) } ?? {
       let chosen = try SourceSpec.defaultSource()

@@ -53,6 +53,10 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// The rate and channel count of the PCM this reader delivers (nil: no audio).
   public let audioSampleRate: Int?
   public let audioChannels: Int?
+  /// The clockwise turn (0, 90, 180 or 270 degrees) that shows the video upright, from
+  /// the stream's display matrix (phone videos are stored sideways with one); 0 when it
+  /// has none. As ffmpeg's autorotate, other angles count as the nearest of these.
+  public let displayRotation: Int
 
   private let input: InputContext
   private let videoStreamIndex: Int32
@@ -107,6 +111,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     let start = vs.pointee.start_time
     videoStartTime = start != CAMFX_AV_NOPTS_VALUE ? Self.time(start, videoTimeBase) : nil
     duration = ctx.pointee.duration > 0 ? MediaTime(value: ctx.pointee.duration, timescale: 1_000_000) : nil
+    displayRotation = Self.displayRotation(of: vs)
 
     if let audio, case let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, v, nil, 0), a >= 0 {
       let stream = ctx.pointee.streams[Int(a)]!
@@ -133,6 +138,16 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     pool = PixelBufferPool(geometry: geometry, capacity: max(poolCapacity, 2))
     packet = try FFmpegPacket()
     frame = try FFmpegFrame()
+  }
+
+  /// See `displayRotation`.
+  static func displayRotation(of stream: UnsafeMutablePointer<AVStream>) -> Int {
+    var size = 0
+    guard let data = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 9 * 4 else { return 0 }
+    let counterClockwise = data.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+    guard counterClockwise.isFinite else { return 0 }
+    let clockwise = Int((-counterClockwise / 90).rounded()) * 90
+    return (clockwise % 360 + 360) % 360
   }
 
   private static func openDecoder(for stream: UnsafeMutablePointer<AVStream>, path: String) throws(FFmpegError) -> FFmpegCodecContext {

@@ -1,0 +1,72 @@
+import Foundation
+import XCTest
+
+/// Filters that change the frame's shape, through `camfx record`: a live source through
+/// resizing filters (the BGRA path's pools), a movie scaled by `--size`, and a phone-style
+/// movie with a display matrix turned upright. Decoded with ffmpeg and compared.
+final class RecordReshapeTests: CLITestCase {
+  private func record(_ name: String, _ extra: [String]) throws {
+    let result = try CLI.run(
+      ["record", "--size", "640x360", "--fps", "30", "--duration", "1s", "--no-realtime", "--quiet",
+       "--x264-preset", "ultrafast", "--crf", "12", "-o", name] + extra, in: dir)
+    XCTAssertEqual(result.status, 0, "\(name): \(result)")
+  }
+
+  /// The luma plane of the first frame.
+  private func luma(_ name: String, _ width: Int, _ height: Int) throws -> [UInt8] {
+    let frames = try MovieOracle.decodeYUV(path(name), width: width, height: height, frames: 1)
+    return Array(try XCTUnwrap(frames.first, name).prefix(width * height))
+  }
+
+  func testLiveSourceThroughRotateAndScale() throws {
+    try record("plain.mp4", [])
+    try record("turned.mp4", ["--filter", "rotate=angle=90", "--filter", "mirror", "--filter", "scale=width=180:height=-2:method=area"])
+    let video = try XCTUnwrap(MovieOracle.probe(path("turned.mp4"))["video"])
+    XCTAssertEqual([video.width, video.height, video.frames], [180, 320, 30])
+    // The reference: the plain recording turned, mirrored and shrunk 2:1 by ffmpeg.
+    let reference = try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-i", path("plain.mp4"), "-frames:v", "1", "-vf", "transpose=1,hflip,scale=180:320:flags=area",
+      "-f", "rawvideo", "-pix_fmt", "yuv420p", "-",
+    ]).stdout.prefix(180 * 320)
+    let ours = try luma("turned.mp4", 180, 320)
+    XCTAssertEqual(ours.count, reference.count)
+    let mean = Double(zip(ours, reference).map { abs(Int($0) - Int($1)) }.reduce(0, +)) / Double(ours.count)
+    XCTAssertLessThan(mean, 2.5, "against ffmpeg's transpose,hflip,scale")
+  }
+
+  func testSizeScalesAMovieInputAndAutorotateTurnsItUpright() throws {
+    try record("clip.mp4", ["--audio", "sine"])
+    // A phone-style file: the same pictures, stored with a 90° display matrix.
+    _ = try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path("clip.mp4"), "-c", "copy", "-metadata:s:v:0", "rotate=90", path("phone.mp4")])
+
+    let scaled = try CLI.run(["record", "--input", "clip.mp4", "--size", "320x-2", "--quiet", "-o", "small.mp4"], in: dir)
+    XCTAssertEqual(scaled.status, 0, "\(scaled)")
+    let small = try XCTUnwrap(MovieOracle.probe(path("small.mp4"))["video"])
+    XCTAssertEqual([small.width, small.height, small.frames], [320, 180, 30])
+
+    let upright = try CLI.run(["record", "--input", "phone.mp4", "--quiet", "-o", "upright.mp4"], in: dir)
+    XCTAssertEqual(upright.status, 0, "\(upright)")
+    let turned = try XCTUnwrap(MovieOracle.probe(path("upright.mp4"))["video"])
+    XCTAssertEqual([turned.width, turned.height, turned.frames], [360, 640, 30])
+    // ffmpeg's own autorotate of the phone file is the reference picture.
+    let reference = try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-i", path("phone.mp4"), "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-",
+    ]).stdout.prefix(360 * 640)
+    let ours = try luma("upright.mp4", 360, 640)
+    XCTAssertEqual(ours.count, reference.count)
+    let mean = Double(zip(ours, reference).map { abs(Int($0) - Int($1)) }.reduce(0, +)) / Double(ours.count)
+    XCTAssertLessThan(mean, 2.5, "against ffmpeg's autorotate")
+
+    let stored = try CLI.run(["record", "--input", "phone.mp4", "--no-autorotate", "--quiet", "-o", "stored.mp4"], in: dir)
+    XCTAssertEqual(stored.status, 0, "\(stored)")
+    let kept = try XCTUnwrap(MovieOracle.probe(path("stored.mp4"))["video"])
+    XCTAssertEqual([kept.width, kept.height], [640, 360])
+  }
+
+  func testBadSizeForAMovieInput() throws {
+    try record("clip.mp4", [])
+    try assertFails(
+      ["record", "--input", "clip.mp4", "--size=-1x-1", "-o", "out.mp4"],
+      stderr: "camfx: error: invalid size '-1x-1': only one of width and height may be -1 or -2", keep: ["clip.mp4"])
+  }
+}
