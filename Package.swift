@@ -24,6 +24,7 @@ let package = Package(
       providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev", "libswresample-dev"])]),
     .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
     .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+    .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
 
     // Core: pixel buffers, pools, geometry, time, the filter API, rings. No C.
     .target(name: "CamfxCore"),
@@ -48,6 +49,7 @@ let package = Package(
       name: "ScaleFilter", dependencies: ["CamfxCore"], path: "filters/Scale", swiftSettings: [.unsafeFlags(["-O"])]),
     .target(name: "FitFilter", dependencies: ["CamfxCore", "ScaleFilter"], path: "filters/Fit"),
     .target(name: "PadFilter", dependencies: ["CamfxCore"], path: "filters/Pad"),
+    .target(name: "TextFilter", dependencies: ["CamfxCore", "CFreeType"], path: "filters/Text"),
     .target(name: "RotateFilter", dependencies: ["CamfxCore"], path: "filters/Rotate", swiftSettings: [.unsafeFlags(["-O"])]),
 
     // The library users link: registry of built-ins, sources, sessions, bench.
@@ -56,7 +58,7 @@ let package = Package(
       dependencies: [
         "CamfxCore", "CamfxPNG", "CamfxMedia", "CamfxCapture",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
-        "PadFilter", "RotateFilter",
+        "PadFilter", "RotateFilter", "TextFilter",
       ]),
     .executableTarget(
       name: "CamfxCLI",

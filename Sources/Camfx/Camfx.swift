@@ -6,6 +6,7 @@
 @_exported import PadFilter
 @_exported import RotateFilter
 @_exported import ScaleFilter
+@_exported import TextFilter
 @_exported import WatermarkFilter
 
 extension FilterRegistry {
@@ -13,7 +14,7 @@ extension FilterRegistry {
   public static let builtin = FilterRegistry([
     FilterDescriptor(Watermark.self), FilterDescriptor(Grayscale.self), FilterDescriptor(Crop.self),
     FilterDescriptor(Mirror.self), FilterDescriptor(Scale.self), FilterDescriptor(Fit.self), FilterDescriptor(Pad.self),
-    FilterDescriptor(Rotate.self),
+    FilterDescriptor(Rotate.self), FilterDescriptor(Text.self), FilterDescriptor(Timestamp.self),
   ])
 }
 

@@ -17,10 +17,13 @@ public struct YUV420Picture {
   public let uStride: Int
   public let v: UnsafeMutablePointer<UInt8>
   public let vStride: Int
+  /// When the picture should be shown, on its source's clock, when it belongs to a
+  /// frame that has one (a decoded frame); nil for bare planes.
+  public var presentationTime: MediaTime?
 
   public init(
     width: Int, height: Int, y: UnsafeMutablePointer<UInt8>, yStride: Int, u: UnsafeMutablePointer<UInt8>,
-    uStride: Int, v: UnsafeMutablePointer<UInt8>, vStride: Int
+    uStride: Int, v: UnsafeMutablePointer<UInt8>, vStride: Int, presentationTime: MediaTime? = nil
   ) {
     precondition(width > 0 && height > 0 && yStride >= width && uStride >= (width + 1) / 2 && vStride >= (width + 1) / 2)
     self.width = width
@@ -31,6 +34,7 @@ public struct YUV420Picture {
     self.uStride = uStride
     self.v = v
     self.vStride = vStride
+    self.presentationTime = presentationTime
   }
 
   public var geometry: FrameGeometry { FrameGeometry(width: width, height: height) }

@@ -44,7 +44,9 @@ public struct YUV420Frame: @unchecked Sendable {
 
   /// The planes as a filter sees them (`YUV420VideoFilter`).
   public var picture: YUV420Picture {
-    YUV420Picture(width: width, height: height, y: y, yStride: yStride, u: u, uStride: uStride, v: v, vStride: vStride)
+    YUV420Picture(
+      width: width, height: height, y: y, yStride: yStride, u: u, uStride: uStride, v: v, vStride: vStride,
+      presentationTime: presentationTime)
   }
 }
 

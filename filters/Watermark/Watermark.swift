@@ -36,10 +36,7 @@ public struct Watermark: RowLocalVideoFilter, YUV420VideoFilter {
   ]
 
   /// Where the mark goes when `x`/`y` are not given.
-  public enum Position: String, Sendable, CaseIterable {
-    case topLeft = "top-left", topRight = "top-right", bottomLeft = "bottom-left", bottomRight = "bottom-right"
-    case center
-  }
+  public typealias Position = FramePosition
 
   public let position: Position
   public let margin: Int
@@ -94,14 +91,7 @@ public struct Watermark: RowLocalVideoFilter, YUV420VideoFilter {
   /// - Throws: `FilterError` when no pixel of the mark would land inside the frame.
   public mutating func configure(input: FrameGeometry) throws -> FrameGeometry {
     let w = mark.width, h = mark.height
-    var left: Int, top: Int
-    switch position {
-    case .topLeft: (left, top) = (margin, margin)
-    case .topRight: (left, top) = (input.width - w - margin, margin)
-    case .bottomLeft: (left, top) = (margin, input.height - h - margin)
-    case .bottomRight: (left, top) = (input.width - w - margin, input.height - h - margin)
-    case .center: (left, top) = ((input.width - w) / 2, (input.height - h) / 2)
-    }
+    var (left, top) = position.origin(of: FrameGeometry(width: w, height: h), in: input, margin: margin)
     if let x { left = x }
     if let y { top = y }
     let placed = PixelRectangle(x: left, y: top, width: w, height: h)

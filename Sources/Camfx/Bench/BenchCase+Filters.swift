@@ -33,6 +33,7 @@ extension BenchCase {
         cases.append(resizing(
           "scale \(target) \(method.rawValue)", size, try? Scale(width: target.width, height: target.height, method: method)))
       }
+      cases.append(timestamp(size))
       cases.append(resizing("rotate 90", size, Rotate(angle: .quarter)))
       cases.append(resizing("pad +64", size, Pad(width: size.width + 64, height: size.height + 64)))
       cases.append(resizing("fit \(twoThirds.height * 4 / 3)x\(twoThirds.height)", size,
@@ -74,6 +75,27 @@ extension BenchCase {
       var destination = PixelBuffer(width: output.width, height: output.height)
       let ready = configured
       return { ready.process(source, into: &destination) }
+    }
+  }
+
+  /// `timestamp` (19 characters, at 32 px on frames from 640 wide, smaller on smaller
+  /// ones) on frames 1/30 s apart: a frame whose text did not change costs a blend of
+  /// the kept strip, one in 30 redraws it.
+  static func timestamp(_ size: FrameGeometry) -> BenchCase {
+    BenchCase(name: "timestamp", size: size, bytesPerFrame: size.pixelCount * 4, filter: Timestamp.name) {
+      let pixels = min(32, max(4, size.width / 20))
+      let options = try FilterOptions(
+        filter: Timestamp.name, table: Timestamp.options, arguments: [("size", "\(pixels)"), ("margin", "0")])
+      var filter = try Timestamp(options: options)
+      _ = try filter.configure(input: size)
+      var frame = patternFrame(size)
+      let ready = filter
+      var index: Int64 = 0
+      return {
+        frame.presentationTime = MediaTime(value: index, timescale: 30)
+        index += 1
+        ready.process(&frame)
+      }
     }
   }
 
