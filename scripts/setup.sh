@@ -7,6 +7,7 @@ packages=(
   libpng-dev
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libswresample-dev
   libv4l-dev libasound2-dev
+  libfreetype-dev fonts-dejavu-core   # the text and timestamp filters
   ffmpeg            # ffprobe/ffmpeg: the tests decode what camfx wrote, and make test inputs
 )
 # Extra packages for the tests against real kernel drivers (scripts/guest: a qemu guest
@@ -14,6 +15,7 @@ packages=(
 # drive and check them) and for the benchmark peers.
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(qemu-system-x86 linux-image-amd64 busybox-static alsa-utils kmod cpio v4l-utils python3)
+  packages+=(tesseract-ocr tesseract-ocr-eng)   # OCR of the text the text filter draws
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libyuv-dev libavfilter-dev)

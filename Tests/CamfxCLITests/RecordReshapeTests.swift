@@ -69,4 +69,22 @@ final class RecordReshapeTests: CLITestCase {
       ["record", "--input", "clip.mp4", "--size=-1x-1", "-o", "out.mp4"],
       stderr: "camfx: error: invalid size '-1x-1': only one of width and height may be -1 or -2", keep: ["clip.mp4"])
   }
+
+  /// Text drawn in a transcode (on the decoded planes) and in a live recording (in
+  /// BGRA) reads back with OCR from the decoded movie (the centre, where the box is:
+  /// tesseract reads a label, not a label on colour bars).
+  func testTextReadsBackFromTheMovie() throws {
+    try record("clip.mp4", [])
+    let spec = "text=text=FRAME %{frame}:size=40:color=black:box=white:position=center"
+    let transcode = try CLI.run(["record", "--input", "clip.mp4", "--quiet", "--filter", spec, "-o", "texted.mp4"], in: dir)
+    XCTAssertEqual(transcode.status, 0, "\(transcode)")
+    try record("live.mp4", ["--filter", "mirror=axis=vertical", "--filter", spec])
+    for (name, frame) in [("texted.mp4", 12), ("live.mp4", 21)] {
+      _ = try MovieOracle.run("ffmpeg", [
+        "-v", "error", "-i", path(name), "-vf", "select=eq(n\\,\(frame)),crop=300:90", "-frames:v", "1", path("\(name).png"),
+      ])
+      let text = try MovieOracle.run("tesseract", [path("\(name).png"), "stdout", "--psm", "7"]).stdout
+      XCTAssertTrue(String(decoding: text, as: UTF8.self).contains("FRAME \(frame)"), "\(name): \(String(decoding: text, as: UTF8.self))")
+    }
+  }
 }

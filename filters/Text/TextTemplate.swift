@@ -14,7 +14,9 @@ import Glibc
 /// text allocates nothing per frame.
 struct TextTemplate: Sendable {
   enum Part: Sendable {
-    /// Text for strftime, NUL-terminated.
+    /// Text without fields, as UTF-8.
+    case literal([UInt8])
+    /// Text with strftime fields, NUL-terminated.
     case strftime([CChar])
     case frame
     case pts
@@ -43,20 +45,24 @@ struct TextTemplate: Sendable {
       case "fps": field = .fps
       default: throw TemplateError(reason: "unknown field %{\(name)} (known: %{frame}, %{pts}, %{fps})")
       }
-      if !literal.isEmpty { parts.append(.strftime(Array(literal.utf8CString))) }
+      if !literal.isEmpty { parts.append(Self.part(literal)) }
       literal = ""
       parts.append(field)
       rest = rest[rest.index(after: close)...]
     }
     literal += rest
-    if !literal.isEmpty { parts.append(.strftime(Array(literal.utf8CString))) }
+    if !literal.isEmpty { parts.append(Self.part(literal)) }
     self.parts = parts
+  }
+
+  private static func part(_ text: String) -> Part {
+    text.contains("%") ? .strftime(Array(text.utf8CString)) : .literal(Array(text.utf8))
   }
 
   /// True when the text is the same on every frame.
   var isConstant: Bool {
     parts.allSatisfy {
-      if case .strftime(let chars) = $0 { return !chars.contains(CChar(UInt8(ascii: "%"))) }
+      if case .literal = $0 { return true }
       return false
     }
   }
@@ -76,7 +82,12 @@ struct TextTemplate: Sendable {
       let room = capacity - length
       guard room > 1 else { break }
       switch part {
+      case .literal(let bytes):
+        let count = min(bytes.count, room - 1)
+        bytes.withUnsafeBufferPointer { (buffer + length).update(from: $0.baseAddress!, count: count) }
+        length += count
       case .strftime(let format):
+        // strftime writes nothing when the result does not fit: the part is left out.
         let written = format.withUnsafeBufferPointer { f in
           buffer.withMemoryRebound(to: CChar.self, capacity: capacity) { b in strftime(b + length, room, f.baseAddress!, &local) }
         }
