@@ -25,6 +25,8 @@ let package = Package(
     .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
     .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+    // frei0r plugins are loaded at run time (dlopen): only the header, nothing linked.
+    .systemLibrary(name: "CFrei0r", providers: [.apt(["frei0r-plugins-dev"])]),
 
     // Core: pixel buffers, pools, geometry, time, the filter API, rings. No C.
     .target(name: "CamfxCore"),
@@ -49,6 +51,7 @@ let package = Package(
       name: "ScaleFilter", dependencies: ["CamfxCore"], path: "filters/Scale", swiftSettings: [.unsafeFlags(["-O"])]),
     .target(name: "FitFilter", dependencies: ["CamfxCore", "ScaleFilter"], path: "filters/Fit"),
     .target(name: "PadFilter", dependencies: ["CamfxCore"], path: "filters/Pad"),
+    .target(name: "Frei0rFilter", dependencies: ["CamfxCore", "CFrei0r"], path: "filters/Frei0r"),
     .target(name: "TextFilter", dependencies: ["CamfxCore", "CFreeType"], path: "filters/Text"),
     .target(name: "RotateFilter", dependencies: ["CamfxCore"], path: "filters/Rotate", swiftSettings: [.unsafeFlags(["-O"])]),
 
@@ -58,7 +61,7 @@ let package = Package(
       dependencies: [
         "CamfxCore", "CamfxPNG", "CamfxMedia", "CamfxCapture",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
-        "PadFilter", "RotateFilter", "TextFilter",
+        "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter",
       ]),
     .executableTarget(
       name: "CamfxCLI",

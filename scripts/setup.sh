@@ -8,6 +8,7 @@ packages=(
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libswresample-dev
   libv4l-dev libasound2-dev
   libfreetype-dev fonts-dejavu-core   # the text and timestamp filters
+  frei0r-plugins-dev                  # the frei0r plugin API (plugins are loaded at run time)
   ffmpeg            # ffprobe/ffmpeg: the tests decode what camfx wrote, and make test inputs
 )
 # Extra packages for the tests against real kernel drivers (scripts/guest: a qemu guest
@@ -16,6 +17,7 @@ packages=(
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(qemu-system-x86 linux-image-amd64 busybox-static alsa-utils kmod cpio v4l-utils python3)
   packages+=(tesseract-ocr tesseract-ocr-eng)   # OCR of the text the text filter draws
+  packages+=(frei0r-plugins gcc)                # Debian's frei0r plugins, and building examples/frei0r-plugin
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libyuv-dev libavfilter-dev)

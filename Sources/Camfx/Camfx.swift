@@ -1,6 +1,7 @@
 @_exported import CamfxCore
 @_exported import CropFilter
 @_exported import FitFilter
+@_exported import Frei0rFilter
 @_exported import GrayscaleFilter
 @_exported import MirrorFilter
 @_exported import PadFilter
@@ -15,6 +16,7 @@ extension FilterRegistry {
     FilterDescriptor(Watermark.self), FilterDescriptor(Grayscale.self), FilterDescriptor(Crop.self),
     FilterDescriptor(Mirror.self), FilterDescriptor(Scale.self), FilterDescriptor(Fit.self), FilterDescriptor(Pad.self),
     FilterDescriptor(Rotate.self), FilterDescriptor(Text.self), FilterDescriptor(Timestamp.self),
+    Frei0r.descriptor,
   ])
 }
 

@@ -25,6 +25,7 @@ extension FilterRegistry {
         out += Self.trimTrailingSpaces(line) + "\n"
       }
       out += "  example: \(filter.example)\n"
+      if let detail = filter.catalogDetail?() { out += detail }
     }
     return out
   }

@@ -13,21 +13,38 @@ public struct FilterDescriptor: Sendable {
   public let summary: String
   /// A runnable `camfx` command line using this filter.
   public let example: String
-  /// The keys the filter accepts.
+  /// The keys the filter accepts (for a plugin host such as frei0r: the keys every
+  /// plugin takes; each plugin adds its own).
   public let options: [FilterOption]
-  private let factory: @Sendable (FilterOptions) throws -> any VideoFilter
+  /// More text for `camfx filters` after the options (a plugin host lists its plugins).
+  public let catalogDetail: (@Sendable () -> String)?
+  private let factory: @Sendable (FilterSpec) throws -> any VideoFilter
 
-  /// A descriptor for a filter known only at run time.
+  /// A descriptor for a filter known only at run time, whose keys are `options`.
   /// - Parameter make: creates the filter from options already checked against `options`.
   public init(
     name: String, summary: String, example: String, options: [FilterOption],
     make: @escaping @Sendable (FilterOptions) throws -> any VideoFilter
   ) {
+    self.init(name: name, summary: summary, example: example, options: options) { spec in
+      try make(FilterOptions(filter: name, table: options, arguments: spec.arguments))
+    }
+  }
+
+  /// A descriptor whose filter reads the spec itself: a plugin host, whose keys depend
+  /// on which plugin `spec` names. `make` must check every key it is given, with
+  /// `FilterOptions`, as the built-ins do.
+  public init(
+    name: String, summary: String, example: String, options: [FilterOption],
+    catalogDetail: (@Sendable () -> String)? = nil,
+    makeFromSpec: @escaping @Sendable (FilterSpec) throws -> any VideoFilter
+  ) {
     self.name = name
     self.summary = summary
     self.example = example
     self.options = options
-    self.factory = make
+    self.catalogDetail = catalogDetail
+    self.factory = makeFromSpec
   }
 
   /// The descriptor of a Swift filter type, from its static metadata.
@@ -39,6 +56,6 @@ public struct FilterDescriptor: Sendable {
   /// - Throws: `FilterError` for an unknown key, a missing required key or a bad value,
   ///   and whatever the filter's own checks throw.
   public func makeFilter(_ spec: FilterSpec) throws -> any VideoFilter {
-    try factory(FilterOptions(filter: name, table: options, arguments: spec.arguments))
+    try factory(spec)
   }
 }
