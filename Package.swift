@@ -51,6 +51,7 @@ let package = Package(
       name: "ScaleFilter", dependencies: ["CamfxCore"], path: "filters/Scale", swiftSettings: [.unsafeFlags(["-O"])]),
     .target(name: "FitFilter", dependencies: ["CamfxCore", "ScaleFilter"], path: "filters/Fit"),
     .target(name: "PadFilter", dependencies: ["CamfxCore"], path: "filters/Pad"),
+    .target(name: "ColorFilter", dependencies: ["CamfxCore"], path: "filters/Color"),
     .target(name: "Frei0rFilter", dependencies: ["CamfxCore", "CFrei0r"], path: "filters/Frei0r"),
     .target(name: "TextFilter", dependencies: ["CamfxCore", "CFreeType"], path: "filters/Text"),
     .target(name: "RotateFilter", dependencies: ["CamfxCore"], path: "filters/Rotate", swiftSettings: [.unsafeFlags(["-O"])]),
@@ -61,7 +62,7 @@ let package = Package(
       dependencies: [
         "CamfxCore", "CamfxPNG", "CamfxMedia", "CamfxCapture",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
-        "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter",
+        "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),
     .executableTarget(
       name: "CamfxCLI",

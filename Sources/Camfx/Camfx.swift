@@ -1,4 +1,5 @@
 @_exported import CamfxCore
+@_exported import ColorFilter
 @_exported import CropFilter
 @_exported import FitFilter
 @_exported import Frei0rFilter
@@ -15,7 +16,7 @@ extension FilterRegistry {
   public static let builtin = FilterRegistry([
     FilterDescriptor(Watermark.self), FilterDescriptor(Grayscale.self), FilterDescriptor(Crop.self),
     FilterDescriptor(Mirror.self), FilterDescriptor(Scale.self), FilterDescriptor(Fit.self), FilterDescriptor(Pad.self),
-    FilterDescriptor(Rotate.self), FilterDescriptor(Text.self), FilterDescriptor(Timestamp.self),
+    FilterDescriptor(Rotate.self), FilterDescriptor(Color.self), FilterDescriptor(Text.self), FilterDescriptor(Timestamp.self),
     Frei0r.descriptor,
   ])
 }

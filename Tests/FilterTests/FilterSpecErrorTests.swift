@@ -8,7 +8,7 @@ final class FilterSpecErrorTests: XCTestCase {
   }
 
   func testRegistryListsTheBuiltinsInOrder() {
-    XCTAssertEqual(FilterRegistry.builtin.filters.map { $0.name }, ["watermark", "grayscale", "crop", "mirror", "scale", "fit", "pad", "rotate", "text", "timestamp"])
+    XCTAssertEqual(FilterRegistry.builtin.filters.map { $0.name }, ["watermark", "grayscale", "crop", "mirror", "scale", "fit", "pad", "rotate", "color", "text", "timestamp", "frei0r"])
     for type in FilterRegistry.builtin.filters {
       XCTAssertTrue(type.example.hasPrefix("camfx snapshot ") && type.example.hasSuffix(".png"), type.example)
       XCTAssertTrue(type.example.contains("--filter \(type.name)"), type.example)
@@ -25,7 +25,7 @@ final class FilterSpecErrorTests: XCTestCase {
   }
 
   func testUnknownFilter() {
-    XCTAssertEqual(message("blur"), "filter 'blur': unknown filter (known: watermark, grayscale, crop, mirror, scale, fit, pad, rotate, text, timestamp)")
+    XCTAssertEqual(message("blur"), "filter 'blur': unknown filter (known: watermark, grayscale, crop, mirror, scale, fit, pad, rotate, color, text, timestamp, frei0r)")
   }
 
   func testUnknownKeys() {

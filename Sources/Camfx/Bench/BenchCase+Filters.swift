@@ -34,6 +34,7 @@ extension BenchCase {
           "scale \(target) \(method.rawValue)", size, try? Scale(width: target.width, height: target.height, method: method)))
       }
       cases.append(timestamp(size))
+      cases.append(inPlace("color", size, bytes: frameBytes, Color(brightness: 0.1, contrast: 1.3, saturation: 1.5)))
       cases.append(resizing("rotate 90", size, Rotate(angle: .quarter)))
       cases.append(resizing("pad +64", size, Pad(width: size.width + 64, height: size.height + 64)))
       cases.append(resizing("fit \(twoThirds.height * 4 / 3)x\(twoThirds.height)", size,

@@ -1,0 +1,72 @@
+import Camfx
+import CamfxCapture
+import CamfxMedia
+import Foundation
+import XCTest
+
+/// `color` is ffmpeg's `eq`: on yuv420p planes sample for sample, and on BGRA the same
+/// tables through BT.601 limited range.
+final class ColorTests: XCTestCase {
+  func testYUV420EqualsFFmpegsEq() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let (width, height) = (48, 34)
+    let raw = dir.appendingPathComponent("in.yuv").path
+    try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=1", "-frames:v", "1",
+      "-pix_fmt", "yuv420p", "-f", "rawvideo", raw])
+    let source = YUV420Planes(width: width, height: height)
+    try loadRaw(raw, into: source.picture)
+    for settings in ["brightness=0.1:contrast=1.3:saturation=1.5", "gamma=2.2", "contrast=-0.5:brightness=-0.2:saturation=0",
+      "saturation=3:gamma=0.4"]
+    {
+      let expectedPath = dir.appendingPathComponent("out.yuv").path
+      try runTool("ffmpeg", ["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)", "-i", raw,
+        "-vf", "eq=\(settings)", "-f", "rawvideo", expectedPath])
+      var chain = try FilterRegistry.builtin.makeChain(["color=\(settings)"])
+      try chain.configure(input: source.picture.geometry)
+      XCTAssertTrue(chain.acceptsYUV420)
+      let out = YUV420Planes(width: width, height: height)
+      chain.process(yuv420: source.picture, into: out.picture, using: [])
+      XCTAssertEqual(rawBytes(out.picture), try Data(contentsOf: URL(fileURLWithPath: expectedPath)), settings)
+    }
+  }
+
+  func testBGRAMeansTheSame() throws {
+    let size = FrameGeometry(width: 40, height: 20)
+    let blocks = TestFrame(width: size.width / 2, height: size.height / 2, seed: 31)
+    let frame = PixelBuffer(width: size.width, height: size.height)
+    for y in 0..<size.height { for x in 0..<size.width { frame[x, y] = blocks.frame[x / 2, y / 2] } }
+    // Settings that keep these colours inside RGB: outside it, the BGRA path clamps
+    // where the planes do not. A steep table (gamma) magnifies the round trip's ±1.
+    for settings in ["brightness=0.05:contrast=0.9:saturation=0.8", "gamma=1.3:saturation=0.5", "saturation=0"] {
+      var chain = try FilterRegistry.builtin.makeChain(["color=\(settings)"])
+      try chain.configure(input: size)
+      XCTAssertTrue(chain.isRowLocal)
+      let source = YUV420Planes(width: size.width, height: size.height)
+      BGRAToYUV420.convert(frame, into: source)
+      let planar = YUV420Planes(width: size.width, height: size.height)
+      chain.process(yuv420: source.picture, into: planar.picture, using: [])
+      var bgra = PixelBuffer(width: size.width, height: size.height)
+      PixelConverter.convertI420(
+        luma: source.y, lumaBytesPerRow: source.yStride, cb: source.u, cr: source.v, chromaBytesPerRow: source.uStride, to: bgra)
+      chain.process(&bgra)
+      let back = YUV420Planes(width: size.width, height: size.height)
+      BGRAToYUV420.convert(bgra, into: back)
+      for index in 0..<3 {
+        let a = planar.picture.plane(index), b = back.picture.plane(index)
+        var worst = 0
+        for r in 0..<a.height { for c in 0..<a.width { worst = max(worst, abs(Int(a.base[r * a.stride + c]) - Int(b.base[r * b.stride + c]))) } }
+        XCTAssertLessThanOrEqual(worst, 3, "\(settings) plane \(index)")
+      }
+    }
+  }
+
+  func testDefaultsChangeNothing() throws {
+    var chain = try FilterRegistry.builtin.makeChain(["color"])
+    let t = TestFrame(width: 9, height: 5, seed: 32)
+    try chain.configure(input: t.frame.geometry)
+    var frame = t.frame
+    chain.process(&frame)
+    XCTAssertEqual(frame.allPixels, t.pixels)
+  }
+}
