@@ -31,14 +31,16 @@ let package = Package(
     // Core: pixel buffers, pools, geometry, time, the filter API, rings. No C.
     .target(name: "CamfxCore"),
 
+    // Pixel-format converters every stage uses (BGRA, yuv420p, YUYV, NV12, RGB). Pure
+    // Swift SIMD, optimized in debug builds too: unoptimized it is ~100x slower, too
+    // slow for a camera (or the qemu guest tests).
+    .target(name: "CamfxPixelFormats", dependencies: ["CamfxCore"], swiftSettings: [.unsafeFlags(["-O"])]),
+
     // I/O modules.
     .target(name: "CamfxPNG", dependencies: ["CamfxCore", "CPNG"]),
-    .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CFFmpeg"]),
-    // Optimized in debug builds too: the pixel-format converters are SIMD code that is
-    // ~100x slower unoptimized, too slow for a camera (or the qemu guest tests).
+    .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CamfxPixelFormats", "CFFmpeg"]),
     .target(
-      name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxMedia", "CV4L2", "CALSA", "CFFmpeg"],
-      swiftSettings: [.unsafeFlags(["-O"])]),
+      name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxPixelFormats", "CamfxMedia", "CV4L2", "CALSA", "CFFmpeg"]),
 
     // Built-in filters: each on the same public API a user's own filter uses.
     .target(name: "GrayscaleFilter", dependencies: ["CamfxCore"], path: "filters/Grayscale"),
@@ -60,7 +62,7 @@ let package = Package(
     .target(
       name: "Camfx",
       dependencies: [
-        "CamfxCore", "CamfxPNG", "CamfxMedia", "CamfxCapture",
+        "CamfxCore", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),
@@ -69,10 +71,10 @@ let package = Package(
       dependencies: ["Camfx", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
     .testTarget(name: "CamfxCoreTests", dependencies: ["CamfxCore"]),
-    .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture"]),
+    .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture", "CamfxPixelFormats"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),
-    .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CFFmpeg"], exclude: ["Fixtures"]),
-    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CFFmpeg"]),
+    .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
+    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CamfxPixelFormats", "CFFmpeg"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
     .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxMedia"]),
   ]

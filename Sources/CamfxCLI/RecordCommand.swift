@@ -142,6 +142,9 @@ struct RecordCommand: ParsableCommand {
   @Flag(help: "No status line (the final summary is still printed).")
   var quiet = false
 
+  @Flag(name: .shortAndLong, help: "Also print the path the video takes: its formats and filters, from the source to the encoder.")
+  var verbose = false
+
   @Option(name: .customLong("stats-json"), help: ArgumentHelp(
     "Write the final figures (frames in/out, drops by reason, duration, bytes) as JSON.", valueName: "file"))
   var statsJSON: String?
@@ -272,6 +275,7 @@ struct RecordCommand: ParsableCommand {
     let showStatus = !quiet && onTerminal
     var statusLine = RecordingStatusLine()
     var progressLog = quiet || onTerminal ? nil : RecordingProgressLog(interval: 60)
+    if verbose { Self.printToStderr("camfx: video path: \(session.videoPath)\n") }
     try microphone?.start()
     session.start()
     var summary = session.waitUntilFinished(statusInterval: 0.5) { snapshot, elapsed in

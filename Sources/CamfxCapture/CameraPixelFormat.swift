@@ -48,6 +48,20 @@ public struct CameraPixelFormat: Sendable, Hashable, CustomStringConvertible {
     return text.trimmingTrailingSpaces()
   }
 
+  /// FFmpeg's name for the format (`yuyv422`, `nv12`, `yuv420p`, `mjpeg`, ...).
+  public var ffmpegName: String {
+    switch self {
+    case .yuyv: return "yuyv422"
+    case .nv12: return "nv12"
+    case .yuv420: return "yuv420p"
+    case .yvu420: return "yvu420p"
+    case .mjpeg, .jpeg: return "mjpeg"
+    case .rgb24: return "rgb24"
+    case .bgr24: return "bgr24"
+    default: return name
+    }
+  }
+
   /// The name `--input-format` takes for this format.
   public var name: String {
     switch self {

@@ -1,5 +1,7 @@
 import CV4L2
 import CamfxCore
+import CamfxMedia
+import CamfxPixelFormats
 
 #if canImport(Glibc)
 import Glibc
@@ -17,6 +19,31 @@ extension V4L2Camera {
   ///   from `VIDIOC_DQBUF`), or the failing call; a timeout after `frameTimeout` s
   ///   without frames.
   public func nextFrame() throws -> PixelBuffer? {
+    while let frame = try nextVideoFrame() {
+      if case .bgra(let buffer) = frame { return buffer }
+    }
+    return nil
+  }
+
+  /// True when the camera's format is one camfx converts straight to yuv420p (YUYV,
+  /// NV12, I420, YV12); MJPEG and RGB cameras deliver BGRA.
+  public var canDeliverYUV420Frames: Bool {
+    switch layout {
+    case .yuyv, .nv12, .planar420: return true
+    case .rgb24, .bgr24, .jpeg: return false
+    }
+  }
+
+  /// From now on, `nextVideoFrame()` converts frames straight to yuv420p, for a
+  /// pipeline whose filters and encoder take them (no BGRA in between).
+  /// - Throws: `FFmpegError` when the frames cannot be allocated.
+  public func deliverYUV420Frames() throws {
+    precondition(canDeliverYUV420Frames, "this camera's format has no yuv420p conversion")
+    if yuv420Pool == nil { yuv420Pool = try YUV420FramePool(geometry: geometry, capacity: pool.capacity, kind: .owned) }
+  }
+
+  /// The next frame, BGRA or (after `deliverYUV420Frames()`) yuv420p; see `nextFrame()`.
+  public func nextVideoFrame() throws -> VideoFrame? {
     if !started { try startStreaming() }
     // However the driver behaves (poll ready but nothing to dequeue, only bad frames),
     // this call gives up after `frameTimeout` seconds without a frame, so a recording's
@@ -56,7 +83,7 @@ extension V4L2Camera {
   }
 
   /// Converts one dequeued buffer (or drops it) and gives it back to the driver.
-  private func take(_ buffer: v4l2_buffer) throws -> PixelBuffer? {
+  private func take(_ buffer: v4l2_buffer) throws -> VideoFrame? {
     // Back to the driver as soon as the pixels are converted. A failing VIDIOC_QBUF
     // (the camera unplugged) surfaces from the next VIDIOC_DQBUF, after this frame.
     defer { _ = try? queue(buffer.index) }
@@ -81,10 +108,6 @@ extension V4L2Camera {
       clock_gettime(CLOCK_MONOTONIC, &now)
       time = MediaTime(value: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000, timescale: 1_000_000)
     }
-    guard let frame = pool.tryAcquire(presentationTime: time) else {
-      droppedOutOfBuffers.add(1, ordering: .relaxed)
-      return nil
-    }
     let mapped = buffers[Int(buffer.index)]
     let used = min(buffer.bytesused == 0 ? mapped.length : Int(buffer.bytesused), mapped.length)
     let source = UnsafeRawPointer(mapped.start)
@@ -92,16 +115,33 @@ extension V4L2Camera {
       corrupt.add(1, ordering: .relaxed)
       return nil
     }
+    let yuv: YUVSourceLayout?
     switch layout {
     case .yuyv(let stride):
-      PixelConverter.convertYUYV(source: source, sourceBytesPerRow: stride, to: frame)
+      yuv = .yuyv(source, bytesPerRow: stride)
     case .nv12(let stride, let chromaOffset):
-      PixelConverter.convertNV12(
-        luma: source, lumaBytesPerRow: stride, chroma: source + chromaOffset, chromaBytesPerRow: stride, to: frame)
+      yuv = .nv12(luma: source, lumaBytesPerRow: stride, chroma: source + chromaOffset, chromaBytesPerRow: stride)
     case .planar420(let stride, let cbOffset, let crOffset, let chromaStride):
-      PixelConverter.convertI420(
-        luma: source, lumaBytesPerRow: stride, cb: source + cbOffset, cr: source + crOffset,
-        chromaBytesPerRow: chromaStride, to: frame)
+      yuv = .i420(luma: source, lumaBytesPerRow: stride, cb: source + cbOffset, cr: source + crOffset, chromaBytesPerRow: chromaStride)
+    case .rgb24, .bgr24, .jpeg:
+      yuv = nil
+    }
+    // yuv420p straight from the camera's YUV, when asked for and possible.
+    if let yuv420Pool, let yuv {
+      // Never waits: a live source drops a frame when every pooled one is held.
+      guard let frame = try yuv420Pool.acquire(presentationTime: time, shouldStop: { true }) else {
+        droppedOutOfBuffers.add(1, ordering: .relaxed)
+        return nil
+      }
+      yuv.convert(to: frame.picture)
+      delivered.add(1, ordering: .relaxed)
+      return .yuv420(frame)
+    }
+    guard let frame = pool.tryAcquire(presentationTime: time) else {
+      droppedOutOfBuffers.add(1, ordering: .relaxed)
+      return nil
+    }
+    switch layout {
     case .rgb24(let stride):
       PixelConverter.convertRGB24(source: source, sourceBytesPerRow: stride, to: frame)
     case .bgr24(let stride):
@@ -111,9 +151,11 @@ extension V4L2Camera {
         corrupt.add(1, ordering: .relaxed)
         return nil
       }
+    case .yuyv, .nv12, .planar420:
+      yuv?.convert(to: frame)
     }
     delivered.add(1, ordering: .relaxed)
-    return frame
+    return .bgra(frame)
   }
 
   static func monotonicSeconds() -> Double {

@@ -1,5 +1,6 @@
 import CV4L2
 import CamfxCore
+import CamfxMedia
 import Synchronization
 
 #if canImport(Glibc)
@@ -24,7 +25,7 @@ import Glibc
 /// `@unchecked Sendable`: the streaming state (`lastSequence`, the decoder, …) is only
 /// touched by `nextFrame`, which one pipeline stage calls from one thread at a time; the
 /// counters other threads read are atomics, and everything else is immutable after init.
-public final class V4L2Camera: VideoSource, @unchecked Sendable {
+public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
   /// The device node, e.g. `/dev/video0`.
   public let path: String
   public let driver: String
@@ -35,6 +36,7 @@ public final class V4L2Camera: VideoSource, @unchecked Sendable {
   /// The driver's frame interval as a duration, e.g. 1/30 s.
   public let frameDuration: MediaTime?
   public let isLive = true
+  public var pixelFormatName: String { format.pixelFormat.ffmpegName }
   /// What differs from the request (adjusted size or rate, nearest preset size), in
   /// words for the user.
   public let notes: [String]
@@ -52,6 +54,8 @@ public final class V4L2Camera: VideoSource, @unchecked Sendable {
   let layout: Layout
   var buffers: [(start: UnsafeMutableRawPointer, length: Int)] = []
   let pool: PixelBufferPool
+  /// The yuv420p frames a camera hands out once asked to (`deliverYUV420Frames()`).
+  var yuv420Pool: YUV420FramePool?
   let decoder: MJPEGDecoder?
   let timestampsAreMonotonic: Bool
   var streaming = false

@@ -10,8 +10,16 @@ public protocol VideoSource: AnyObject {
   var frameDuration: MediaTime? { get }
   /// True for a camera or a real-time generator: frames arrive on their own clock.
   var isLive: Bool { get }
+  /// The pixel format the source's pictures come in, by FFmpeg's name (`yuyv422`,
+  /// `nv12`, `yuv420p`, `mjpeg`, ...; `bgra` for sources that make BGRA themselves),
+  /// for the description of the path a recording takes.
+  var pixelFormatName: String { get }
 
   /// The next frame, or `nil` at the end of input.
   /// - Throws: an I/O error that ends the stream (camera unplugged, corrupt file).
   func nextFrame() throws -> PixelBuffer?
+}
+
+extension VideoSource {
+  public var pixelFormatName: String { "bgra" }
 }

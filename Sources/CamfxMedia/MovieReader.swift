@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxPixelFormats
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +12,7 @@ import Glibc
 /// let reader = try MovieReader(path: "in.mp4", audio: AudioOutputSettings(sampleRate: 48_000, channels: 2))
 /// while let sample = try reader.nextSample() {
 ///   switch sample {
-///   case .video(let frame): ...   // BGRA PixelBuffer, presentationTime from the stream
+///   case .video(let frame): ...   // a VideoFrame (BGRA unless asked for yuv420p), stamped from the stream
 ///   case .audio(let pcm): ...     // interleaved S16
 ///   }
 /// }
@@ -24,8 +25,9 @@ import Glibc
 /// - Frames come from a `PixelBufferPool`; when all its buffers are still held
 ///   downstream, `nextSample` waits for one (back-pressure: a file source never drops).
 ///   If none comes back within a second, it allocates a fresh buffer rather than hang.
-/// - Conversion to BGRA is libswscale's (with the stream's BT.601/BT.709 matrix);
-///   audio goes through libswresample.
+/// - Conversion to BGRA is camfx's own for BT.601 limited-range yuv420p (the usual
+///   case) and libswscale's for the rest (with the stream's matrix); audio goes through
+///   libswresample.
 /// - Errors: a missing or unreadable file, a file libavformat cannot parse, a file with
 ///   no video stream, and a decoding error all throw `FFmpegError` with FFmpeg's text.
 ///
@@ -57,6 +59,8 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// the stream's display matrix (phone videos are stored sideways with one); 0 when it
   /// has none. As ffmpeg's autorotate, other angles count as the nearest of these.
   public let displayRotation: Int
+  /// The decoder's pixel format, by FFmpeg's name (`yuv420p`, `yuyv422`, ...).
+  public let pixelFormatName: String
 
   private let input: InputContext
   private let videoStreamIndex: Int32
@@ -112,6 +116,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     videoStartTime = start != CAMFX_AV_NOPTS_VALUE ? Self.time(start, videoTimeBase) : nil
     duration = ctx.pointee.duration > 0 ? MediaTime(value: ctx.pointee.duration, timescale: 1_000_000) : nil
     displayRotation = Self.displayRotation(of: vs)
+    pixelFormatName = av_get_pix_fmt_name(AVPixelFormat(rawValue: vc.pix_fmt.rawValue)).map { String(cString: $0) } ?? "unknown"
 
     if let audio, case let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, v, nil, 0), a >= 0 {
       let stream = ctx.pointee.streams[Int(a)]!
@@ -233,50 +238,64 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     MediaTime(value: ticks * Int64(base.num), timescale: base.den)
   }
 
-  /// Converts one 8-bit yuv420p picture into a BGRA buffer of the same size:
-  /// `(luma, lumaBytesPerRow, cb, cr, chromaBytesPerRow, destination)`.
-  public typealias YUV420Converter = @Sendable (
-    UnsafeRawPointer, Int, UnsafeRawPointer, UnsafeRawPointer, Int, PixelBuffer
-  ) -> Void
-
-  /// A faster converter for the usual case — yuv420p, BT.601 or untagged, limited
-  /// range — used instead of libswscale when set. (camfx's SIMD kernel lives in
-  /// CamfxCapture, which this module does not see, so the caller hands it in.)
-  public var yuv420Converter: YUV420Converter?
-
-  /// Hands decoded pictures that `yuv420Converter` could take (yuv420p, BT.601 or
-  /// untagged, limited range) on as `.yuv420Video` samples, unconverted, for a pipeline
-  /// that filters them as they are or converts them band by band itself
-  /// (`YUV420FilterPass`, `RowBandPass`). Other pictures still come
-  /// as BGRA `.video`, as does a picture for which no pooled frame came back within a
-  /// second. Needs `yuv420Converter` (the same pictures qualify).
-  public var deliversYUV420Frames = false {
-    didSet { precondition(!deliversYUV420Frames || yuv420Converter != nil, "deliversYUV420Frames needs yuv420Converter") }
-  }
+  /// Hands video on as yuv420p frames (`VideoFrame.yuv420`) instead of BGRA, for a
+  /// pipeline that filters them as they are or converts them band by band itself
+  /// (`YUV420FilterPass`, `RowBandPass`): a decoded yuv420p picture (BT.601 or untagged,
+  /// limited range) is passed on by reference, a YUYV or NV12 one (a camera recorded as
+  /// rawvideo) is converted straight to yuv420p. Pictures of other formats still come as
+  /// BGRA, as does a picture for which no pooled frame came back within a second.
+  public var deliversYUV420Frames = false
   /// Made on first use: most readers never hand out yuv420p frames.
   private var decodedPool: YUV420FramePool?
+  private var convertedPool: YUV420FramePool?
 
-  /// True when `yuv420Converter` can take frame `f` as it is.
-  private func fitsYUV420Converter(_ f: AVFrame) -> Bool {
-    f.format == AV_PIX_FMT_YUV420P.rawValue && Int(f.width) == geometry.width && Int(f.height) == geometry.height
-      && f.linesize.0 > 0 && f.linesize.1 > 0 && f.linesize.1 == f.linesize.2
-      && f.color_range != AVCOL_RANGE_JPEG
+  /// True for a picture camfx's own converters take: 8-bit, this reader's size, BT.601
+  /// or untagged, limited range.
+  private func isPlainBT601(_ f: AVFrame) -> Bool {
+    Int(f.width) == geometry.width && Int(f.height) == geometry.height && f.color_range != AVCOL_RANGE_JPEG
       && [AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG].contains(f.colorspace)
+  }
+
+  /// True when frame `f` is a yuv420p picture camfx passes on or converts itself.
+  private func isPlainYUV420(_ f: AVFrame) -> Bool {
+    f.format == AV_PIX_FMT_YUV420P.rawValue && isPlainBT601(f)
+      && f.linesize.0 > 0 && f.linesize.1 > 0 && f.linesize.1 == f.linesize.2
+  }
+
+  /// The layout of a YUYV or NV12 picture camfx converts to yuv420p itself, else nil.
+  private func packedYUVLayout(_ f: AVFrame) -> YUVSourceLayout? {
+    guard isPlainBT601(f), f.linesize.0 > 0 else { return nil }
+    let d = f.data, l = f.linesize
+    if f.format == AV_PIX_FMT_YUYV422.rawValue, let base = d.0 {
+      return .yuyv(UnsafeRawPointer(base), bytesPerRow: Int(l.0))
+    }
+    if f.format == AV_PIX_FMT_NV12.rawValue, let luma = d.0, let chroma = d.1, l.1 > 0 {
+      return .nv12(luma: UnsafeRawPointer(luma), lumaBytesPerRow: Int(l.0), chroma: UnsafeRawPointer(chroma), chromaBytesPerRow: Int(l.1))
+    }
+    return nil
   }
 
   /// The decoded picture in `frame` as a sample: passed on, or converted to BGRA.
   private func videoSample() throws(FFmpegError) -> MovieSample {
     let time = presentationTime(of: frame.pointer)
-    if deliversYUV420Frames, fitsYUV420Converter(frame.pointer.pointee) {
-      if decodedPool == nil {
-        decodedPool = try YUV420FramePool(geometry: geometry, capacity: pool.capacity, kind: .decoded)
-      }
+    if deliversYUV420Frames {
       let deadline = Deadline(seconds: 1)
-      if let passed = decodedPool!.adopt(frame.pointer, presentationTime: time, shouldStop: { deadline.hasPassed }) {
-        return .yuv420Video(passed)
+      if isPlainYUV420(frame.pointer.pointee) {
+        if decodedPool == nil { decodedPool = try YUV420FramePool(geometry: geometry, capacity: pool.capacity, kind: .decoded) }
+        guard let decoded = decodedPool else { preconditionFailure("made above") }
+        if let passed = decoded.adopt(frame.pointer, presentationTime: time, shouldStop: { deadline.hasPassed }) {
+          return .video(.yuv420(passed))
+        }
+      } else if let layout = packedYUVLayout(frame.pointer.pointee) {
+        if convertedPool == nil { convertedPool = try YUV420FramePool(geometry: geometry, capacity: pool.capacity, kind: .owned) }
+        guard let converted = convertedPool else { preconditionFailure("made above") }
+        if let out = try converted.acquire(presentationTime: time, shouldStop: { deadline.hasPassed }) {
+          layout.convert(to: out.picture)
+          return .video(.yuv420(out))
+        }
       }
     }
-    return .video(try convertVideo(at: time))
+    return .video(.bgra(try convertVideo(at: time)))
   }
 
   /// The frame's timestamp, or one frame after the previous frame's when it has none.
@@ -309,7 +328,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   private func convertVideo(at time: MediaTime) throws(FFmpegError) -> PixelBuffer {
     let f = frame.pointer
     let buffer = acquireBuffer(presentationTime: time)
-    if yuv420Converter != nil, fitsYUV420Converter(f.pointee) {
+    if isPlainYUV420(f.pointee) {
       convertI420(f.pointee, into: buffer)
       return buffer
     }
@@ -383,8 +402,8 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   public func nextFrame() throws -> PixelBuffer? {
     while let sample = try nextSample() {
       switch sample {
-      case .video(let frame): return frame
-      case .yuv420Video(let picture): return bgra(from: picture)
+      case .video(.bgra(let frame)): return frame
+      case .video(.yuv420(let picture)): return bgra(from: picture)
       case .audio(let pcm): pendingAudio.append(pcm)
       }
     }
@@ -398,10 +417,12 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     return buffer
   }
 
-  /// `yuv420Converter` on a picture it fits (`fitsYUV420Converter`).
+  /// camfx's yuv420p → BGRA converter on a picture it takes (`isPlainYUV420`).
   private func convertI420(_ f: AVFrame, into buffer: PixelBuffer) {
     let d = f.data, l = f.linesize
-    yuv420Converter!(d.0!, Int(l.0), d.1!, d.2!, Int(l.1), buffer)
+    guard let y = d.0, let u = d.1, let v = d.2 else { preconditionFailure("a yuv420p picture without planes") }
+    PixelConverter.convertI420(
+      luma: y, lumaBytesPerRow: Int(l.0), cb: u, cr: v, chromaBytesPerRow: Int(l.1), to: buffer)
   }
 
   /// Audio decoded by `nextFrame()` calls so far (and forgets it).

@@ -2,11 +2,10 @@ import CamfxCore
 
 /// One decoded unit from `MovieReader`, in file order.
 public enum MovieSample: Sendable {
-  /// A BGRA frame from the reader's pool, stamped with its presentation time.
-  case video(PixelBuffer)
+  /// A frame stamped with its presentation time: BGRA from the reader's pool, or, when
+  /// `MovieReader.deliversYUV420Frames` is set, a yuv420p picture (a decoded one handed
+  /// on as it is, or one converted straight from the decoder's YUYV or NV12).
+  case video(VideoFrame)
   /// Interleaved S16 audio.
   case audio(PCMBuffer)
-  /// A decoded yuv420p picture handed on as it is, from the reader's pool of decoded
-  /// frames; only when `MovieReader.deliversYUV420Frames` is set.
-  case yuv420Video(YUV420Frame)
 }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxPixelFormats
 
 /// Owns the video `AVCodecContext` configured from `VideoSettings`.
 final class VideoEncoder {

@@ -2,6 +2,7 @@ import CFFmpeg
 import CamfxCapture
 import CamfxCore
 import XCTest
+import CamfxPixelFormats
 
 /// A small deterministic generator so failures reproduce.
 struct SplitMix64 {

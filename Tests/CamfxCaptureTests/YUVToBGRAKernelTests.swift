@@ -1,6 +1,7 @@
 import CamfxCapture
 import CamfxCore
 import XCTest
+import CamfxPixelFormats
 
 /// The converters' defining formula, written independently of the kernel: BT.601
 /// limited range with 6 fraction bits; each product is the high half of a 16 × 16-bit

@@ -2,6 +2,7 @@ import CFFmpeg
 import CamfxCore
 import CamfxMedia
 import XCTest
+import CamfxPixelFormats
 
 final class BGRAToYUV420Tests: XCTestCase {
   /// A smooth picture: gradients in every channel plus flat blocks, what cameras give.

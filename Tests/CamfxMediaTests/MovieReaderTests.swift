@@ -31,7 +31,7 @@ final class MovieReaderTests: XCTestCase {
     var audioStart: MediaTime?
     while let sample = try reader.nextSample() {
       switch sample {
-      case .video(let frame):
+      case .video(.bgra(let frame)):
         XCTAssertEqual(frame.geometry, reader.geometry)
         times.append(frame.presentationTime)
       case .audio(let pcm):
@@ -39,7 +39,7 @@ final class MovieReaderTests: XCTestCase {
         XCTAssertEqual(pcm.channels, 2)
         if audioStart == nil { audioStart = pcm.presentationTime }
         audio += pcm.samples
-      case .yuv420Video:
+      case .video(.yuv420):
         XCTFail("a yuv420p frame from a reader that was not asked for them")
       }
     }
@@ -108,8 +108,8 @@ final class MovieReaderTests: XCTestCase {
       if let start = reader.videoStartTime { writer.startSession(atSourceTime: start) }
       while let sample = try reader.nextSample() {
         switch sample {
-        case .video(let frame): try writer.append(frame)
-        case .yuv420Video(let picture): try writer.append(picture)
+        case .video(.bgra(let frame)): try writer.append(frame)
+        case .video(.yuv420(let picture)): try writer.append(picture)
         case .audio(let pcm): try writer.append(audio: pcm)
         }
       }

@@ -3,6 +3,7 @@ import CamfxCapture
 import CamfxMedia
 import Foundation
 import XCTest
+import CamfxPixelFormats
 
 /// `color` is ffmpeg's `eq`: on yuv420p planes sample for sample, and on BGRA the same
 /// tables through BT.601 limited range.

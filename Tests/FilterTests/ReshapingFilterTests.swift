@@ -3,6 +3,7 @@ import CamfxCapture
 import CamfxMedia
 import Foundation
 import XCTest
+import CamfxPixelFormats
 
 /// scale, fit, pad and rotate: each against a reference written here from the filter's
 /// documented definition, on odd, 1×1 and padded frames, in BGRA and in yuv420p.

@@ -5,6 +5,7 @@ import CamfxPNG
 @testable import TextFilter
 import Foundation
 import XCTest
+import CamfxPixelFormats
 
 /// The text and timestamp filters: what they draw is read back with OCR (tesseract),
 /// their fields expand as documented, the yuv420p path agrees with the BGRA path, and

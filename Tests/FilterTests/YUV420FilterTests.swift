@@ -2,6 +2,7 @@ import Camfx
 import CamfxCapture
 import CamfxMedia
 import XCTest
+import CamfxPixelFormats
 
 /// Chains whose every filter works on yuv420p (`YUV420VideoFilter`) run on the decoded
 /// planes in a transcode. Each is checked against a plain reference on arrays of

@@ -52,7 +52,7 @@ final class CountingVideoSource: VideoSource {
   var isLive: Bool { inner.isLive }
   func nextFrame() throws -> PixelBuffer? {
     while let sample = try inner.nextSample() {
-      if case .video(let frame) = sample { return frame }
+      if case .video(.bgra(let frame)) = sample { return frame }
     }
     return nil
   }

@@ -61,7 +61,7 @@ final class CountingInput: RecordingInput {
     frame.fill(BGRA(b: UInt8(next % 256), g: UInt8(next / 256 % 256), r: 0))
     next += 1
     audioDue = audioPerFrame != nil
-    return .video(frame)
+    return .video(.bgra(frame))
   }
 }
 

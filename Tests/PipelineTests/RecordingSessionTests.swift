@@ -155,9 +155,9 @@ final class RecordingSessionTests: XCTestCase {
       var isLive: Bool { false }
       var hasAudio: Bool { false }
       func nextSample() throws -> RecordingSample<TestAudio>? {
-        guard case .video(var frame)? = try inner.nextSample() else { return nil }
+        guard case .video(.bgra(var frame))? = try inner.nextSample() else { return nil }
         frame.presentationTime = frame.presentationTime + MediaTime(value: 5, timescale: 1)
-        return .video(frame)
+        return .video(.bgra(frame))
       }
     }
     let input = LateInput()

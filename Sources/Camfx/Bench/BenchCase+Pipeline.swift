@@ -4,6 +4,7 @@ import Glibc
 import CamfxCapture
 import CamfxCore
 import CamfxMedia
+import CamfxPixelFormats
 
 extension BenchCase {
   /// The adaptor's BGRA → yuv420p conversion (the SIMD kernel).
@@ -11,6 +12,12 @@ extension BenchCase {
   /// The camera converters, packed YUYV and two-plane NV12 to BGRA.
   public static let yuyvToBGRAName = "yuyv-to-bgra"
   public static let nv12ToBGRAName = "nv12-to-bgra"
+  /// A YUYV camera frame through `mirror` into the encoder's yuv420p picture: converted
+  /// to BGRA, mirrored and converted back (the path every camera took before format
+  /// negotiation), and converted straight to yuv420p and mirrored there (what a chain
+  /// of yuv420p filters takes now).
+  public static let yuyvMirrorViaBGRAName = "yuyv-mirror-via-bgra"
+  public static let yuyvMirrorYUV420Name = "yuyv-mirror-yuv420p"
   /// `FrameRing<Int>` between two threads.
   public static let ringName = "ring"
   /// A transcode's filter-stage work on one decoded yuv420p picture through
@@ -38,7 +45,7 @@ extension BenchCase {
   /// The names of the pipeline rows, which `--filter` also accepts.
   public static let pipelineNames = [
     bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, yuv420FilterPassName, rowBandPassName, wholeFramePassName,
-    ringName,
+    yuyvMirrorViaBGRAName, yuyvMirrorYUV420Name, ringName,
   ]
 
   /// The ring row's size column: it moves one `Int` per item, not frames.
@@ -57,6 +64,8 @@ extension BenchCase {
       cases.append(transcodePass(size, .yuv420))
       cases.append(transcodePass(size, .rowBands))
       cases.append(transcodePass(size, .wholeFrames))
+      cases.append(yuyvMirror(size, viaBGRA: true))
+      cases.append(yuyvMirror(size, viaBGRA: false))
     }
     cases.append(ring())
     guard let names else { return cases }
@@ -81,6 +90,32 @@ extension BenchCase {
       let destination = PixelBuffer(width: size.width, height: size.height)
       return {
         source.withUnsafeBytes { PixelConverter.convertYUYV(source: $0.baseAddress!, sourceBytesPerRow: rowBytes, to: destination) }
+      }
+    }
+  }
+
+  /// A YUYV frame through mirror into a yuv420p picture, by either path; bytes are the
+  /// BGRA frame's (the same for both, so the GB/s columns compare).
+  static func yuyvMirror(_ size: FrameGeometry, viaBGRA: Bool) -> BenchCase {
+    let name = viaBGRA ? yuyvMirrorViaBGRAName : yuyvMirrorYUV420Name
+    return BenchCase(name: name, size: size, bytesPerFrame: size.pixelCount * 4, filter: name) {
+      let rowBytes = (size.width + 1) / 2 * 4
+      let source = patternBytes(rowBytes * size.height)
+      let planes = YUV420Planes(width: size.width, height: size.height)
+      var configured = Mirror(axis: .horizontal)
+      _ = try configured.configure(input: size)
+      let mirror = configured
+      if viaBGRA {
+        var frame = PixelBuffer(width: size.width, height: size.height)
+        return {
+          source.withUnsafeBytes { YUVSourceLayout.yuyv($0.baseAddress!, bytesPerRow: rowBytes).convert(to: frame) }
+          mirror.process(&frame)
+          BGRAToYUV420.convert(frame, into: planes)
+        }
+      }
+      return {
+        source.withUnsafeBytes { YUVSourceLayout.yuyv($0.baseAddress!, bytesPerRow: rowBytes).convert(to: planes.picture) }
+        mirror.process(yuv420: planes.picture, into: planes.picture)
       }
     }
   }

@@ -15,7 +15,7 @@ import Glibc
 /// `@unchecked Sendable`: everything but `interrupted` is used only by the source
 /// stage's thread; `interrupt()` only sets that atomic.
 public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, InterruptibleRecordingInput,
-  @unchecked Sendable
+  YUV420RecordingInput, @unchecked Sendable
 {
   /// One time the camera was gone, as `--stats-json` lists it.
   public struct Gap: Sendable, Codable, Equatable {
@@ -51,6 +51,8 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, Int
     path = camera.path
     geometry = camera.geometry
     frameDuration = camera.frameDuration
+    pixelFormatName = camera.pixelFormatName
+    canDeliverYUV420Frames = camera.canDeliverYUV420Frames
     self.timeout = timeout
     self.reopen = reopen
     self.report = report
@@ -58,6 +60,15 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, Int
 
   public var isLive: Bool { true }
   public var hasAudio: Bool { false }
+  public let pixelFormatName: String
+  public let canDeliverYUV420Frames: Bool
+  /// Set once the session asked for yuv420p frames: a camera that comes back is asked too.
+  private var deliversYUV420 = false
+
+  public func deliverYUV420Frames() throws {
+    try input?.deliverYUV420Frames()
+    deliversYUV420 = true
+  }
 
   public func interrupt() { interrupted.store(true, ordering: .releasing) }
 
@@ -84,8 +95,15 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, Int
           .failed, operation: "reopen", device: path,
           detail: "the camera came back with size \(camera.geometry) instead of \(geometry)")
       }
+      guard camera.canDeliverYUV420Frames || !deliversYUV420 else {
+        throw V4L2Error(
+          .failed, operation: "reopen", device: path,
+          detail: "the camera came back in format \(camera.pixelFormatName) instead of \(pixelFormatName)")
+      }
       gapStart = lastTime
-      input = VideoSourceInput(camera)
+      let reopened = VideoSourceInput<Audio>(camera)
+      if deliversYUV420 { try reopened.deliverYUV420Frames() }
+      input = reopened
     }
   }
 

@@ -3,11 +3,9 @@ import CamfxMedia
 
 /// One thing the source stage takes from its input.
 public enum RecordingSample<Audio: Sendable>: Sendable {
-  /// A video frame, in a buffer from the input's own pool.
-  case video(PixelBuffer)
-  /// A decoded yuv420p picture, unconverted: only from an input that was asked for
-  /// them (`YUV420RecordingInput`), for the filter stage's `YUV420FramePass`.
-  case yuv420Video(YUV420Frame)
+  /// A video frame from the input's own pool: BGRA, or yuv420p from an input that was
+  /// asked for them (`YUV420RecordingInput`), for the filter stage's `YUV420FramePass`.
+  case video(VideoFrame)
   /// A block of audio from the same file or device (a movie's sound track).
   case audio(Audio)
   /// A live input could not deliver a frame (no free buffer); the stage counts it.
@@ -30,26 +28,37 @@ public protocol RecordingInput<Audio>: AnyObject {
   var isLive: Bool { get }
   /// True when `nextSample()` may return `.audio` (a movie file with a sound track).
   var hasAudio: Bool { get }
+  /// The pixel format of the input's pictures, by FFmpeg's name (see `VideoSource`).
+  var pixelFormatName: String { get }
   /// The next sample, or `nil` at the end of input. Called on the source stage's thread.
   /// - Throws: an I/O error that ends the recording (the file is still finished).
   func nextSample() throws -> RecordingSample<Audio>?
 }
 
-/// An input that can hand its decoded pictures on as yuv420p frames, unconverted, for
-/// a session whose filter stage has a `YUV420FramePass`.
+extension RecordingInput {
+  public var pixelFormatName: String { "bgra" }
+}
+
+/// An input that can hand its pictures on as yuv420p frames (a movie's decoded ones
+/// unconverted, a camera's YUYV or NV12 converted straight to them), for a session
+/// whose filter stage has a `YUV420FramePass`.
 public protocol YUV420RecordingInput: AnyObject {
-  /// From now on, deliver `.yuv420Video` samples where the picture allows it.
-  func deliverYUV420Frames()
+  /// True when this input can deliver yuv420p frames.
+  var canDeliverYUV420Frames: Bool { get }
+  /// From now on, deliver `.video(.yuv420)` samples where the picture allows it.
+  func deliverYUV420Frames() throws
 }
 
 /// A `VideoSource` (no sound of its own) as a recording input. When the source counts
 /// its own drops (`LiveDropCounting`), they are reported to the session as `.dropped`.
-public final class VideoSourceInput<Audio: Sendable>: RecordingInput {
+public final class VideoSourceInput<Audio: Sendable>: RecordingInput, YUV420RecordingInput {
   public let source: any VideoSource
   private let dropCounting: (any LiveDropCounting)?
   private var reportedLate = 0
   private var reportedOutOfBuffers = 0
-  private var pending: PixelBuffer??
+  private var pending: VideoFrame??
+  /// The source as one that delivers yuv420p, once asked to.
+  private var yuv420Source: (any YUV420VideoSource)?
 
   public init(_ source: any VideoSource, audio: Audio.Type = Audio.self) {
     self.source = source
@@ -60,9 +69,20 @@ public final class VideoSourceInput<Audio: Sendable>: RecordingInput {
   public var frameDuration: MediaTime? { source.frameDuration }
   public var isLive: Bool { source.isLive }
   public var hasAudio: Bool { false }
+  public var pixelFormatName: String { source.pixelFormatName }
+
+  public var canDeliverYUV420Frames: Bool { (source as? any YUV420VideoSource)?.canDeliverYUV420Frames ?? false }
+
+  public func deliverYUV420Frames() throws {
+    guard let capable = source as? any YUV420VideoSource, capable.canDeliverYUV420Frames else {
+      preconditionFailure("the source cannot deliver yuv420p frames")
+    }
+    try capable.deliverYUV420Frames()
+    yuv420Source = capable
+  }
 
   public func nextSample() throws -> RecordingSample<Audio>? {
-    if pending == nil { pending = .some(try source.nextFrame()) }
+    if pending == nil { pending = .some(try yuv420Source?.nextVideoFrame() ?? source.nextFrame().map { .bgra($0) }) }
     // Drops the source counted while producing the pending frame come first.
     if let counter = dropCounting {
       if counter.framesSkippedLate > reportedLate {

@@ -25,7 +25,7 @@ extension RecordingSession {
       if input.hasAudio { audioBlocks?.close() }
     }
     /// Passes one frame on (or drops it, live); false when the stage must end now.
-    func accept(_ frame: StageFrame, at time: MediaTime) -> Bool {
+    func accept(_ frame: VideoFrame, at time: MediaTime) -> Bool {
       if let limit = limits.duration, let first = firstTime, time - first >= limit {
         requestStop(.duration)
         return false
@@ -80,10 +80,7 @@ extension RecordingSession {
         if !ring.push(block, shouldStop: { self.isAborted }) { return }
 
       case .video(let frame):
-        if !accept(.bgra(frame), at: frame.presentationTime) { return }
-
-      case .yuv420Video(let picture):
-        if !accept(.yuv420(picture), at: picture.presentationTime) { return }
+        if !accept(frame, at: frame.presentationTime) { return }
       }
     }
   }
@@ -107,9 +104,10 @@ extension RecordingSession {
     }
     while let frame = rawFrames.pop(shouldStop: { self.isAborted }) {
       let started = MonotonicClock.nanoseconds()
-      let filtered: StageFrame
+      let filtered: VideoFrame
       switch frame {
       case .bgra(let buffer):
+        statistics.framesInBGRA.add(1, ordering: .relaxed)
         guard let made = chain.process(buffer, using: chainBuffers, shouldStop: { self.isAborted }) else { return }
         filtered = .bgra(made)
       case .yuv420(let picture):

@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxMedia
 import Dispatch
 import Foundation
 import Synchronization
@@ -44,8 +45,8 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   /// The size of the frames the sink receives, as the filter chain negotiated it.
   public let outputGeometry: FrameGeometry
 
-  let rawFrames: FrameRing<StageFrame>
-  let filteredFrames: FrameRing<StageFrame>
+  let rawFrames: FrameRing<VideoFrame>
+  let filteredFrames: FrameRing<VideoFrame>
   /// The pass from decoded to encoder-ready yuv420p pictures, when input, chain and sink
   /// allow one.
   let yuv420Pass: (any YUV420FramePass)?
@@ -121,14 +122,15 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     // Pictures: the writer's ring full, one being made, one being encoded.
     let pictures = buffering.filteredFrames + 2
     chainBuffers = chain.makeBuffers(capacity: pictures)
-    if let yuv420Input = input as? any YUV420RecordingInput, let yuv420Sink = sink as? any YUV420RecordingSink,
+    if let yuv420Input = input as? any YUV420RecordingInput, yuv420Input.canDeliverYUV420Frames,
+      let yuv420Sink = sink as? any YUV420RecordingSink,
       let pass: any YUV420FramePass =
         yuv420Filters && chain.acceptsYUV420 ? try YUV420FilterPass(chain: chain, capacity: pictures)
         : rowBands && chain.isRowLocal ? try RowBandPass(chain: chain, capacity: pictures) : nil
     {
       yuv420Pass = pass
       self.yuv420Sink = yuv420Sink
-      yuv420Input.deliverYUV420Frames()
+      try yuv420Input.deliverYUV420Frames()
     } else {
       yuv420Pass = nil
       yuv420Sink = nil
@@ -145,6 +147,28 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     try self.init(
       input: input, chain: chain, generator: generator, sink: sink, limits: limits,
       buffering: RecordingBuffering(rawFrames: ringCapacity, filteredFrames: ringCapacity))
+  }
+
+  /// The formats and filters the video goes through, from the input's pixel format to
+  /// the encoder's yuv420p, e.g. `yuyv422 → yuv420p → mirror → encoder` (no BGRA at all)
+  /// or `mjpeg → bgra → watermark → yuv420p → encoder`.
+  public var videoPath: String {
+    let source = input.pixelFormatName
+    var steps = [source]
+    if yuv420Pass is YUV420FilterPass {
+      if source != "yuv420p" { steps.append("yuv420p") }
+      steps += chain.names
+    } else if yuv420Pass is RowBandPass {
+      if source != "yuv420p" { steps.append("yuv420p") }
+      steps.append("bgra in row bands")
+      steps += chain.names
+      steps.append("yuv420p")
+    } else {
+      if source != "bgra" { steps.append("bgra") }
+      steps += chain.names
+      steps.append("yuv420p")
+    }
+    return (steps + ["encoder"]).joined(separator: " → ")
   }
 
   /// True when the filter stage runs the chain in row bands on decoded yuv420p
@@ -221,6 +245,8 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       result.framesOut = kept
       result.durationSeconds = Double(keptNanoseconds.load(ordering: .acquiring)) / 1e9
     }
+    result.videoPath = videoPath
+    result.bgraFrames = s.framesInBGRA.load(ordering: .relaxed)
     result.busySeconds = [
       "filter": Double(s.filterBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
       "writer": Double(s.writerBusyNanoseconds.load(ordering: .relaxed)) / 1e9,

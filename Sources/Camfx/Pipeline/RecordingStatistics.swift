@@ -12,6 +12,8 @@ public final class RecordingStatistics: Sendable {
   /// Frames the source stage handed on to the filter stage.
   let framesAccepted = Atomic<Int>(0)
   let framesFiltered = Atomic<Int>(0)
+  /// Frames the filter stage got as BGRA (the rest came as yuv420p and never were BGRA).
+  let framesInBGRA = Atomic<Int>(0)
   /// Frames the sink encoded.
   let framesWritten = Atomic<Int>(0)
   let droppedLate = Atomic<Int>(0)

@@ -30,6 +30,11 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   /// Seconds spent in `fdatasync` making the fragments durable, and how many calls.
   public var syncSeconds: Double? = nil
   public var syncs: Int? = nil
+  /// The formats and filters the video went through, e.g.
+  /// `yuyv422 → yuv420p → mirror → encoder`.
+  public var videoPath: String? = nil
+  /// Frames the filter stage got as BGRA (0 when the whole path is yuv420p).
+  public var bgraFrames: Int? = nil
 
   public init(
     framesIn: Int, framesOut: Int, dropped: [String: Int], audioChunks: Int, durationSeconds: Double,
@@ -53,6 +58,6 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case durationSeconds = "duration_seconds", elapsedSeconds = "elapsed_seconds", bytes
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
     case cameraGaps = "camera_gaps", indexSeconds = "index_seconds"
-    case syncSeconds = "sync_seconds", syncs
+    case syncSeconds = "sync_seconds", syncs, videoPath = "video_path", bgraFrames = "bgra_frames"
   }
 }

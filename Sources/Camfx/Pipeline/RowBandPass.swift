@@ -1,6 +1,7 @@
 import CamfxCapture
 import CamfxCore
 import CamfxMedia
+import CamfxPixelFormats
 
 /// The filter stage's work for a transcode whose chain is row-local: decoded yuv420p in,
 /// encoder-ready yuv420p out, a band of rows at a time, the way Core Image renders a

@@ -2,6 +2,7 @@ import Camfx
 import CamfxCapture
 import CamfxCore
 import CamfxMedia
+import CamfxPixelFormats
 
 /// camfx's side of each operation, through the same public API the pipeline uses.
 /// Each returns `nil` while the kernel it needs is not on main.

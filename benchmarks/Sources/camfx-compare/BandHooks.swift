@@ -4,6 +4,7 @@ import CamfxCapture
 import CamfxCore
 import CamfxMedia
 import Dispatch
+import CamfxPixelFormats
 
 /// Band jobs for camfx's converters (each band converts its own rows).
 enum BandHooks {

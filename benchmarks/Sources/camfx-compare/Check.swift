@@ -4,6 +4,7 @@ import CamfxCapture
 import CamfxCore
 import CamfxMedia
 import CPeers
+import CamfxPixelFormats
 
 /// `camfx-compare check`: runs camfx and each peer once on the same input and prints the
 /// largest per-byte difference between their outputs, so the table compares the same

@@ -1,0 +1,81 @@
+import Camfx
+import CamfxCore
+import CamfxMedia
+import CamfxPixelFormats
+import Foundation
+import XCTest
+
+/// Camera formats (YUYV, NV12) recorded as rawvideo and played back like a camera's
+/// frames: with a chain that works on yuv420p they go straight to yuv420p and never
+/// become BGRA, and the pictures are today's BGRA path's within ±2.
+final class CameraFormatPathTests: TranscodeTestCase {
+  func makeRawInput(_ format: String, width: Int = 160, height: Int = 90, frames: Int = 12) throws -> String {
+    let path = directory.appendingPathComponent("cam-\(format).nut").path
+    _ = try runTool("ffmpeg", [
+      "-v", "error", "-f", "lavfi", "-i", "gradients=size=\(width)x\(height):rate=30:speed=0.05", "-frames:v", "\(frames)",
+      "-pix_fmt", format, "-c:v", "rawvideo", path,
+    ])
+    return path
+  }
+
+  /// A camera frame converted straight to yuv420p against the same frame converted to
+  /// BGRA (as the camera's BGRA path does) and then by the encoder's BGRA → yuv420p
+  /// converter. Smooth gradients, so that no sample falls outside RGB (the BGRA path
+  /// clamps those; the planes keep them).
+  func testPicturesMatchTheBGRAPath() throws {
+    let (width, height) = (162, 90)
+    for format in ["yuyv422", "nv12"] {
+      let raw = try runTool("ffmpeg", [
+        "-v", "error", "-f", "lavfi", "-i", "gradients=size=\(width)x\(height):rate=30:speed=0.05", "-frames:v", "1",
+        "-pix_fmt", format, "-f", "rawvideo", "-",
+      ])
+      try raw.withUnsafeBytes { bytes in
+        let base = try XCTUnwrap(bytes.baseAddress)
+        let layout: YUVSourceLayout = format == "yuyv422"
+          ? .yuyv(base, bytesPerRow: width * 2)
+          : .nv12(luma: base, lumaBytesPerRow: width, chroma: base + width * height, chromaBytesPerRow: width)
+        let direct = YUV420Planes(width: width, height: height)
+        layout.convert(to: direct.picture)
+        let bgra = PixelBuffer(width: width, height: height)
+        layout.convert(to: bgra)
+        let viaBGRA = YUV420Planes(width: width, height: height)
+        BGRAToYUV420.convert(bgra, into: viaBGRA)
+        for index in 0..<3 {
+          let a = direct.picture.plane(index), b = viaBGRA.picture.plane(index)
+          var worst = 0
+          for r in 0..<a.height {
+            for c in 0..<a.width { worst = max(worst, abs(Int(a.base[r * a.stride + c]) - Int(b.base[r * b.stride + c]))) }
+          }
+          XCTAssertLessThanOrEqual(worst, 2, "\(format) plane \(index)")
+        }
+        // NV12's planes are copied as they are: exact.
+        if format == "nv12" {
+          XCTAssertEqual(Array(UnsafeBufferPointer(start: direct.y, count: width)), Array(raw.prefix(width)))
+        }
+      }
+    }
+  }
+
+  /// Through a recording with mirror: the yuv420p path, no frame in BGRA, and the same
+  /// movie as the BGRA path's within coding noise.
+  func testMirrorTakesTheYUV420PathAndMakesNoBGRA() throws {
+    for format in ["yuyv422", "nv12"] {
+      let input = try makeRawInput(format)
+      let fast = try transcode(input, ["mirror"])
+      XCTAssertEqual(fast.path, .yuv420, format)
+      XCTAssertEqual(fast.summary.videoPath, "\(format) → yuv420p → mirror → encoder")
+      XCTAssertEqual(fast.summary.bgraFrames, 0, format)
+      XCTAssertEqual(fast.summary.framesOut, 12, format)
+      let slow = try transcode(input, ["mirror"], yuv420Filters: false, rowBands: false)
+      XCTAssertEqual(slow.path, .wholeFrames, format)
+      XCTAssertEqual(slow.summary.videoPath, "\(format) → bgra → mirror → yuv420p → encoder")
+      XCTAssertEqual(slow.summary.bgraFrames, 12, format)
+      let a = try decodedPictures(fast.output), b = try decodedPictures(slow.output)
+      XCTAssertEqual(a.count, b.count)
+      let mean = Double(zip(a, b).map { abs(Int($0) - Int($1)) }.reduce(0, +)) / Double(a.count)
+      // The BGRA path converts a movie's YUYV and NV12 with libswscale (its own chroma
+      // filter), then both are encoded: close, not equal.
+      XCTAssertLessThan(mean, 1.5, format)
+    }
+  }
+}
