@@ -54,8 +54,9 @@ struct RecordCommand: ParsableCommand {
 
   @Flag(inversion: .prefixedNo, help: ArgumentHelp(
     "Run testsrc or a PNG source on the wall clock, dropping frames the pipeline cannot take in time (the default). "
-      + "--no-realtime generates frames as fast as they are encoded and drops none."))
-  var realtime = true
+      + "--no-realtime generates frames as fast as they are encoded and drops none. "
+      + "With --input, --realtime plays the movie on the wall clock like a camera (ffmpeg's -re)."))
+  var realtime: Bool?
 
   @Option(help: ArgumentHelp(
     "none; sine[=FREQ]: a tone on the video's clock (default 440 Hz); default or hw:CARD,DEV[,SUB]: an ALSA microphone. "
@@ -187,7 +188,7 @@ struct RecordCommand: ParsableCommand {
     // Live sources default to veryfast, as OBS does: what 1080p30 needs on small
     // machines, and x264's lookahead (what a kill can lose beyond the fragment) is 10
     // frames instead of medium's 40. A transcode keeps ffmpeg's medium.
-    if x264Preset == nil && input == nil { videoSettings.preset = "veryfast" }
+    if x264Preset == nil && (input == nil || realtime == true) { videoSettings.preset = "veryfast" }
     let destination = try OutputFile(path: output, overwrite: overwrite)
     _ = try MovieContainer(path: output)
     let fragmentInterval = try fragment.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 1
@@ -203,7 +204,8 @@ struct RecordCommand: ParsableCommand {
       throw RecordingOptionError("--audio \(audio ?? "") cannot be used with --input, which brings its own sound (--audio none drops it)")
     }
     let opened = try Self.openInput(
-      source: source, input: input, size: geometry, fps: fps, realtime: realtime, inputAudio: audio != "none",
+      source: source, input: input, size: geometry, fps: fps, realtime: realtime ?? (input == nil),
+      inputAudio: audio != "none",
       camera: cameraSettings, reconnectTimeout: reconnectTimeout)
     // A movie is turned upright (its display matrix), then scaled to --size, then filtered.
     var prefix: [any VideoFilter] = []
@@ -367,12 +369,22 @@ struct RecordCommand: ParsableCommand {
     camera: CameraSettings = CameraSettings(), reconnectTimeout: Double = 0
   ) throws -> OpenedInput {
     if let input {
-      let buffering = RecordingBuffering.file
-      let reader = try MovieReader(
+      var buffering = RecordingBuffering.file
+      var reader = try MovieReader(
         path: input, audio: inputAudio ? AudioOutputSettings() : nil, poolCapacity: buffering.poolCapacity)
       let duration = reader.frameDuration ?? MediaTime(value: 1, timescale: 30)
+      let rate = Double(duration.timescale) / Double(duration.value)
+      var opened: any RecordingInput<PCMBuffer> = MovieReaderInput(reader)
+      if realtime {
+        // Played like a camera: a live input, with a live input's rings (and a pool
+        // for them, so the reader is opened again now that its size is known).
+        buffering = RecordingBuffering.live(geometry: reader.geometry, framesPerSecond: rate)
+        reader = try MovieReader(
+          path: input, audio: inputAudio ? AudioOutputSettings() : nil, poolCapacity: buffering.poolCapacity)
+        opened = PacedRecordingInput(MovieReaderInput(reader))
+      }
       return OpenedInput(
-        input: MovieReaderInput(reader), fps: Double(duration.timescale) / Double(duration.value),
+        input: opened, fps: rate,
         buffering: buffering, audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels,
         displayRotation: reader.displayRotation)
     }

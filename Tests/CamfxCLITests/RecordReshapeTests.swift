@@ -87,4 +87,20 @@ final class RecordReshapeTests: CLITestCase {
       XCTAssertTrue(String(decoding: text, as: UTF8.self).contains("FRAME \(frame)"), "\(name): \(String(decoding: text, as: UTF8.self))")
     }
   }
+
+  /// `--input FILE --realtime` plays the movie on the wall clock, as a camera: a 1 s
+  /// clip takes at least its own length, and every frame still arrives on a quiet run
+  /// (the check is a lower bound on time, never an upper one).
+  func testRealtimeInputPlaysOnTheWallClock() throws {
+    try record("clip.mp4", ["--audio", "sine"])
+    let result = try CLI.run(
+      ["record", "--input", "clip.mp4", "--realtime", "--quiet", "-v", "--stats-json", "stats.json", "-o", "paced.mp4"], in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertTrue(result.stderr.hasPrefix("camfx: video path: yuv420p → encoder\n"), result.stderr)
+    let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("stats.json")))) as? [String: Any])
+    XCTAssertGreaterThanOrEqual(stats["elapsed_seconds"] as? Double ?? 0, 29.0 / 30)
+    let video = try XCTUnwrap(MovieOracle.probe(path("paced.mp4"))["video"])
+    let dropped = (stats["dropped"] as? [String: Int])?.values.reduce(0, +) ?? -1
+    XCTAssertEqual(video.frames + dropped, 30, "every frame is written or counted as dropped")
+  }
 }

@@ -1,0 +1,53 @@
+import CamfxCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A file input played on the wall clock (`--input FILE --realtime`, as ffmpeg's `-re`):
+/// each video frame is handed on when it is due — the first at once, frame `t` seconds
+/// into the file `t` seconds later — and the session treats the input as live, as it
+/// would a camera: frames the pipeline cannot take in time are dropped and counted.
+/// Sound is handed on as it is demultiplexed, between the frames. A way to rehearse a
+/// camera setup (its formats, its filters, a machine's speed) from a recording.
+public final class PacedRecordingInput<Audio: Sendable>: RecordingInput, YUV420RecordingInput {
+  private let inner: any RecordingInput<Audio>
+  /// Monotonic nanoseconds and the frame time of the first frame.
+  private var origin: (clock: Int64, time: MediaTime)?
+
+  public init(_ inner: any RecordingInput<Audio>) {
+    self.inner = inner
+  }
+
+  public var geometry: FrameGeometry { inner.geometry }
+  public var frameDuration: MediaTime? { inner.frameDuration }
+  public var isLive: Bool { true }
+  public var hasAudio: Bool { inner.hasAudio }
+  public var pixelFormatName: String { inner.pixelFormatName }
+
+  public var canDeliverYUV420Frames: Bool { (inner as? any YUV420RecordingInput)?.canDeliverYUV420Frames ?? false }
+
+  public func deliverYUV420Frames() throws {
+    try (inner as? any YUV420RecordingInput)?.deliverYUV420Frames()
+  }
+
+  public func nextSample() throws -> RecordingSample<Audio>? {
+    let sample = try inner.nextSample()
+    if case .video(let frame) = sample { wait(until: frame.presentationTime) }
+    return sample
+  }
+
+  /// Sleeps until the frame at `time` is due (absolute deadlines: no drift).
+  private func wait(until time: MediaTime) {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    let clock = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    guard let origin else {
+      self.origin = (clock, time)
+      return
+    }
+    let due = origin.clock + (time - origin.time).converted(to: 1_000_000_000).value
+    guard due > clock else { return }
+    var deadline = timespec(tv_sec: Int(due / 1_000_000_000), tv_nsec: Int(due % 1_000_000_000))
+    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
+  }
+}
