@@ -212,6 +212,7 @@ struct RecordCommand: ParsableCommand {
     if !noAutorotate, let angle = Rotate.Angle(rawValue: opened.displayRotation) { prefix.append(Rotate(angle: angle)) }
     if let inputScale { prefix.append(inputScale) }
     if !prefix.isEmpty { chain = FilterChain(prefix + chain.filters) }
+    chain.setClock(opened.clock)
     let outputGeometry = try chain.configure(input: opened.input.geometry)
     videoSettings.width = outputGeometry.width
     videoSettings.height = outputGeometry.height
@@ -344,6 +345,8 @@ struct RecordCommand: ParsableCommand {
     var audioChannels: Int? = nil
     /// The clockwise turn a movie's display matrix asks for (0 when none).
     var displayRotation = 0
+    /// What the input's timestamps mean on the calendar (for `text` and `timestamp`).
+    var clock = FrameClock.wallClockAtFirstFrame
   }
 
   /// The `scale` that `--size WxH` puts in front of a movie's filters; a side may be -1
@@ -386,7 +389,8 @@ struct RecordCommand: ParsableCommand {
       return OpenedInput(
         input: opened, fps: rate,
         buffering: buffering, audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels,
-        displayRotation: reader.displayRotation)
+        displayRotation: reader.displayRotation,
+        clock: reader.creationTime.map { .origin(epochSeconds: $0, at: reader.videoStartTime ?? .zero) } ?? .timestampOnly)
     }
     let spec = try source.map { try SourceSpec(parsing: $0) } ?? {
       let chosen = try SourceSpec.defaultSource()

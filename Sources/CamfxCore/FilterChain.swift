@@ -33,6 +33,17 @@ public struct FilterChain: Sendable {
     self.filters = filters
   }
 
+  /// Tells every filter that shows the capture time what timestamps mean.
+  /// - Precondition: called before `configure(input:)`.
+  public mutating func setClock(_ clock: FrameClock) {
+    precondition(inputGeometry == nil, "set the clock before configuring the chain")
+    for i in filters.indices {
+      guard var clocked = filters[i] as? any ClockedVideoFilter else { continue }
+      clocked.setClock(clock)
+      filters[i] = clocked
+    }
+  }
+
   public var isEmpty: Bool { filters.isEmpty }
   public var names: [String] { filters.map { type(of: $0).name } }
 

@@ -61,6 +61,9 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   public let displayRotation: Int
   /// The decoder's pixel format, by FFmpeg's name (`yuv420p`, `yuyv422`, ...).
   public let pixelFormatName: String
+  /// When the movie was recorded, in seconds since the Unix epoch, from its
+  /// `creation_time` metadata (the file's, else the video stream's); nil when it has none.
+  public let creationTime: Double?
 
   private let input: InputContext
   private let videoStreamIndex: Int32
@@ -116,6 +119,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     videoStartTime = start != CAMFX_AV_NOPTS_VALUE ? Self.time(start, videoTimeBase) : nil
     duration = ctx.pointee.duration > 0 ? MediaTime(value: ctx.pointee.duration, timescale: 1_000_000) : nil
     displayRotation = Self.displayRotation(of: vs)
+    creationTime = Self.creationTime(ctx.pointee.metadata) ?? Self.creationTime(vs.pointee.metadata)
     pixelFormatName = av_get_pix_fmt_name(AVPixelFormat(rawValue: vc.pix_fmt.rawValue)).map { String(cString: $0) } ?? "unknown"
 
     if let audio, case let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, v, nil, 0), a >= 0 {
@@ -143,6 +147,32 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     pool = PixelBufferPool(geometry: geometry, capacity: max(poolCapacity, 2))
     packet = try FFmpegPacket()
     frame = try FFmpegFrame()
+  }
+
+  /// `creation_time` of a metadata dictionary (ISO 8601 in UTC, as muxers write it:
+  /// `2024-05-01T12:34:56.000000Z`), in seconds since the epoch.
+  static func creationTime(_ metadata: OpaquePointer?) -> Double? {
+    guard let entry = av_dict_get(metadata, "creation_time", nil, 0), let value = entry.pointee.value else { return nil }
+    return parseISO8601(String(cString: value))
+  }
+
+  /// `YYYY-MM-DDTHH:MM:SS[.fraction][Z]` (a space for the `T` too), as UTC.
+  static func parseISO8601(_ text: String) -> Double? {
+    let parts = text.split(whereSeparator: { "-T :Z".contains($0) }).map(String.init)
+    guard parts.count >= 6, let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+      let hour = Int(parts[3]), let minute = Int(parts[4]), let seconds = Double(parts[5]),
+      (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), seconds < 61
+    else { return nil }
+    var t = tm()
+    t.tm_year = Int32(year - 1900)
+    t.tm_mon = Int32(month - 1)
+    t.tm_mday = Int32(day)
+    t.tm_hour = Int32(hour)
+    t.tm_min = Int32(minute)
+    t.tm_sec = Int32(seconds.rounded(.down))
+    let whole = timegm(&t)
+    guard whole != -1 else { return nil }
+    return Double(whole) + (seconds - seconds.rounded(.down))
   }
 
   /// See `displayRotation`.

@@ -103,4 +103,24 @@ final class RecordReshapeTests: CLITestCase {
     let dropped = (stats["dropped"] as? [String: Int])?.values.reduce(0, +) ?? -1
     XCTAssertEqual(video.frames + dropped, 30, "every frame is written or counted as dropped")
   }
+
+  /// strftime fields in a transcode show the movie's creation time plus the frame's
+  /// timestamp (in UTC here, the machine's zone), and the bare timestamp without one.
+  func testTextShowsTheMovieCreationTime() throws {
+    try record("clip.mp4", [])
+    _ = try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-i", path("clip.mp4"), "-c", "copy", "-metadata", "creation_time=2021-03-04T05:06:07Z", path("dated.mp4"),
+    ])
+    for (input, expected) in [("dated.mp4", "2021-03-04 05:06:07"), ("clip.mp4", "1970-01-01 00:00:00")] {
+      let result = try CLI.run(
+        ["record", "--input", input, "--quiet", "--filter", "timestamp=size=24:color=black:box=white", "-o", "out-\(input)"],
+        in: dir, environment: ["TZ": "UTC"])
+      XCTAssertEqual(result.status, 0, "\(result)")
+      _ = try MovieOracle.run("ffmpeg", [
+        "-v", "error", "-i", path("out-\(input)"), "-frames:v", "1", "-vf", "crop=320:60:0:0", path("\(input).png"),
+      ])
+      let text = String(decoding: try MovieOracle.run("tesseract", [path("\(input).png"), "stdout", "--psm", "7"]).stdout, as: UTF8.self)
+      XCTAssertTrue(text.contains(expected), "\(input): \(text)")
+    }
+  }
 }

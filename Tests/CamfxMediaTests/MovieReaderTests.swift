@@ -1,5 +1,5 @@
 import CamfxCore
-import CamfxMedia
+@testable import CamfxMedia
 import Foundation
 import XCTest
 
@@ -187,5 +187,15 @@ final class MovieReaderTests: XCTestCase {
     XCTAssertThrowsError(try MovieReader(path: fixture, audio: AudioOutputSettings(), poolCapacity: 4)) { error in
       XCTAssertTrue("\(error)".contains("stream-info-fails.mp4"), "\(error)")
     }
+  }
+}
+
+final class CreationTimeParsingTests: XCTestCase {
+  func testISO8601AsMuxersWriteIt() {
+    XCTAssertEqual(MovieReader.parseISO8601("2021-03-04T05:06:07.000000Z"), 1_614_834_367)
+    XCTAssertEqual(MovieReader.parseISO8601("2021-03-04 05:06:07.5Z"), 1_614_834_367.5)
+    XCTAssertEqual(MovieReader.parseISO8601("1970-01-01T00:00:00Z"), 0)
+    XCTAssertNil(MovieReader.parseISO8601("2021-13-04T05:06:07Z"))
+    XCTAssertNil(MovieReader.parseISO8601("yesterday"))
   }
 }

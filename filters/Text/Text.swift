@@ -11,8 +11,9 @@ import CamfxCore
 ///     camfx snapshot --filter 'text=text=Camera 1 %H\:%M:box=black@0.5:position=bottom-left' -o label.png
 ///
 /// The text may hold strftime fields (`%Y-%m-%d %H:%M:%S`: the frame's capture time in
-/// local time — the wall clock at the first frame plus the frame's timestamp since
-/// then) and `%{frame}`, `%{pts}` (hh:mm:ss.mmm), `%{fps}` (measured). Glyphs are
+/// local time — for a live source the wall clock at the first frame plus the frame's
+/// timestamp since then, for a movie its creation time plus the timestamp, else the
+/// timestamp from 00:00:00; see `FrameClock`) and `%{frame}`, `%{pts}` (hh:mm:ss.mmm), `%{fps}` (measured). Glyphs are
 /// rendered once and kept; the text is drawn into a strip only when it changes (once a
 /// second for a clock), and every frame costs one blend of that strip, so the cost
 /// follows the text's area, not the frame's. A missing font, an unknown field or a text
@@ -20,7 +21,7 @@ import CamfxCore
 ///
 /// Decoded yuv420p pictures get the strip blended into their planes (luma per pixel,
 /// chroma per 2×2 block), in BT.601 limited range as the BGRA path would encode it.
-public struct Text: InPlaceVideoFilter, YUV420VideoFilter {
+public struct Text: InPlaceVideoFilter, YUV420VideoFilter, ClockedVideoFilter {
   public static let name = "text"
   public static let summary = "Draws text (strftime fields, %{frame}, %{pts}, %{fps}) with FreeType."
   public static let example = "camfx snapshot --filter text=text=camfx:size=48:box=black@0.5 -o label.png"
@@ -61,6 +62,11 @@ public struct Text: InPlaceVideoFilter, YUV420VideoFilter {
   let style: TextOverlay.Style
   private var state: TextState?
   private var frameSize = FrameGeometry(width: 0, height: 0)
+  private var clock = FrameClock.wallClockAtFirstFrame
+
+  public mutating func setClock(_ clock: FrameClock) {
+    self.clock = clock
+  }
 
   public init(options: FilterOptions) throws {
     try self.init(options: options, name: Self.name)
@@ -95,7 +101,7 @@ public struct Text: InPlaceVideoFilter, YUV420VideoFilter {
   /// - Throws: `FilterError` when the text, at its widest, does not fit the frame.
   public mutating func configure(input: FrameGeometry) throws -> FrameGeometry {
     let overlay = TextOverlay(face: face, style: style, maximumWidth: input.width + 1)
-    let state = TextState(template: template, overlay: overlay)
+    let state = TextState(template: template, overlay: overlay, clock: clock)
     // The widest this text gets in practice: large frame numbers, times and rates.
     let sample = state.expand(seconds: Double(time(nil)), frame: 999_999, pts: 35_999.999, fps: 999.9)
     let wide = overlay.measure(sample)
@@ -138,24 +144,28 @@ public struct Text: InPlaceVideoFilter, YUV420VideoFilter {
 final class TextState: @unchecked Sendable {
   let template: TextTemplate
   let overlay: TextOverlay
+  let clock: FrameClock
   private let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: TextTemplate.capacity)
   private var frames = 0
-  /// The wall clock (seconds since the epoch) and the timestamp of the first frame.
+  /// The calendar time (seconds since the epoch) at timestamp `pts`.
   private var anchor: (wall: Double, pts: Double)?
   private var windowStart = 0.0
   private var windowFrames = 0
   private var fps = 0.0
   private var lastPTS = -Double.infinity
 
-  init(template: TextTemplate, overlay: TextOverlay) {
+  init(template: TextTemplate, overlay: TextOverlay, clock: FrameClock) {
     self.template = template
     self.overlay = overlay
+    self.clock = clock
   }
 
   deinit { buffer.deallocate() }
 
   func expand(seconds: Double, frame: Int, pts: Double, fps: Double) -> UnsafeBufferPointer<UInt8> {
-    let length = template.expand(into: buffer, capacity: TextTemplate.capacity, seconds: seconds, frame: frame, pts: pts, fps: fps)
+    let length = template.expand(
+      into: buffer, capacity: TextTemplate.capacity, seconds: seconds, utc: clock == .timestampOnly, frame: frame, pts: pts,
+      fps: fps)
     return UnsafeBufferPointer(start: buffer, count: length)
   }
 
@@ -167,9 +177,16 @@ final class TextState: @unchecked Sendable {
     if let anchor {
       start = anchor
     } else {
-      var now = timespec()
-      clock_gettime(CLOCK_REALTIME, &now)
-      start = (Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, pts)
+      switch clock {
+      case .wallClockAtFirstFrame:
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        start = (Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, pts)
+      case .origin(let epochSeconds, let time):
+        start = (epochSeconds, time.seconds)
+      case .timestampOnly:
+        start = (0, 0)
+      }
       anchor = start
       windowStart = pts
     }

@@ -70,14 +70,16 @@ struct TextTemplate: Sendable {
   /// Writes the text for one frame into `buffer` and returns its length in bytes.
   /// - Parameters:
   ///   - seconds: the capture time, in seconds since the epoch (for strftime).
+  ///   - utc: show it in UTC rather than local time.
   ///   - pts: the frame's timestamp in seconds.
   func expand(
-    into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, seconds: Double, frame: Int, pts: Double, fps: Double
+    into buffer: UnsafeMutablePointer<UInt8>, capacity: Int, seconds: Double, utc: Bool = false, frame: Int, pts: Double,
+    fps: Double
   ) -> Int {
     var length = 0
     var clock = time_t(seconds.rounded(.down))
     var local = tm()
-    localtime_r(&clock, &local)
+    if utc { gmtime_r(&clock, &local) } else { localtime_r(&clock, &local) }
     for part in parts {
       let room = capacity - length
       guard room > 1 else { break }

@@ -4,7 +4,7 @@ import CamfxCore
 /// at the top left. Every `text` key works, `text` included (to change the format).
 ///
 ///     camfx record --source /dev/video0 --filter timestamp=box=black@0.5 -o cam.mp4
-public struct Timestamp: InPlaceVideoFilter, YUV420VideoFilter {
+public struct Timestamp: InPlaceVideoFilter, YUV420VideoFilter, ClockedVideoFilter {
   public static let name = "timestamp"
   public static let summary = "Draws the capture time (text with a default of %Y-%m-%d %H:%M:%S, top left)."
   public static let example = "camfx snapshot --filter timestamp=size=24:box=black@0.5 -o stamped.png"
@@ -16,6 +16,8 @@ public struct Timestamp: InPlaceVideoFilter, YUV420VideoFilter {
   public init(options: FilterOptions) throws {
     text = try Text(options: options, name: Self.name)
   }
+
+  public mutating func setClock(_ clock: FrameClock) { text.setClock(clock) }
 
   public mutating func configure(input: FrameGeometry) throws -> FrameGeometry {
     try text.configure(input: input)
