@@ -15,7 +15,7 @@ public struct FilterChain: Sendable {
   public private(set) var outputGeometry: FrameGeometry?
   /// How the chain runs on BGRA frames; set by `configure` (cast once, not per frame: a
   /// cast between existentials may copy a large filter into a new box).
-  private var bgraSteps: [BGRAStep] = []
+  fileprivate var bgraSteps: [BGRAStep] = []
   /// The filters as `RowLocalVideoFilter`s when every one of them is row-local and the
   /// frame size does not change; set by `configure`.
   private var rowLocalFilters: [any RowLocalVideoFilter]?
@@ -23,7 +23,7 @@ public struct FilterChain: Sendable {
   /// `configure` (see `FilterChain+YUV420.swift`).
   var yuv420Steps: [YUV420Step]?
 
-  private enum BGRAStep: Sendable {
+  fileprivate enum BGRAStep: Sendable {
     case inPlace(any InPlaceVideoFilter)
     /// The filter and the index of the pool it writes into.
     case resizing(any ResizingVideoFilter, pool: Int)
@@ -139,6 +139,18 @@ public struct FilterChain: Sendable {
       }
     }
     return current
+  }
+}
+
+extension FilterChain {
+  /// Runs a chain of in-place filters on `frame` (a crop narrows its view): the form
+  /// for chains with no resizing filter, which need no pooled frames.
+  /// - Precondition: configured for this frame's size, and `!hasResizingFilters`.
+  public func process(_ frame: inout PixelBuffer) {
+    precondition(!hasResizingFilters, "a chain with resizing filters needs buffers: process(_:using:shouldStop:)")
+    for step in bgraSteps {
+      if case .inPlace(let filter) = step { filter.process(&frame) }
+    }
   }
 }
 

@@ -244,7 +244,7 @@ final class ReshapingFilterTests: XCTestCase {
       let source = TestFrame(width: 33, height: 7, seed: 2)
       XCTAssertEqual(try chain.configure(input: source.frame.geometry).width, spec.contains("50") ? 50 : 40)
       var frame = source.frame
-      chain.process(&frame)
+      chain.run(&frame)
       for y in 0..<frame.height {
         for x in 0..<frame.width {
           let inside = x >= corner.0 && x < corner.0 + 33 && y >= corner.1 && y < corner.1 + 7
@@ -278,8 +278,8 @@ final class ReshapingFilterTests: XCTestCase {
     try scaled.configure(input: input)
     let source = TestFrame(width: input.width, height: input.height, seed: 12)
     var fitted = source.frame, reference = source.frame
-    chain.process(&fitted)
-    scaled.process(&reference)
+    chain.run(&fitted)
+    scaled.run(&reference)
     for y in 0..<30 {
       for x in 0..<30 {
         let inside = y >= 8 && y < 20  // placement (0, 8, 30, 12)
@@ -308,7 +308,7 @@ final class ReshapingFilterTests: XCTestCase {
       var bgra = PixelBuffer(width: size.width, height: size.height)
       PixelConverter.convertI420(
         luma: source.y, lumaBytesPerRow: source.yStride, cb: source.u, cr: source.v, chromaBytesPerRow: source.uStride, to: bgra)
-      chain.process(&bgra)
+      chain.run(&bgra)
       let back = YUV420Planes(width: output.width, height: output.height)
       BGRAToYUV420.convert(bgra, into: back)
       for index in 0..<3 {

@@ -90,7 +90,7 @@ func errorMessage(file: StaticString = #filePath, line: UInt = #line, _ body: ()
 extension FilterChain {
   /// Runs the configured chain on `frame` and puts the result in its place (a frame of
   /// a fresh pool when a filter resizes).
-  func process(_ frame: inout PixelBuffer) {
+  func run(_ frame: inout PixelBuffer) {
     guard let out = process(frame, using: makeBuffers(capacity: 1)) else { preconditionFailure("no frame") }
     frame = out
   }
