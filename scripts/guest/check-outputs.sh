@@ -83,6 +83,11 @@ for fmt in yuyv nv12; do
   check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
   check "$f shows the bars through --filter $filter" media_check bars "$dir/$f" --at 1.5 $look
   check "$f decodes without errors, timestamps increasing" media_check decodes "$dir/$f"
+  # Format negotiation: the camera's own format goes straight to yuv420p, no BGRA.
+  case $fmt in yuyv) path="yuyv422 → yuv420p → mirror → encoder" ;; nv12) path="nv12 → yuv420p → grayscale → encoder" ;; esac
+  check_eq "record-$fmt.json video path, frames through BGRA" "$path, 0" python3 -c \
+    'import json, sys; s = json.load(open(sys.argv[1])); print(s["video_path"] + ", " + str(s["bgra_frames"]))' \
+    "$dir/record-$fmt.json"
 done
 
 if made record-long.mp4 "camfx record 20 s for A/V drift"; then

@@ -86,6 +86,80 @@ public enum LibYUV {
     }
     try PeerError.check(code, "I420ToARGB")
   }
+  /// `ARGBScale` from `source` into `destination` (their own sizes).
+  public static func scale(_ source: PixelBuffer, into destination: PixelBuffer, method: camfx_peer_scale_method) throws(PeerError) {
+    let code = source.withUnsafeBytes { src in
+      destination.withUnsafeMutableBytes { dst in
+        camfx_yuv_argb_scale(
+          src.assumingMemoryBound(to: UInt8.self), Int32(source.bytesPerRow), Int32(source.width), Int32(source.height),
+          dst.assumingMemoryBound(to: UInt8.self), Int32(destination.bytesPerRow), Int32(destination.width),
+          Int32(destination.height), method)
+      }
+    }
+    try PeerError.check(code, "ARGBScale")
+  }
+
+  /// `I420Scale` from `source` into `destination` (their own sizes).
+  public static func scale(_ source: PlanarImage, into destination: PlanarImage, method: camfx_peer_scale_method) throws(PeerError) {
+    let code = withPlanes(source, destination) { src, srcStride, dst, dstStride in
+      camfx_yuv_i420_scale(
+        src, srcStride, Int32(source.width), Int32(source.height), dst, dstStride, Int32(destination.width),
+        Int32(destination.height), method)
+    }
+    try PeerError.check(code, "I420Scale")
+  }
+
+  /// `ARGBRotate` clockwise by `degrees`.
+  public static func rotate(_ source: PixelBuffer, into destination: PixelBuffer, degrees: Int32) throws(PeerError) {
+    let code = source.withUnsafeBytes { src in
+      destination.withUnsafeMutableBytes { dst in
+        camfx_yuv_argb_rotate(
+          src.assumingMemoryBound(to: UInt8.self), Int32(source.bytesPerRow), dst.assumingMemoryBound(to: UInt8.self),
+          Int32(destination.bytesPerRow), Int32(source.width), Int32(source.height), degrees)
+      }
+    }
+    try PeerError.check(code, "ARGBRotate")
+  }
+
+  /// `I420Rotate` clockwise by `degrees`.
+  public static func rotate(_ source: PlanarImage, into destination: PlanarImage, degrees: Int32) throws(PeerError) {
+    let code = withPlanes(source, destination) { src, srcStride, dst, dstStride in
+      camfx_yuv_i420_rotate(src, srcStride, dst, dstStride, Int32(source.width), Int32(source.height), degrees)
+    }
+    try PeerError.check(code, "I420Rotate")
+  }
+
+  /// The three planes and strides of two yuv420p images as C arrays, on the stack.
+  private static func withPlanes(
+    _ source: PlanarImage, _ destination: PlanarImage,
+    _ body: (UnsafePointer<UnsafePointer<UInt8>?>, UnsafePointer<Int32>, UnsafePointer<UnsafeMutablePointer<UInt8>?>, UnsafePointer<Int32>) -> Int32
+  ) -> Int32 {
+    let s = source.planes, d = destination.planes
+    var src: (UnsafePointer<UInt8>?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) =
+      (UnsafePointer(s[0].baseAddress), UnsafePointer(s[1].baseAddress), UnsafePointer(s[2].baseAddress))
+    var dst: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?) =
+      (d[0].baseAddress, d[1].baseAddress, d[2].baseAddress)
+    var srcStride = (Int32(source.strides[0]), Int32(source.strides[1]), Int32(source.strides[2]))
+    var dstStride = (Int32(destination.strides[0]), Int32(destination.strides[1]), Int32(destination.strides[2]))
+    return withUnsafePointer(to: &src) { sp in
+      withUnsafePointer(to: &dst) { dp in
+        withUnsafePointer(to: &srcStride) { ssp in
+          withUnsafePointer(to: &dstStride) { dsp in
+            sp.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 3) { srcPlanes in
+              dp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 3) { dstPlanes in
+                ssp.withMemoryRebound(to: Int32.self, capacity: 3) { srcStrides in
+                  dsp.withMemoryRebound(to: Int32.self, capacity: 3) { dstStrides in
+                    body(srcPlanes, srcStrides, dstPlanes, dstStrides)
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
   /// Calls a libyuv BGRA-to-BGRA function, `(src, srcStride, dst, dstStride, width, height)`,
   /// on `source`'s size: the shape ARGBMirror, ARGBCopy and ARGBAttenuate share.
   private static func frameToFrame(

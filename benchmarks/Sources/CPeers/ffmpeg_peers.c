@@ -30,7 +30,8 @@ void camfx_peer_strerror(int code, char *buffer, size_t size) {
 
 struct camfx_sws {
   struct SwsContext *context;
-  int height;
+  int height;         // source rows
+  int output_height;  // rows sws_scale returns
 };
 
 camfx_sws *camfx_sws_create(int width, int height, camfx_peer_format src, camfx_peer_format dst) {
@@ -41,13 +42,31 @@ camfx_sws *camfx_sws_create(int width, int height, camfx_peer_format src, camfx_
   if (!s) { sws_freeContext(c); return NULL; }
   s->context = c;
   s->height = height;
+  s->output_height = height;
+  return s;
+}
+
+camfx_sws *camfx_sws_create_scaled(int width, int height, int out_width, int out_height, camfx_peer_format format,
+                                   camfx_peer_scale_method method) {
+  int flags = method == CAMFX_PEER_SCALE_BICUBIC ? SWS_BICUBIC
+            : method == CAMFX_PEER_SCALE_AREA    ? SWS_AREA
+            : method == CAMFX_PEER_SCALE_POINT   ? SWS_POINT
+                                                 : SWS_BILINEAR;
+  struct SwsContext *c = sws_getContext(width, height, av_format(format), out_width, out_height, av_format(format),
+                                        flags, NULL, NULL, NULL);
+  if (!c) return NULL;
+  camfx_sws *s = av_mallocz(sizeof *s);
+  if (!s) { sws_freeContext(c); return NULL; }
+  s->context = c;
+  s->height = height;
+  s->output_height = out_height;
   return s;
 }
 
 int camfx_sws_convert(camfx_sws *s, const uint8_t *const src[4], const int src_stride[4],
                       uint8_t *const dst[4], const int dst_stride[4]) {
   int rows = sws_scale(s->context, src, src_stride, 0, s->height, dst, dst_stride);
-  return rows == s->height ? 0 : (rows < 0 ? rows : AVERROR_BUG);
+  return rows == s->output_height ? 0 : (rows < 0 ? rows : AVERROR_BUG);
 }
 
 void camfx_sws_free(camfx_sws *s) {

@@ -39,6 +39,20 @@ int camfx_yuv_nv12_to_argb(const uint8_t *y, int y_stride, const uint8_t *uv, in
 int camfx_yuv_i420_to_argb(const uint8_t *y, int y_stride, const uint8_t *u, int u_stride,
                            const uint8_t *v, int v_stride, uint8_t *argb, int argb_stride, int width, int height);
 
+/// ARGBScale: BGRA from one size to another.
+int camfx_yuv_argb_scale(const uint8_t *src, int src_stride, int src_width, int src_height,
+                         uint8_t *dst, int dst_stride, int dst_width, int dst_height, camfx_peer_scale_method method);
+/// I420Scale: yuv420p from one size to another.
+int camfx_yuv_i420_scale(const uint8_t *const src[3], const int src_stride[3], int src_width, int src_height,
+                         uint8_t *const dst[3], const int dst_stride[3], int dst_width, int dst_height,
+                         camfx_peer_scale_method method);
+/// ARGBRotate: BGRA turned clockwise by `degrees` (90, 180, 270).
+int camfx_yuv_argb_rotate(const uint8_t *src, int src_stride, uint8_t *dst, int dst_stride, int width, int height,
+                          int degrees);
+/// I420Rotate: yuv420p turned clockwise by `degrees`.
+int camfx_yuv_i420_rotate(const uint8_t *const src[3], const int src_stride[3], uint8_t *const dst[3],
+                          const int dst_stride[3], int width, int height, int degrees);
+
 // MARK: libswscale
 
 /// The pixel formats the swscale peer converts between.
@@ -52,6 +66,18 @@ typedef enum {
 typedef struct camfx_sws camfx_sws;
 /// A same-size converter (SWS_BILINEAR, single-threaded, as a default sws_scale user).
 camfx_sws *camfx_sws_create(int width, int height, camfx_peer_format src, camfx_peer_format dst);
+
+/// The resampling kernels the scale peers use (libyuv's FilterMode, libswscale's flags).
+typedef enum {
+  CAMFX_PEER_SCALE_BILINEAR = 0,
+  CAMFX_PEER_SCALE_BICUBIC = 1,  // libswscale only
+  CAMFX_PEER_SCALE_AREA = 2,     // libyuv kFilterBox, libswscale SWS_AREA
+  CAMFX_PEER_SCALE_POINT = 3,
+} camfx_peer_scale_method;
+
+/// A scaler between two sizes of one format (single-threaded).
+camfx_sws *camfx_sws_create_scaled(int width, int height, int out_width, int out_height, camfx_peer_format format,
+                                   camfx_peer_scale_method method);
 int camfx_sws_convert(camfx_sws *sws, const uint8_t *const src[4], const int src_stride[4],
                       uint8_t *const dst[4], const int dst_stride[4]);
 void camfx_sws_free(camfx_sws *sws);
