@@ -23,7 +23,7 @@ func runBands(_ options: Options) throws {
 /// with `DispatchQueue.concurrentPerform`.
 func bandJobs(_ g: FrameGeometry) -> [(String, (Int) throws -> FrameJob)] {
   var jobs: [(String, (Int) throws -> FrameJob)] = []
-  for spec in ["grayscale", "mirror"] where FilterRegistry.builtin.type(named: spec) != nil {
+  for spec in ["grayscale", "mirror"] where FilterRegistry.builtin.descriptor(named: spec) != nil {
     jobs.append(("camfx \(spec)", { bands in
       let frame = TestImages.frame(g)
       let views = rowBands(frame, bands)

@@ -13,6 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// The resampling kernels the scale peers use (libyuv's FilterMode, libswscale's flags).
+typedef enum {
+  CAMFX_PEER_SCALE_BILINEAR = 0,
+  CAMFX_PEER_SCALE_BICUBIC = 1,  // libswscale only
+  CAMFX_PEER_SCALE_AREA = 2,     // libyuv kFilterBox, libswscale SWS_AREA
+  CAMFX_PEER_SCALE_POINT = 3,
+} camfx_peer_scale_method;
+
 // MARK: libyuv
 
 /// ARGBGray: in-place BT.601 luma written to B, G and R.
@@ -66,14 +74,6 @@ typedef enum {
 typedef struct camfx_sws camfx_sws;
 /// A same-size converter (SWS_BILINEAR, single-threaded, as a default sws_scale user).
 camfx_sws *camfx_sws_create(int width, int height, camfx_peer_format src, camfx_peer_format dst);
-
-/// The resampling kernels the scale peers use (libyuv's FilterMode, libswscale's flags).
-typedef enum {
-  CAMFX_PEER_SCALE_BILINEAR = 0,
-  CAMFX_PEER_SCALE_BICUBIC = 1,  // libswscale only
-  CAMFX_PEER_SCALE_AREA = 2,     // libyuv kFilterBox, libswscale SWS_AREA
-  CAMFX_PEER_SCALE_POINT = 3,
-} camfx_peer_scale_method;
 
 /// A scaler between two sizes of one format (single-threaded).
 camfx_sws *camfx_sws_create_scaled(int width, int height, int out_width, int out_height, camfx_peer_format format,
