@@ -34,42 +34,79 @@ public enum YUVSourceLayout {
     let width = picture.width, height = picture.height
     switch self {
     case .yuyv(let base, let stride):
-      let pairs = (width + 1) / 2
       var row = 0
       while row < height {
-        let top = (base + row * stride).assumingMemoryBound(to: UInt8.self)
-        let bottom = row + 1 < height ? (base + (row + 1) * stride).assumingMemoryBound(to: UInt8.self) : top
-        let y0 = picture.y + row * picture.yStride
-        let y1 = row + 1 < height ? picture.y + (row + 1) * picture.yStride : y0
-        let u = picture.u + (row / 2) * picture.uStride, v = picture.v + (row / 2) * picture.vStride
-        for pair in 0..<pairs {
-          let t = top + pair * 4, b = bottom + pair * 4
-          let x = pair * 2
-          y0[x] = t[0]
-          y1[x] = b[0]
-          if x + 1 < width {
-            y0[x + 1] = t[2]
-            y1[x + 1] = b[2]
-          }
-          u[pair] = UInt8((UInt16(t[1]) + UInt16(b[1]) + 1) >> 1)
-          v[pair] = UInt8((UInt16(t[3]) + UInt16(b[3]) + 1) >> 1)
-        }
+        let bottomRow = min(row + 1, height - 1)
+        Self.yuyvRowPair(
+          top: base + row * stride, bottom: base + bottomRow * stride, width: width,
+          yTop: picture.y + row * picture.yStride, yBottom: picture.y + bottomRow * picture.yStride,
+          u: picture.u + (row / 2) * picture.uStride, v: picture.v + (row / 2) * picture.vStride)
         row += 2
       }
     case .nv12(let luma, let lumaStride, let chroma, let chromaStride):
       copyPlane(luma, stride: lumaStride, to: picture.y, stride: picture.yStride, width: width, height: height)
       for row in 0..<picture.chromaHeight {
-        let from = (chroma + row * chromaStride).assumingMemoryBound(to: UInt8.self)
+        let line = chroma + row * chromaStride
+        let from = line.assumingMemoryBound(to: UInt8.self)
         let u = picture.u + row * picture.uStride, v = picture.v + row * picture.vStride
-        for x in 0..<picture.chromaWidth {
+        var x = 0
+        // 16 U V pairs per step: each pair is one 16-bit lane, U its low byte.
+        while x + 16 <= picture.chromaWidth {
+          let pairs = line.loadUnaligned(fromByteOffset: x * 2, as: SIMD16<UInt16>.self)
+          UnsafeMutableRawPointer(u + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: pairs), as: SIMD16<UInt8>.self)
+          UnsafeMutableRawPointer(v + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: pairs &>> 8), as: SIMD16<UInt8>.self)
+          x += 16
+        }
+        while x < picture.chromaWidth {
           u[x] = from[2 * x]
           v[x] = from[2 * x + 1]
+          x += 1
         }
       }
     case .i420(let luma, let lumaStride, let cb, let cr, let chromaStride):
       copyPlane(luma, stride: lumaStride, to: picture.y, stride: picture.yStride, width: width, height: height)
       copyPlane(cb, stride: chromaStride, to: picture.u, stride: picture.uStride, width: picture.chromaWidth, height: picture.chromaHeight)
       copyPlane(cr, stride: chromaStride, to: picture.v, stride: picture.vStride, width: picture.chromaWidth, height: picture.chromaHeight)
+    }
+  }
+
+  /// Two rows of YUYV into two rows of Y and one of U and V. Sixteen pixels per step in
+  /// 16-bit lanes, no shuffles: each pixel pair's bytes `Y0 U Y1 V` are two 16-bit lanes,
+  /// whose low bytes are the Ys and high bytes U and V; the rows' U/V lanes are averaged
+  /// (rounding up at .5, as `pavgb`), and U and V are the low and high halves of each
+  /// 32-bit lane. The rest of the row goes pixel pair by pixel pair.
+  static func yuyvRowPair(
+    top: UnsafeRawPointer, bottom: UnsafeRawPointer, width: Int,
+    yTop: UnsafeMutablePointer<UInt8>, yBottom: UnsafeMutablePointer<UInt8>,
+    u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>
+  ) {
+    typealias Lanes = SIMD16<UInt16>
+    let pairs = (width + 1) / 2
+    var pair = 0
+    // 8 pairs (16 pixels, 32 bytes) per step, while they are whole pixels of the row.
+    while pair + 8 <= width / 2 {
+      let t = top.loadUnaligned(fromByteOffset: pair * 4, as: Lanes.self)
+      let b = bottom.loadUnaligned(fromByteOffset: pair * 4, as: Lanes.self)
+      UnsafeMutableRawPointer(yTop + pair * 2).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: t), as: SIMD16<UInt8>.self)
+      UnsafeMutableRawPointer(yBottom + pair * 2).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: b), as: SIMD16<UInt8>.self)
+      let chroma = ((t &>> 8) &+ (b &>> 8) &+ 1) &>> 1  // U0 V0 U1 V1 ... as 16-bit lanes
+      let words = unsafeBitCast(chroma, to: SIMD8<UInt32>.self)
+      UnsafeMutableRawPointer(u + pair).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: words), as: SIMD8<UInt8>.self)
+      UnsafeMutableRawPointer(v + pair).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: words &>> 16), as: SIMD8<UInt8>.self)
+      pair += 8
+    }
+    let t = top.assumingMemoryBound(to: UInt8.self), b = bottom.assumingMemoryBound(to: UInt8.self)
+    while pair < pairs {
+      let x = pair * 2, p = pair * 4
+      yTop[x] = t[p]
+      yBottom[x] = b[p]
+      if x + 1 < width {
+        yTop[x + 1] = t[p + 2]
+        yBottom[x + 1] = b[p + 2]
+      }
+      u[pair] = UInt8((UInt16(t[p + 1]) + UInt16(b[p + 1]) + 1) >> 1)
+      v[pair] = UInt8((UInt16(t[p + 3]) + UInt16(b[p + 3]) + 1) >> 1)
+      pair += 1
     }
   }
 
