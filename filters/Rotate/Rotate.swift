@@ -50,11 +50,74 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
     let sourceStride = source.bytesPerRow, destinationStride = destination.bytesPerRow
     source.withUnsafeBytes { from in
       destination.withUnsafeMutableBytes { to in
-        Self.turn(
-          from.assumingMemoryBound(to: UInt32.self), sourceStride: sourceStride / 4,
-          width: inputSize.width, height: inputSize.height,
-          into: to.assumingMemoryBound(to: UInt32.self), destinationStride: destinationStride / 4, angle: angle)
+        let s = from.assumingMemoryBound(to: UInt32.self), d = to.assumingMemoryBound(to: UInt32.self)
+        if angle == .half {
+          Self.turn(
+            s, sourceStride: sourceStride / 4, width: inputSize.width, height: inputSize.height,
+            into: d, destinationStride: destinationStride / 4, angle: angle)
+        } else {
+          Self.quarterTurnPixels(
+            s, sourceStride: sourceStride / 4, width: inputSize.width, height: inputSize.height,
+            into: d, destinationStride: destinationStride / 4, clockwise: angle == .quarter)
+        }
       }
+    }
+  }
+
+  /// A quarter turn of 32-bit pixels, 4×4 blocks at a time: four source rows are read
+  /// four pixels wide and written as four destination rows (a 4×4 transpose in SIMD
+  /// registers), inside 32×32 tiles; the edges that do not fill a block go one by one.
+  static func quarterTurnPixels(
+    _ source: UnsafePointer<UInt32>, sourceStride: Int, width: Int, height: Int,
+    into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int, clockwise: Bool
+  ) {
+    typealias Quad = SIMD4<UInt32>
+    let outWidth = height, outHeight = width
+    let blockWidth = outWidth & ~3, blockHeight = outHeight & ~3
+    // Destination (x, y) reads source (column, row): clockwise (y, height − 1 − x),
+    // counter-clockwise (width − 1 − y, x).
+    @inline(__always) func sourceRow(_ x: Int) -> Int { clockwise ? height - 1 - x : x }
+    @inline(__always) func sourceColumn(_ y: Int) -> Int { clockwise ? y : width - 1 - y }
+    var ty = 0
+    while ty < blockHeight {
+      let yEnd = min(ty + tile, blockHeight)
+      var tx = 0
+      while tx < blockWidth {
+        let xEnd = min(tx + tile, blockWidth)
+        var y = ty
+        while y < yEnd {
+          // Source columns of destination rows y ..< y + 4, as a run of 4 left to right.
+          let column = clockwise ? y : width - 4 - y
+          var x = tx
+          while x < xEnd {
+            let raw = UnsafeRawPointer(source)
+            let a = raw.loadUnaligned(fromByteOffset: (sourceRow(x) * sourceStride + column) * 4, as: Quad.self)
+            let b = raw.loadUnaligned(fromByteOffset: (sourceRow(x + 1) * sourceStride + column) * 4, as: Quad.self)
+            let c = raw.loadUnaligned(fromByteOffset: (sourceRow(x + 2) * sourceStride + column) * 4, as: Quad.self)
+            let d = raw.loadUnaligned(fromByteOffset: (sourceRow(x + 3) * sourceStride + column) * 4, as: Quad.self)
+            // Destination row y + k takes element k of each run (clockwise), or element
+            // 3 − k (counter-clockwise: the run was read left to right).
+            let out = UnsafeMutableRawPointer(destination + y * destinationStride + x)
+            let rowBytes = destinationStride * 4
+            let r0 = Quad(a[0], b[0], c[0], d[0]), r1 = Quad(a[1], b[1], c[1], d[1])
+            let r2 = Quad(a[2], b[2], c[2], d[2]), r3 = Quad(a[3], b[3], c[3], d[3])
+            out.storeBytes(of: clockwise ? r0 : r3, as: Quad.self)
+            out.storeBytes(of: clockwise ? r1 : r2, toByteOffset: rowBytes, as: Quad.self)
+            out.storeBytes(of: clockwise ? r2 : r1, toByteOffset: 2 * rowBytes, as: Quad.self)
+            out.storeBytes(of: clockwise ? r3 : r0, toByteOffset: 3 * rowBytes, as: Quad.self)
+            x += 4
+          }
+          y += 4
+        }
+        tx = xEnd
+      }
+      ty = yEnd
+    }
+    // The right and bottom edges the blocks did not cover.
+    for y in 0..<outHeight {
+      let to = destination + y * destinationStride
+      let start = y < blockHeight ? blockWidth : 0
+      for x in start..<outWidth { to[x] = source[sourceRow(x) * sourceStride + sourceColumn(y)] }
     }
   }
 
@@ -64,9 +127,77 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
     precondition(source.geometry == inputSize, "rotate configured for \(inputSize), got \(source.geometry)")
     for index in 0..<3 {
       let from = source.plane(index), to = destination.plane(index)
-      Self.turn(
-        UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
-        into: to.base, destinationStride: to.stride, angle: angle)
+      if angle == .half {
+        Self.turn(
+          UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
+          into: to.base, destinationStride: to.stride, angle: angle)
+      } else {
+        Self.quarterTurnBytes(
+          UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
+          into: to.base, destinationStride: to.stride, clockwise: angle == .quarter)
+      }
+    }
+  }
+
+  /// A quarter turn of 8-bit samples, 8×8 blocks at a time: eight source rows read as
+  /// 64-bit words and transposed in three steps of masked shifts (2×2 blocks of bytes,
+  /// then of 16-bit pairs, then of 32-bit quads), written as eight destination rows.
+  static func quarterTurnBytes(
+    _ source: UnsafePointer<UInt8>, sourceStride: Int, width: Int, height: Int,
+    into destination: UnsafeMutablePointer<UInt8>, destinationStride: Int, clockwise: Bool
+  ) {
+    let outWidth = height, outHeight = width
+    let blockWidth = outWidth & ~7, blockHeight = outHeight & ~7
+    @inline(__always) func sourceRow(_ x: Int) -> Int { clockwise ? height - 1 - x : x }
+    @inline(__always) func sourceColumn(_ y: Int) -> Int { clockwise ? y : width - 1 - y }
+    @inline(__always) func swap(_ a: inout UInt64, _ b: inout UInt64, _ shift: UInt64, _ mask: UInt64) {
+      let t = ((a >> shift) ^ b) & mask
+      b ^= t
+      a ^= t << shift
+    }
+    let raw = UnsafeRawPointer(source), out = UnsafeMutableRawPointer(destination)
+    var ty = 0
+    while ty < blockHeight {
+      let yEnd = min(ty + tile, blockHeight)
+      var tx = 0
+      while tx < blockWidth {
+        let xEnd = min(tx + tile, blockWidth)
+        var y = ty
+        while y < yEnd {
+          let column = clockwise ? y : width - 8 - y
+          var x = tx
+          while x < xEnd {
+            var r0 = raw.loadUnaligned(fromByteOffset: sourceRow(x) * sourceStride + column, as: UInt64.self)
+            var r1 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 1) * sourceStride + column, as: UInt64.self)
+            var r2 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 2) * sourceStride + column, as: UInt64.self)
+            var r3 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 3) * sourceStride + column, as: UInt64.self)
+            var r4 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 4) * sourceStride + column, as: UInt64.self)
+            var r5 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 5) * sourceStride + column, as: UInt64.self)
+            var r6 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 6) * sourceStride + column, as: UInt64.self)
+            var r7 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 7) * sourceStride + column, as: UInt64.self)
+            let m1: UInt64 = 0x00FF_00FF_00FF_00FF, m2: UInt64 = 0x0000_FFFF_0000_FFFF, m4: UInt64 = 0x0000_0000_FFFF_FFFF
+            swap(&r0, &r1, 8, m1); swap(&r2, &r3, 8, m1); swap(&r4, &r5, 8, m1); swap(&r6, &r7, 8, m1)
+            swap(&r0, &r2, 16, m2); swap(&r1, &r3, 16, m2); swap(&r4, &r6, 16, m2); swap(&r5, &r7, 16, m2)
+            swap(&r0, &r4, 32, m4); swap(&r1, &r5, 32, m4); swap(&r2, &r6, 32, m4); swap(&r3, &r7, 32, m4)
+            // Row k of the transpose is destination row y + k (clockwise) or y + 7 − k.
+            let base = y * destinationStride + x
+            @inline(__always) func store(_ word: UInt64, _ k: Int) {
+              out.storeBytes(of: word, toByteOffset: base + (clockwise ? k : 7 - k) * destinationStride, as: UInt64.self)
+            }
+            store(r0, 0); store(r1, 1); store(r2, 2); store(r3, 3)
+            store(r4, 4); store(r5, 5); store(r6, 6); store(r7, 7)
+            x += 8
+          }
+          y += 8
+        }
+        tx = xEnd
+      }
+      ty = yEnd
+    }
+    for y in 0..<outHeight {
+      let to = destination + y * destinationStride
+      let start = y < blockHeight ? blockWidth : 0
+      for x in start..<outWidth { to[x] = source[sourceRow(x) * sourceStride + sourceColumn(y)] }
     }
   }
 
