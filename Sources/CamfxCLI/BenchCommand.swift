@@ -66,9 +66,10 @@ struct BenchCommand: ParsableCommand {
     } else {
       print("camfx bench: one core, \(seconds) s per row, frames/s from the fastest batch")
       var printedHeader = false
+      let nameWidth = max(18, cases.map(\.name.count).max() ?? 0)
       // Print rows as they finish, so a long run shows progress.
       func printRow(_ result: BenchResult) {
-        let lines = [result].table().split(separator: "\n")
+        let lines = [result].table(nameWidth: nameWidth).split(separator: "\n")
         if !printedHeader { print(lines[0]); printedHeader = true }
         print(lines[1])
       }

@@ -66,12 +66,27 @@ struct PlaneScaler: Sendable {
       for x in 0..<count * channels { out[x] = Self.clampByte((Int32(row[x]) &+ 32) &>> 6) }
       return
     }
-    let taps = horizontal.tapCount
+    // The common window lengths get loops the compiler unrolls (a constant tap count).
+    switch horizontal.tapCount {
+    case 1: horizontalPass(row, into: out, taps: 1)
+    case 2: horizontalPass(row, into: out, taps: 2)
+    case 3: horizontalPass(row, into: out, taps: 3)
+    case 4: horizontalPass(row, into: out, taps: 4)
+    case 5: horizontalPass(row, into: out, taps: 5)
+    case 6: horizontalPass(row, into: out, taps: 6)
+    default: horizontalPass(row, into: out, taps: horizontal.tapCount)
+    }
+  }
+
+  @inline(__always)
+  private func horizontalPass(_ row: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<UInt8>, taps: Int) {
+    let count = horizontal.destinationLength
     horizontal.fixed.withUnsafeBufferPointer { weights in
       horizontal.start.withUnsafeBufferPointer { starts in
         let half: Int32 = 1 << (Self.horizontalShift - 1)
         if channels == 4 {
           let pixels = UnsafeRawPointer(row)
+          let bytes = UnsafeMutableRawPointer(out)
           for x in 0..<count {
             var sum = SIMD4<Int32>(repeating: half)
             let first = starts[x]
@@ -81,11 +96,7 @@ struct PlaneScaler: Sendable {
             }
             sum = sum &>> Self.horizontalShift
             let clamped = sum.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255))
-            let o = out + x * 4
-            o[0] = UInt8(truncatingIfNeeded: clamped[0])
-            o[1] = UInt8(truncatingIfNeeded: clamped[1])
-            o[2] = UInt8(truncatingIfNeeded: clamped[2])
-            o[3] = UInt8(truncatingIfNeeded: clamped[3])
+            bytes.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: clamped), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
           }
         } else {
           for x in 0..<count {

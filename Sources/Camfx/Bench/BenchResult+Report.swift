@@ -3,12 +3,15 @@ extension Array where Element == BenchResult {
   ///
   ///     operation          size         frames/s     GB/s   x memcpy
   ///     memcpy             1920x1080      3216.0    26.67       1.00
-  public func table() -> String {
-    let header = [pad("operation", 18), pad("size", 10), pad("frames/s", 12, right: true), pad("GB/s", 9, right: true), pad("x memcpy", 10, right: true)]
+  /// - Parameter nameWidth: the operation column's width (default: the longest name,
+  ///   at least 18), for a table printed a row at a time.
+  public func table(nameWidth: Int? = nil) -> String {
+    let nameWidth = nameWidth ?? Swift.max(18, map(\.name.count).max() ?? 0)
+    let header = [pad("operation", nameWidth), pad("size", 10), pad("frames/s", 12, right: true), pad("GB/s", 9, right: true), pad("x memcpy", 10, right: true)]
     var lines = [header.joined(separator: " ")]
     for r in self {
       lines.append([
-        pad(r.name, 18), pad(r.size.description, 10), pad(fixed(r.framesPerSecond, 1), 12, right: true),
+        pad(r.name, nameWidth), pad(r.size.description, 10), pad(fixed(r.framesPerSecond, 1), 12, right: true),
         pad(r.gigabytesPerSecond.map { fixed($0, 2) } ?? "-", 9, right: true), pad(r.ratioToMemcpy.map { fixed($0, 2) } ?? "-", 10, right: true),
       ].joined(separator: " "))
     }
