@@ -38,7 +38,11 @@ timed() {
 camfx() {
   timed camfx "$CAMFX" record --input "$WORK/cam.nut" --realtime --filter mirror --filter timestamp=size=32 \
     --x264-preset veryfast --crf 23 --gop 60 --quiet -v --stats-json "$WORK/stats.json" -y -o "$WORK/camfx.mp4"
-  python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print(f"   frames {s[\"frames_out\"]}, dropped {sum(s[\"dropped\"].values())}, path {s[\"video_path\"]}")' "$WORK/stats.json"
+  python3 - "$WORK/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+print("   frames %d, dropped %d, path %s" % (s["frames_out"], sum(s["dropped"].values()), s["video_path"]))
+PY
 }
 ffmpeg_() {
   timed ffmpeg ffmpeg -v error -y -re -i "$WORK/cam.nut" \

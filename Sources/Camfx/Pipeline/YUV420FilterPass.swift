@@ -35,6 +35,8 @@ final class YUV420FilterPass: YUV420FramePass {
   }
 
   func process(_ source: YUV420Frame, shouldStop: () -> Bool) throws -> YUV420Frame? {
+    // No filter: the picture goes to the encoder as it is (by reference, no copy).
+    if chain.isEmpty { return source }
     guard let out = try output.acquire(presentationTime: source.presentationTime, shouldStop: shouldStop) else {
       return nil
     }
