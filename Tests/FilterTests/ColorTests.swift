@@ -33,31 +33,13 @@ final class ColorTests: XCTestCase {
   }
 
   func testBGRAMeansTheSame() throws {
-    let size = FrameGeometry(width: 40, height: 20)
-    let blocks = TestFrame(width: size.width / 2, height: size.height / 2, seed: 31)
-    let frame = PixelBuffer(width: size.width, height: size.height)
-    for y in 0..<size.height { for x in 0..<size.width { frame[x, y] = blocks.frame[x / 2, y / 2] } }
+    let source = blockPicture(FrameGeometry(width: 40, height: 20), seed: 31)
     // Settings that keep these colours inside RGB: outside it, the BGRA path clamps
     // where the planes do not. A steep table (gamma) magnifies the round trip's ±1.
     for settings in ["brightness=0.05:contrast=0.9:saturation=0.8", "gamma=1.3:saturation=0.5", "saturation=0"] {
-      var chain = try FilterRegistry.builtin.makeChain(["color=\(settings)"])
-      try chain.configure(input: size)
-      XCTAssertTrue(chain.isRowLocal)
-      let source = YUV420Planes(width: size.width, height: size.height)
-      BGRAToYUV420.convert(frame, into: source)
-      let planar = YUV420Planes(width: size.width, height: size.height)
-      chain.process(yuv420: source.picture, into: planar.picture, using: [])
-      var bgra = PixelBuffer(width: size.width, height: size.height)
-      PixelConverter.convertI420(
-        luma: source.y, lumaBytesPerRow: source.yStride, cb: source.u, cr: source.v, chromaBytesPerRow: source.uStride, to: bgra)
-      chain.process(&bgra)
-      let back = YUV420Planes(width: size.width, height: size.height)
-      BGRAToYUV420.convert(bgra, into: back)
+      let (planar, viaBGRA) = try runBothPaths(["color=\(settings)"], on: source)
       for index in 0..<3 {
-        let a = planar.picture.plane(index), b = back.picture.plane(index)
-        var worst = 0
-        for r in 0..<a.height { for c in 0..<a.width { worst = max(worst, abs(Int(a.base[r * a.stride + c]) - Int(b.base[r * b.stride + c]))) } }
-        XCTAssertLessThanOrEqual(worst, 3, "\(settings) plane \(index)")
+        XCTAssertLessThanOrEqual(maxDifference(planar, viaBGRA, plane: index), 3, "\(settings) plane \(index)")
       }
     }
   }

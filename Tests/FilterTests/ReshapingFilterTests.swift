@@ -291,31 +291,13 @@ final class ReshapingFilterTests: XCTestCase {
   /// Pixels that only move or get a colour agree between the yuv420p and BGRA paths:
   /// the picture is 2×2 blocks of one colour, so its round trip loses only rounding.
   func testRotateAndPadMatchTheBGRAPathInYUV420() throws {
-    let size = FrameGeometry(width: 96, height: 64)
-    let blocks = TestFrame(width: size.width / 2, height: size.height / 2, seed: 13)
-    let frame = PixelBuffer(width: size.width, height: size.height)
-    for y in 0..<size.height { for x in 0..<size.width { frame[x, y] = blocks.frame[x / 2, y / 2] } }
+    let source = blockPicture(FrameGeometry(width: 96, height: 64), seed: 13)
     for specs in [["rotate=angle=90"], ["rotate=angle=180"], ["rotate=angle=cclock", "pad=width=80:height=120:color=orange"],
       ["pad=width=100:height=70:x=2:y=4:color=navy", "mirror"], ["fit=width=48:height=48:method=area:color=red"] /* 2:1, so each picture block is a mean of whole blocks */]
     {
-      var chain = try FilterRegistry.builtin.makeChain(specs)
-      let output = try chain.configure(input: size)
-      XCTAssertTrue(chain.acceptsYUV420, "\(specs)")
-      let source = YUV420Planes(width: size.width, height: size.height)
-      BGRAToYUV420.convert(frame, into: source)
-      let planar = YUV420Planes(width: output.width, height: output.height)
-      chain.process(yuv420: source.picture, into: planar.picture, using: chain.makeYUV420Intermediates())
-      var bgra = PixelBuffer(width: size.width, height: size.height)
-      PixelConverter.convertI420(
-        luma: source.y, lumaBytesPerRow: source.yStride, cb: source.u, cr: source.v, chromaBytesPerRow: source.uStride, to: bgra)
-      chain.run(&bgra)
-      let back = YUV420Planes(width: output.width, height: output.height)
-      BGRAToYUV420.convert(bgra, into: back)
+      let (planar, viaBGRA) = try runBothPaths(specs, on: source)
       for index in 0..<3 {
-        let a = planar.picture.plane(index), b = back.picture.plane(index)
-        var worst = 0
-        for r in 0..<a.height { for c in 0..<a.width { worst = max(worst, abs(Int(a.base[r * a.stride + c]) - Int(b.base[r * b.stride + c]))) } }
-        XCTAssertLessThanOrEqual(worst, 2, "\(specs) plane \(index)")
+        XCTAssertLessThanOrEqual(maxDifference(planar, viaBGRA, plane: index), 2, "\(specs) plane \(index)")
       }
     }
   }

@@ -1,4 +1,5 @@
 import Camfx
+import CamfxPixelFormats
 import XCTest
 
 /// A frame under test that is a view into a larger, fully randomised storage: one
@@ -94,4 +95,50 @@ extension FilterChain {
     guard let out = process(frame, using: makeBuffers(capacity: 1)) else { preconditionFailure("no frame") }
     frame = out
   }
+}
+
+/// `specs` run both ways on a yuv420p `source`: on its planes (`planar`), and converted
+/// to BGRA, filtered and converted back (`viaBGRA`), each with a chain of its own (a
+/// filter that keeps state between frames sees one frame on each path).
+func runBothPaths(_ specs: [String], on source: YUV420Planes) throws -> (planar: YUV420Planes, viaBGRA: YUV420Planes) {
+  let size = FrameGeometry(width: source.width, height: source.height)
+  var planarChain = try FilterRegistry.builtin.makeChain(specs)
+  let output = try planarChain.configure(input: size)
+  XCTAssertTrue(planarChain.acceptsYUV420, "\(specs) does not accept yuv420p")
+  var picture = source.picture
+  picture.presentationTime = .zero
+  let planar = YUV420Planes(width: output.width, height: output.height)
+  planarChain.process(yuv420: picture, into: planar.picture, using: planarChain.makeYUV420Intermediates())
+
+  var bgraChain = try FilterRegistry.builtin.makeChain(specs)
+  try bgraChain.configure(input: size)
+  var frame = PixelBuffer(width: size.width, height: size.height)
+  PixelConverter.convertI420(
+    luma: source.y, lumaBytesPerRow: source.yStride, cb: source.u, cr: source.v, chromaBytesPerRow: source.uStride, to: frame)
+  bgraChain.run(&frame)
+  let back = YUV420Planes(width: output.width, height: output.height)
+  BGRAToYUV420.convert(frame, into: back)
+  return (planar, back)
+}
+
+/// The largest difference between two pictures' plane `index` (0 = Y, 1 = U, 2 = V).
+func maxDifference(_ a: YUV420Planes, _ b: YUV420Planes, plane index: Int) -> Int {
+  let p = a.picture.plane(index), q = b.picture.plane(index)
+  precondition(p.width == q.width && p.height == q.height, "planes of different sizes")
+  var worst = 0
+  for r in 0..<p.height {
+    for c in 0..<p.width { worst = max(worst, abs(Int(p.base[r * p.stride + c]) - Int(q.base[r * q.stride + c]))) }
+  }
+  return worst
+}
+
+/// A yuv420p picture of `size` made of 2×2 blocks of one random colour each: its round
+/// trip through BGRA loses nothing but rounding.
+func blockPicture(_ size: FrameGeometry, seed: UInt64) -> YUV420Planes {
+  let blocks = TestFrame(width: (size.width + 1) / 2, height: (size.height + 1) / 2, seed: seed)
+  let frame = PixelBuffer(width: size.width, height: size.height)
+  for y in 0..<size.height { for x in 0..<size.width { frame[x, y] = blocks.frame[x / 2, y / 2] } }
+  let planes = YUV420Planes(width: size.width, height: size.height)
+  BGRAToYUV420.convert(frame, into: planes)
+  return planes
 }

@@ -7,8 +7,9 @@ import CamfxCore
 ///
 /// Bit-exact: pixels only move. On decoded yuv420p pictures each plane is turned on its
 /// own, which is what `ffmpeg -vf transpose=1` (90), `hflip,vflip` (180) and
-/// `transpose=2` (270) do, sample for sample. Quarter turns go through 32×32 tiles so
-/// that reads and writes both stay in the cache.
+/// `transpose=2` (270) do, sample for sample. Quarter turns move 4×4 blocks of pixels
+/// (8×8 of samples in yuv420p planes) inside 32×32 tiles, so that reads and writes
+/// both stay in the cache.
 public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
   public static let name = "rotate"
   public static let summary = "Turns the frame clockwise by 90, 180 or 270 degrees."
@@ -52,9 +53,9 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
       destination.withUnsafeMutableBytes { to in
         let s = from.assumingMemoryBound(to: UInt32.self), d = to.assumingMemoryBound(to: UInt32.self)
         if angle == .half {
-          Self.turn(
+          Self.halfTurn(
             s, sourceStride: sourceStride / 4, width: inputSize.width, height: inputSize.height,
-            into: d, destinationStride: destinationStride / 4, angle: angle)
+            into: d, destinationStride: destinationStride / 4)
         } else {
           Self.quarterTurnPixels(
             s, sourceStride: sourceStride / 4, width: inputSize.width, height: inputSize.height,
@@ -72,12 +73,42 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
     into destination: UnsafeMutablePointer<UInt32>, destinationStride: Int, clockwise: Bool
   ) {
     typealias Quad = SIMD4<UInt32>
-    let outWidth = height, outHeight = width
-    let blockWidth = outWidth & ~3, blockHeight = outHeight & ~3
     // Destination (x, y) reads source (column, row): clockwise (y, height − 1 − x),
     // counter-clockwise (width − 1 − y, x).
     @inline(__always) func sourceRow(_ x: Int) -> Int { clockwise ? height - 1 - x : x }
     @inline(__always) func sourceColumn(_ y: Int) -> Int { clockwise ? y : width - 1 - y }
+    let raw = UnsafeRawPointer(source)
+    forEachBlock(width: height, height: width, size: 4) { x, y in
+      // Source columns of destination rows y ..< y + 4, as a run of 4 left to right.
+      let column = clockwise ? y : width - 4 - y
+      let a = raw.loadUnaligned(fromByteOffset: (sourceRow(x) * sourceStride + column) * 4, as: Quad.self)
+      let b = raw.loadUnaligned(fromByteOffset: (sourceRow(x + 1) * sourceStride + column) * 4, as: Quad.self)
+      let c = raw.loadUnaligned(fromByteOffset: (sourceRow(x + 2) * sourceStride + column) * 4, as: Quad.self)
+      let d = raw.loadUnaligned(fromByteOffset: (sourceRow(x + 3) * sourceStride + column) * 4, as: Quad.self)
+      // Destination row y + k takes element k of each run (clockwise), or element
+      // 3 − k (counter-clockwise: the run was read left to right).
+      let out = UnsafeMutableRawPointer(destination + y * destinationStride + x)
+      let rowBytes = destinationStride * 4
+      let r0 = Quad(a[0], b[0], c[0], d[0]), r1 = Quad(a[1], b[1], c[1], d[1])
+      let r2 = Quad(a[2], b[2], c[2], d[2]), r3 = Quad(a[3], b[3], c[3], d[3])
+      out.storeBytes(of: clockwise ? r0 : r3, as: Quad.self)
+      out.storeBytes(of: clockwise ? r1 : r2, toByteOffset: rowBytes, as: Quad.self)
+      out.storeBytes(of: clockwise ? r2 : r1, toByteOffset: 2 * rowBytes, as: Quad.self)
+      out.storeBytes(of: clockwise ? r3 : r0, toByteOffset: 3 * rowBytes, as: Quad.self)
+    } edge: { x, y in
+      destination[y * destinationStride + x] = source[sourceRow(x) * sourceStride + sourceColumn(y)]
+    }
+  }
+
+  /// Calls `block(x, y)` for every `size` × `size` block (x, y its top-left corner) that
+  /// fits in a `width` × `height` destination, walking it in 32 × 32 tiles so that the
+  /// reads and the writes of a tile both stay in the cache; then `edge(x, y)` for every
+  /// sample of the right and bottom edges the blocks do not cover.
+  @inline(__always)
+  static func forEachBlock(
+    width: Int, height: Int, size: Int, block: (Int, Int) -> Void, edge: (Int, Int) -> Void
+  ) {
+    let blockWidth = width / size * size, blockHeight = height / size * size
     var ty = 0
     while ty < blockHeight {
       let yEnd = min(ty + tile, blockHeight)
@@ -86,38 +117,19 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
         let xEnd = min(tx + tile, blockWidth)
         var y = ty
         while y < yEnd {
-          // Source columns of destination rows y ..< y + 4, as a run of 4 left to right.
-          let column = clockwise ? y : width - 4 - y
           var x = tx
           while x < xEnd {
-            let raw = UnsafeRawPointer(source)
-            let a = raw.loadUnaligned(fromByteOffset: (sourceRow(x) * sourceStride + column) * 4, as: Quad.self)
-            let b = raw.loadUnaligned(fromByteOffset: (sourceRow(x + 1) * sourceStride + column) * 4, as: Quad.self)
-            let c = raw.loadUnaligned(fromByteOffset: (sourceRow(x + 2) * sourceStride + column) * 4, as: Quad.self)
-            let d = raw.loadUnaligned(fromByteOffset: (sourceRow(x + 3) * sourceStride + column) * 4, as: Quad.self)
-            // Destination row y + k takes element k of each run (clockwise), or element
-            // 3 − k (counter-clockwise: the run was read left to right).
-            let out = UnsafeMutableRawPointer(destination + y * destinationStride + x)
-            let rowBytes = destinationStride * 4
-            let r0 = Quad(a[0], b[0], c[0], d[0]), r1 = Quad(a[1], b[1], c[1], d[1])
-            let r2 = Quad(a[2], b[2], c[2], d[2]), r3 = Quad(a[3], b[3], c[3], d[3])
-            out.storeBytes(of: clockwise ? r0 : r3, as: Quad.self)
-            out.storeBytes(of: clockwise ? r1 : r2, toByteOffset: rowBytes, as: Quad.self)
-            out.storeBytes(of: clockwise ? r2 : r1, toByteOffset: 2 * rowBytes, as: Quad.self)
-            out.storeBytes(of: clockwise ? r3 : r0, toByteOffset: 3 * rowBytes, as: Quad.self)
-            x += 4
+            block(x, y)
+            x += size
           }
-          y += 4
+          y += size
         }
         tx = xEnd
       }
       ty = yEnd
     }
-    // The right and bottom edges the blocks did not cover.
-    for y in 0..<outHeight {
-      let to = destination + y * destinationStride
-      let start = y < blockHeight ? blockWidth : 0
-      for x in start..<outWidth { to[x] = source[sourceRow(x) * sourceStride + sourceColumn(y)] }
+    for y in 0..<height {
+      for x in (y < blockHeight ? blockWidth : 0)..<width { edge(x, y) }
     }
   }
 
@@ -128,9 +140,9 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
     for index in 0..<3 {
       let from = source.plane(index), to = destination.plane(index)
       if angle == .half {
-        Self.turn(
+        Self.halfTurn(
           UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
-          into: to.base, destinationStride: to.stride, angle: angle)
+          into: to.base, destinationStride: to.stride)
       } else {
         Self.quarterTurnBytes(
           UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
@@ -146,8 +158,6 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
     _ source: UnsafePointer<UInt8>, sourceStride: Int, width: Int, height: Int,
     into destination: UnsafeMutablePointer<UInt8>, destinationStride: Int, clockwise: Bool
   ) {
-    let outWidth = height, outHeight = width
-    let blockWidth = outWidth & ~7, blockHeight = outHeight & ~7
     @inline(__always) func sourceRow(_ x: Int) -> Int { clockwise ? height - 1 - x : x }
     @inline(__always) func sourceColumn(_ y: Int) -> Int { clockwise ? y : width - 1 - y }
     @inline(__always) func swap(_ a: inout UInt64, _ b: inout UInt64, _ shift: UInt64, _ mask: UInt64) {
@@ -156,94 +166,40 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
       a ^= t << shift
     }
     let raw = UnsafeRawPointer(source), out = UnsafeMutableRawPointer(destination)
-    var ty = 0
-    while ty < blockHeight {
-      let yEnd = min(ty + tile, blockHeight)
-      var tx = 0
-      while tx < blockWidth {
-        let xEnd = min(tx + tile, blockWidth)
-        var y = ty
-        while y < yEnd {
-          let column = clockwise ? y : width - 8 - y
-          var x = tx
-          while x < xEnd {
-            var r0 = raw.loadUnaligned(fromByteOffset: sourceRow(x) * sourceStride + column, as: UInt64.self)
-            var r1 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 1) * sourceStride + column, as: UInt64.self)
-            var r2 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 2) * sourceStride + column, as: UInt64.self)
-            var r3 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 3) * sourceStride + column, as: UInt64.self)
-            var r4 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 4) * sourceStride + column, as: UInt64.self)
-            var r5 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 5) * sourceStride + column, as: UInt64.self)
-            var r6 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 6) * sourceStride + column, as: UInt64.self)
-            var r7 = raw.loadUnaligned(fromByteOffset: sourceRow(x + 7) * sourceStride + column, as: UInt64.self)
-            let m1: UInt64 = 0x00FF_00FF_00FF_00FF, m2: UInt64 = 0x0000_FFFF_0000_FFFF, m4: UInt64 = 0x0000_0000_FFFF_FFFF
-            swap(&r0, &r1, 8, m1); swap(&r2, &r3, 8, m1); swap(&r4, &r5, 8, m1); swap(&r6, &r7, 8, m1)
-            swap(&r0, &r2, 16, m2); swap(&r1, &r3, 16, m2); swap(&r4, &r6, 16, m2); swap(&r5, &r7, 16, m2)
-            swap(&r0, &r4, 32, m4); swap(&r1, &r5, 32, m4); swap(&r2, &r6, 32, m4); swap(&r3, &r7, 32, m4)
-            // Row k of the transpose is destination row y + k (clockwise) or y + 7 − k.
-            let base = y * destinationStride + x
-            @inline(__always) func store(_ word: UInt64, _ k: Int) {
-              out.storeBytes(of: word, toByteOffset: base + (clockwise ? k : 7 - k) * destinationStride, as: UInt64.self)
-            }
-            store(r0, 0); store(r1, 1); store(r2, 2); store(r3, 3)
-            store(r4, 4); store(r5, 5); store(r6, 6); store(r7, 7)
-            x += 8
-          }
-          y += 8
-        }
-        tx = xEnd
+    forEachBlock(width: height, height: width, size: 8) { x, y in
+      let column = clockwise ? y : width - 8 - y
+      @inline(__always) func load(_ k: Int) -> UInt64 {
+        raw.loadUnaligned(fromByteOffset: sourceRow(x + k) * sourceStride + column, as: UInt64.self)
       }
-      ty = yEnd
-    }
-    for y in 0..<outHeight {
-      let to = destination + y * destinationStride
-      let start = y < blockHeight ? blockWidth : 0
-      for x in start..<outWidth { to[x] = source[sourceRow(x) * sourceStride + sourceColumn(y)] }
+      var r0 = load(0), r1 = load(1), r2 = load(2), r3 = load(3), r4 = load(4), r5 = load(5), r6 = load(6), r7 = load(7)
+      let m1: UInt64 = 0x00FF_00FF_00FF_00FF, m2: UInt64 = 0x0000_FFFF_0000_FFFF, m4: UInt64 = 0x0000_0000_FFFF_FFFF
+      swap(&r0, &r1, 8, m1); swap(&r2, &r3, 8, m1); swap(&r4, &r5, 8, m1); swap(&r6, &r7, 8, m1)
+      swap(&r0, &r2, 16, m2); swap(&r1, &r3, 16, m2); swap(&r4, &r6, 16, m2); swap(&r5, &r7, 16, m2)
+      swap(&r0, &r4, 32, m4); swap(&r1, &r5, 32, m4); swap(&r2, &r6, 32, m4); swap(&r3, &r7, 32, m4)
+      // Row k of the transpose is destination row y + k (clockwise) or y + 7 − k.
+      let base = y * destinationStride + x
+      @inline(__always) func store(_ word: UInt64, _ k: Int) {
+        out.storeBytes(of: word, toByteOffset: base + (clockwise ? k : 7 - k) * destinationStride, as: UInt64.self)
+      }
+      store(r0, 0); store(r1, 1); store(r2, 2); store(r3, 3)
+      store(r4, 4); store(r5, 5); store(r6, 6); store(r7, 7)
+    } edge: { x, y in
+      destination[y * destinationStride + x] = source[sourceRow(x) * sourceStride + sourceColumn(y)]
     }
   }
 
   static let tile = 32
 
-  /// Turns a `width` × `height` grid of samples (strides in samples) into `destination`,
-  /// which is `height` × `width` for a quarter turn and `width` × `height` for a half.
-  ///
-  ///     90:  destination[y][x] = source[height − 1 − x][y]
-  ///     180: destination[y][x] = source[height − 1 − y][width − 1 − x]
-  ///     270: destination[y][x] = source[x][width − 1 − y]
-  static func turn<Sample>(
+  /// A half turn of a `width` × `height` grid of samples (strides in samples):
+  /// `destination[y][x] = source[height − 1 − y][width − 1 − x]`.
+  static func halfTurn<Sample>(
     _ source: UnsafePointer<Sample>, sourceStride: Int, width: Int, height: Int,
-    into destination: UnsafeMutablePointer<Sample>, destinationStride: Int, angle: Angle
+    into destination: UnsafeMutablePointer<Sample>, destinationStride: Int
   ) {
-    switch angle {
-    case .half:
-      for y in 0..<height {
-        let from = source + (height - 1 - y) * sourceStride + width - 1
-        let to = destination + y * destinationStride
-        for x in 0..<width { to[x] = from[-x] }
-      }
-    case .quarter, .threeQuarters:
-      // Destination is height × width; walk it in tiles.
-      let outWidth = height, outHeight = width
-      var ty = 0
-      while ty < outHeight {
-        let yEnd = min(ty + tile, outHeight)
-        var tx = 0
-        while tx < outWidth {
-          let xEnd = min(tx + tile, outWidth)
-          for y in ty..<yEnd {
-            let to = destination + y * destinationStride
-            if angle == .quarter {
-              // Column y of the source, read bottom to top.
-              for x in tx..<xEnd { to[x] = source[(height - 1 - x) * sourceStride + y] }
-            } else {
-              // Column width − 1 − y of the source, read top to bottom.
-              let column = width - 1 - y
-              for x in tx..<xEnd { to[x] = source[x * sourceStride + column] }
-            }
-          }
-          tx = xEnd
-        }
-        ty = yEnd
-      }
+    for y in 0..<height {
+      let from = source + (height - 1 - y) * sourceStride + width - 1
+      let to = destination + y * destinationStride
+      for x in 0..<width { to[x] = from[-x] }
     }
   }
 }
