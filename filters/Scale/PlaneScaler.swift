@@ -11,15 +11,21 @@ import CamfxCore
 /// bits in its 16-bit row, so the result is within ±1 of the same weights applied in
 /// floating point and rounded (a test checks every method on odd sizes). Nothing is
 /// allocated: the rows live in a `ScaleScratch` made at configure time.
+///
+/// `area` at exactly 2:1 in both directions is the mean of each 2×2 block, rounded
+/// (`(a + b + c + d + 2) / 4`), and runs as its own loop in 16-bit SIMD lanes.
 struct PlaneScaler: Sendable {
   let horizontal: ResamplingTable
   let vertical: ResamplingTable
   let channels: Int
+  /// True for `area` at exactly 2:1 both ways: the 2×2 mean loop.
+  let halves: Bool
 
   init(method: ScaleMethod, from source: FrameGeometry, to destination: FrameGeometry, channels: Int) {
     horizontal = ResamplingTable(method: method, sourceLength: source.width, destinationLength: destination.width)
     vertical = ResamplingTable(method: method, sourceLength: source.height, destinationLength: destination.height)
     self.channels = channels
+    halves = method == .area && source.width == 2 * destination.width && source.height == 2 * destination.height
   }
 
   /// Samples per row of the scratch rows this scaler needs.
@@ -32,6 +38,10 @@ struct PlaneScaler: Sendable {
     _ source: UnsafePointer<UInt8>, sourceStride: Int,
     into destination: UnsafeMutablePointer<UInt8>, destinationStride: Int, scratch: ScaleScratch
   ) {
+    if halves {
+      halve(source, sourceStride: sourceStride, into: destination, destinationStride: destinationStride)
+      return
+    }
     precondition(scratch.capacity >= scratchSamples, "scratch rows too short")
     let samples = scratchSamples
     let acc = scratch.accumulator, row = scratch.row
@@ -105,6 +115,55 @@ struct PlaneScaler: Sendable {
             for k in 0..<taps { sum = sum &+ Int32(row[first + k]) &* weights[x * taps + k] }
             out[x] = Self.clampByte(sum &>> Self.horizontalShift)
           }
+        }
+      }
+    }
+  }
+
+  /// The 2×2 means of a plane twice the destination's size.
+  private func halve(
+    _ source: UnsafePointer<UInt8>, sourceStride: Int, into destination: UnsafeMutablePointer<UInt8>, destinationStride: Int
+  ) {
+    let width = horizontal.destinationLength
+    for y in 0..<vertical.destinationLength {
+      let top = UnsafeRawPointer(source + 2 * y * sourceStride), bottom = top + sourceStride
+      let out = UnsafeMutableRawPointer(destination + y * destinationStride)
+      var x = 0
+      if channels == 1 {
+        // 16 outputs per step: each pair of source samples is one 16-bit lane.
+        while x + 16 <= width {
+          let t = top.loadUnaligned(fromByteOffset: 2 * x, as: SIMD16<UInt16>.self)
+          let b = bottom.loadUnaligned(fromByteOffset: 2 * x, as: SIMD16<UInt16>.self)
+          let sum = (t & 0xFF) &+ (t &>> 8) &+ (b & 0xFF) &+ (b &>> 8) &+ 2
+          out.storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: sum &>> 2), toByteOffset: x, as: SIMD16<UInt8>.self)
+          x += 16
+        }
+        let t = top.assumingMemoryBound(to: UInt8.self), b = bottom.assumingMemoryBound(to: UInt8.self)
+        let o = out.assumingMemoryBound(to: UInt8.self)
+        while x < width {
+          o[x] = UInt8((UInt16(t[2 * x]) + UInt16(t[2 * x + 1]) + UInt16(b[2 * x]) + UInt16(b[2 * x + 1]) + 2) >> 2)
+          x += 1
+        }
+      } else {
+        // Two output pixels per step, from four source pixels of each row, widened to
+        // 16-bit lanes: each output pixel is the sum of two neighbouring 4-lane groups.
+        while x + 2 <= width {
+          let t = SIMD16<UInt16>(truncatingIfNeeded: top.loadUnaligned(fromByteOffset: 8 * x, as: SIMD16<UInt8>.self))
+          let b = SIMD16<UInt16>(truncatingIfNeeded: bottom.loadUnaligned(fromByteOffset: 8 * x, as: SIMD16<UInt8>.self))
+          let s = t &+ b
+          let first = s.lowHalf.lowHalf &+ s.lowHalf.highHalf &+ 2
+          let second = s.highHalf.lowHalf &+ s.highHalf.highHalf &+ 2
+          let pair = SIMD8<UInt16>(lowHalf: first &>> 2, highHalf: second &>> 2)
+          out.storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: pair), toByteOffset: 4 * x, as: SIMD8<UInt8>.self)
+          x += 2
+        }
+        while x < width {
+          let t = SIMD4<UInt16>(truncatingIfNeeded: top.loadUnaligned(fromByteOffset: 8 * x, as: SIMD4<UInt8>.self))
+            &+ SIMD4<UInt16>(truncatingIfNeeded: top.loadUnaligned(fromByteOffset: 8 * x + 4, as: SIMD4<UInt8>.self))
+          let b = SIMD4<UInt16>(truncatingIfNeeded: bottom.loadUnaligned(fromByteOffset: 8 * x, as: SIMD4<UInt8>.self))
+            &+ SIMD4<UInt16>(truncatingIfNeeded: bottom.loadUnaligned(fromByteOffset: 8 * x + 4, as: SIMD4<UInt8>.self))
+          out.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: (t &+ b &+ 2) &>> 2), toByteOffset: 4 * x, as: SIMD4<UInt8>.self)
+          x += 1
         }
       }
     }
