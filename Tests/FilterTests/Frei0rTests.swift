@@ -92,4 +92,30 @@ final class Frei0rTests: XCTestCase {
     }
     XCTAssertTrue(FilterRegistry.builtin.catalog.contains("    red_level: Sets red to a level; keeps green, blue and alpha\n"))
   }
+
+  /// The same standard from Swift: `examples/frei0r-plugin/swift_invert.swift`, built
+  /// with swiftc as a shared library (against camfx's CFrei0r module map), inverts R,
+  /// G and B and keeps alpha.
+  func testASwiftPluginBuildsAndRuns() throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+    try runTool("swiftc", [
+      "-emit-library", "-O", "-I", root.appendingPathComponent("Sources/CFrei0r").path, "-module-name", "SwiftInvert",
+      root.appendingPathComponent("examples/frei0r-plugin/swift_invert.swift").path,
+      "-o", dir.appendingPathComponent("swift_invert.so").path,
+    ])
+    setenv("FREI0R_PATH", dir.path, 1)
+    defer { unsetenv("FREI0R_PATH") }
+    let size = FrameGeometry(width: 24, height: 16)
+    let chain = try chain("frei0r=name=swift_invert", size)
+    let source = TestFrame(width: size.width, height: size.height, seed: 24)
+    let out = try XCTUnwrap(chain.process(source.frame, using: chain.makeBuffers(capacity: 1)))
+    for y in 0..<size.height {
+      for x in 0..<size.width {
+        let p = source.pixels[y][x]
+        XCTAssertEqual(out[x, y], BGRA(b: 255 - p.b, g: 255 - p.g, r: 255 - p.r, a: p.a), "(\(x), \(y))")
+      }
+    }
+  }
 }
