@@ -108,6 +108,23 @@ struct RecordCommand: ParsableCommand {
     "NAME or NAME=KEY=VALUE:KEY=VALUE; repeat to chain, in order (see `camfx filters`).", valueName: "spec"))
   var filters: [String] = []
 
+  @Option(name: .customLong("video-codec"), help: ArgumentHelp(
+    "h264 (libx264, the default), hevc (libx265), av1 (libsvtav1), vp9 (libvpx-vp9) or mjpeg.", valueName: "codec"))
+  var videoCodec: String?
+
+  @Option(help: ArgumentHelp(
+    "Any FFmpeg video encoder by name, e.g. h264_v4l2m2m (Raspberry Pi), h264_nvenc; it must take yuv420p.",
+    valueName: "name"))
+  var encoder: String?
+
+  @Option(help: ArgumentHelp(
+    "The encoder's tune; zerolatency makes every frame leave the encoder at once (low-latency streams).",
+    valueName: "tune"))
+  var tune: String?
+
+  @Option(name: .customLong("audio-codec"), help: ArgumentHelp("aac (the default) or opus.", valueName: "codec"))
+  var audioCodec: String?
+
   @Option(name: .customLong("video-bitrate"), help: ArgumentHelp("Average video bit rate: 4M, 800k.", valueName: "rate"))
   var videoBitrate: String?
 
@@ -153,9 +170,8 @@ struct RecordCommand: ParsableCommand {
   @Flag(name: [.customShort("y"), .long], help: "Replace the output file if it exists.")
   var overwrite = false
 
-  @Option(name: [.short, .long], help: ArgumentHelp(
-    "The movie to write (.mp4, .mov or .mkv; default camfx-YYYYmmdd-HHMMSS.mp4 here).", valueName: "out.mp4"))
-  var output: String?
+  @OptionGroup(title: "Outputs")
+  var outputOptions: OutputOptions
 
   func validate() throws {
     if input != nil && source != nil { throw ValidationError("use either --source or --input, not both") }
@@ -169,8 +185,8 @@ struct RecordCommand: ParsableCommand {
 
   func run() throws {
     FFmpegLogging.fatalOnly()
-    let output = output ?? DefaultOutputName.make()
-    if self.output == nil { Self.printToStderr("camfx: recording to \(output) (no -o given); Ctrl-C stops\n") }
+    let names = outputOptions.output.isEmpty ? [DefaultOutputName.make()] : outputOptions.output
+    if outputOptions.output.isEmpty { Self.printToStderr("camfx: recording to \(names[0]) (no -o given); Ctrl-C stops\n") }
     // 1. Everything that can be checked without opening anything.
     let limits = RecordingLimits(
       duration: try duration.map(RecordingLimits.parseDuration),
@@ -188,13 +204,16 @@ struct RecordCommand: ParsableCommand {
     // Live sources default to veryfast, as OBS does: what 1080p30 needs on small
     // machines, and x264's lookahead (what a kill can lose beyond the fragment) is 10
     // frames instead of medium's 40. A transcode keeps ffmpeg's medium.
-    if x264Preset == nil && (input == nil || realtime == true) { videoSettings.preset = "veryfast" }
-    let destination = try OutputFile(path: output, overwrite: overwrite)
-    _ = try MovieContainer(path: output)
+    videoSettings.realtime = input == nil || realtime == true
+    let plan = try outputOptions.plan(names: names, overwrite: overwrite)
+    let output = plan.targets.map(\.displayName).joined(separator: ", ")
     let fragmentInterval = try fragment.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 1
-    if let input { try destination.requireDistinct(from: input, what: "--input") }
+    if let input { try plan.requireDistinct(fromInput: input) }
     let reconnectTimeout = try reconnect.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 30
     let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0).seconds }
+    if segmentInterval != nil && plan.files.isEmpty {
+      throw RecordingOptionError("--segment cuts movie files: add -o with a .mp4, .mov or .mkv name")
+    }
     let maximumTotal = try maxTotal.map(RecordingLimits.parseByteCount)
     let minimumFree = try minFree.map(RecordingLimits.parseByteCount)
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
@@ -222,7 +241,9 @@ struct RecordCommand: ParsableCommand {
     if tone != nil || opened.input.hasAudio || microphoneDevice != nil {
       var a = AudioSettings()
       // A transcode keeps the file's rate and channels unless told otherwise.
-      if let rate = opened.audioSampleRate, AudioSettings.aacSampleRates.contains(rate) { a.sampleRate = rate }
+      if let audioCodec { a.codec = try AudioSettings.encoder(forCodec: audioCodec) }
+      let rates = a.codec == "libopus" ? AudioSettings.opusSampleRates : AudioSettings.aacSampleRates
+      if let rate = opened.audioSampleRate, rates.contains(rate) { a.sampleRate = rate }
       if let n = opened.audioChannels, (1...2).contains(n) { a.channels = n }
       if let audioBitrate { a.bitrate = try Bitrate.parse(audioBitrate) }
       if let sampleRate { a.sampleRate = sampleRate }
@@ -257,13 +278,18 @@ struct RecordCommand: ParsableCommand {
       fragmentInterval: fragmentInterval, faststart: faststart, overwrite: overwrite,
       minimumFreeBytes: segmentInterval == nil ? minimumFree : nil,
       maximumBytes: segmentInterval == nil ? limits.bytes : nil)
-    let file: any MovieOutput = try segmentInterval.map {
-      try SegmentedMovieOutput(
-        pattern: output,
-        options: SegmentedMovieOutput.Options(
-          interval: $0, keep: keep, maximumTotalBytes: maximumTotal, minimumFreeBytes: minimumFree, file: fileOptions))
-    } ?? MovieFileOutput(path: output, options: fileOptions)
-    let writer = try MovieWriter(settings: settings, outputs: [file])
+    // A pipe whose reader went away must end that output, not the process.
+    signal(SIGPIPE, SIG_IGN)
+    let outputs = try plan.makeOutputs(
+      file: fileOptions,
+      segments: segmentInterval.map {
+        SegmentedMovieOutput.Options(
+          interval: $0, keep: keep, maximumTotalBytes: maximumTotal, minimumFreeBytes: minimumFree, file: fileOptions)
+      },
+      events: { [eraseStatus = !quiet && isatty(STDERR_FILENO) != 0] in
+        Self.printToStderr((eraseStatus ? "\r\u{1B}[2K" : "") + "camfx: \($0)\n")
+      })
+    let writer = try MovieWriter(settings: settings, outputs: outputs)
     let sink = MovieWriterSink(writer: writer)
     let session = try RecordingSession<PCMBuffer>(
       input: input, chain: chain, generator: generator, sink: sink, limits: limits, buffering: opened.buffering)
@@ -284,7 +310,9 @@ struct RecordCommand: ParsableCommand {
     var summary = session.waitUntilFinished(statusInterval: 0.5) { snapshot, elapsed in
       if let line = progressLog?.line(for: snapshot, elapsed: elapsed) { Self.printToStderr(line + "\n") }
       guard showStatus else { return }
-      Self.printToStderr("\r\u{1B}[2K" + statusLine.text(for: snapshot, elapsed: elapsed))
+      Self.printToStderr(
+        "\r\u{1B}[2K" + statusLine.text(for: snapshot, elapsed: elapsed)
+          + RecordingStatusLine.liveOutputs(writer.outputReports))
     }
     microphone?.stop()
     if let microphone, microphone.overruns > 0 {
@@ -299,7 +327,9 @@ struct RecordCommand: ParsableCommand {
     if showStatus { Self.printToStderr("\r\u{1B}[2K") }
 
     // 4. What was written stays, whatever happened.
+    let file = outputs.first { !$0.isLive }
     summary.segments = (file as? SegmentedMovieOutput)?.segments
+    if outputs.count > 1 || file == nil { summary.outputs = writer.outputReports }
     if let single = file as? MovieFileOutput {
       summary.indexSeconds = single.finishReport?.elapsedSeconds
       summary.syncSeconds = single.syncSeconds
@@ -314,11 +344,14 @@ struct RecordCommand: ParsableCommand {
       try statsFile.write { path in try data.write(to: URL(fileURLWithPath: path)) }
     }
     if summary.framesOut > 0 || summary.error == nil {
-      Self.printToStderr(RecordingStatusLine.summary(summary, output: output) + "\n")
+      Self.printToStderr(RecordingStatusLine.summary(summary, output: file.map { $0.report.name } ?? output) + "\n")
+      for report in writer.outputReports where report.kind != "file" && report.kind != "segments" {
+        Self.printToStderr(RecordingStatusLine.outputSummary(report) + "\n")
+      }
     }
     if let error = summary.error {
-      let kept = file.bytesWritten > 0 && summary.framesOut > 0
-        ? "; kept \(summary.framesOut) frames in \(output)"
+      let kept = (file?.bytesWritten ?? 0) > 0 && summary.framesOut > 0
+        ? "; kept \(summary.framesOut) frames in \(file?.report.name ?? output)"
         : ""
       throw RecordingFailure(message: error + kept)
     }
@@ -326,6 +359,10 @@ struct RecordCommand: ParsableCommand {
 
   /// Applies the encoder options (checked later, as a whole, by `MovieSettings.validate`).
   private func applyVideoOptions(to video: inout VideoSettings) throws {
+    if videoCodec != nil && encoder != nil { throw RecordingOptionError("use either --video-codec or --encoder, not both") }
+    if let videoCodec { video.codec = try VideoSettings.encoder(forCodec: videoCodec) }
+    if let encoder { video.codec = encoder }
+    video.tune = tune
     if let videoBitrate { video.rateControl = .bitrate(try Bitrate.parse(videoBitrate)) }
     if let crf { video.rateControl = .crf(crf) }
     video.gop = gop

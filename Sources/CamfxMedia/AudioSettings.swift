@@ -19,6 +19,21 @@ public struct AudioSettings: Sendable, Equatable {
     self.channels = channels
   }
 
+  /// The short codec names `--audio-codec` takes, and the encoder each one means.
+  public static let encoders: KeyValuePairs<String, String> = ["aac": "aac", "opus": "libopus"]
+
+  /// The encoder an `--audio-codec` name means.
+  /// - Throws: `MediaSettingsError` listing the names for an unknown one.
+  public static func encoder(forCodec name: String) throws(MediaSettingsError) -> String {
+    guard let encoder = encoders.first(where: { $0.key == name.lowercased() })?.value else {
+      throw MediaSettingsError("unknown --audio-codec '\(name)' (expected \(encoders.map(\.key).joined(separator: " or ")))")
+    }
+    return encoder
+  }
+
+  /// Rates the Opus encoder accepts.
+  public static let opusSampleRates = [48000, 24000, 16000, 12000, 8000]
+
   /// Rates the AAC encoder accepts.
   public static let aacSampleRates = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350]
 
@@ -34,6 +49,10 @@ public struct AudioSettings: Sendable, Equatable {
     if codec == "aac", !Self.aacSampleRates.contains(sampleRate) {
       throw MediaSettingsError(
         "AAC does not support sample rate \(sampleRate) (use one of \(Self.aacSampleRates.map(String.init).joined(separator: ", ")))")
+    }
+    if codec == "libopus", !Self.opusSampleRates.contains(sampleRate) {
+      throw MediaSettingsError(
+        "Opus does not support sample rate \(sampleRate) (use one of \(Self.opusSampleRates.map(String.init).joined(separator: ", ")))")
     }
     guard channels >= 1, channels <= 8 else {
       throw MediaSettingsError("invalid channel count \(channels): must be between 1 and 8")

@@ -101,7 +101,16 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
 
   public var bytesWritten: Int64 { io.map { $0.size + pendingPacketBytes } ?? finishedBytes }
 
+  public var report: OutputReport {
+    var error: String? = nil
+    if case .failed(let e) = status { error = e.description }
+    return OutputReport(
+      name: path, kind: "file", state: OutputReport.State(status), bytes: bytesWritten,
+      videoFrames: videoPacketsWritten, error: error)
+  }
+
   public func prepare(streams: [EncodedStream]) throws(FFmpegError) {
+    try LiveStreamOutput.checkCodecs(streams, muxer: container.muxerName, name: path)
     self.streams = streams
   }
 

@@ -27,9 +27,20 @@ public protocol MovieOutput: AnyObject {
   /// encoded when it stopped muxing at a size limit.
   var videoPacketsWritten: Int { get }
   var videoEndSeconds: Double { get }
+  /// What the output is and how it is doing (may be read from any thread).
+  var report: OutputReport { get }
+  /// True for an output that sends packets on its own thread and drops what it cannot
+  /// send in time (a network stream, a pipe, HLS): it never holds the encoder up, and
+  /// its bytes and frames do not count toward `--max-size` or the summary's figures.
+  var isLive: Bool { get }
+  /// True once the output has stopped taking packets for good (a pipe whose reader
+  /// went away); a recording whose outputs have all ended stops.
+  var hasEnded: Bool { get }
 }
 
 extension MovieOutput {
   public func requestsKeyframe(atSeconds seconds: Double) -> Bool { false }
   public var stopRequest: String? { nil }
+  public var isLive: Bool { false }
+  public var hasEnded: Bool { false }
 }

@@ -128,21 +128,40 @@ public final class MovieWriter: @unchecked Sendable {
     return nil
   }
 
-  /// Bytes the outputs have written so far (for status lines and `--max-size`).
+  /// The outputs a recording is measured by: its files, or its live outputs when it
+  /// has no file.
+  private var recordedOutputs: [any MovieOutput] {
+    let files = outputs.filter { !$0.isLive }
+    return files.isEmpty ? outputs : files
+  }
+
+  /// Bytes the files have written so far (for status lines and `--max-size`); the
+  /// live outputs' when there is no file.
   public var bytesWritten: Int64 {
-    outputLock.withLock { _ in outputs.reduce(0) { $0 + $1.bytesWritten } }
+    outputLock.withLock { _ in recordedOutputs.reduce(0) { $0 + $1.bytesWritten } }
   }
 
-  /// Why an output wants the recording to end cleanly (`--min-free`), if one does.
+  /// Why an output wants the recording to end cleanly (`--min-free`, or every output
+  /// has ended), if one does.
   public var stopRequest: String? {
-    outputLock.withLock { _ in outputs.lazy.compactMap(\.stopRequest).first }
+    outputLock.withLock { _ in
+      if let request = outputs.lazy.compactMap(\.stopRequest).first { return request }
+      if !outputs.isEmpty, outputs.allSatisfy(\.hasEnded) {
+        return outputs.count == 1 ? "the output has stopped" : "every output has stopped"
+      }
+      return nil
+    }
   }
 
-  /// The video the outputs hold: frames and seconds (the output with the fewest),
-  /// which is less than was appended when an output stopped at a size limit.
+  /// How each output is doing, in the order they were given.
+  public var outputReports: [OutputReport] { outputLock.withLock { _ in outputs.map(\.report) } }
+
+  /// The video the files hold: frames and seconds (the file with the fewest), which
+  /// is less than was appended when a file stopped at a size limit.
   public var videoInOutputs: (frames: Int, seconds: Double) {
     outputLock.withLock { _ in
-      (outputs.map(\.videoPacketsWritten).min() ?? 0, outputs.map(\.videoEndSeconds).min() ?? 0)
+      let measured = recordedOutputs
+      return (measured.map(\.videoPacketsWritten).min() ?? 0, measured.map(\.videoEndSeconds).min() ?? 0)
     }
   }
 
@@ -251,6 +270,7 @@ public final class MovieWriter: @unchecked Sendable {
   private func encodeVideo(_ frame: UnsafeMutablePointer<AVFrame>?) throws(FFmpegError) {
     do throws(FFmpegError) {
       try check(avcodec_send_frame(video.pointer, frame), "avcodec_send_frame \(settings.video.codec)")
+      if frame != nil { video.hasSentFrames = true }
       try drain(encoder: video.pointer, stream: videoStream, packet: videoPacket.pointer, name: settings.video.codec)
     } catch {
       fail(error)

@@ -51,6 +51,8 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   }
 
   public let options: Options
+  /// The `-o` name the segments' names are made from.
+  public let pattern: String
   public private(set) var segments: [Segment] = []
   public private(set) var stopRequest: String?
 
@@ -75,6 +77,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   public init(pattern: String, options: Options) throws {
     _ = try MovieContainer(path: pattern)
     self.options = options
+    self.pattern = pattern
     names = SegmentNames(pattern: pattern, overwrite: options.file.overwrite)
     scratch = try FFmpegPacket()
     if let minimum = options.minimumFreeBytes { freeSpace = FreeSpaceCheck(path: pattern, minimumBytes: minimum) }
@@ -101,6 +104,14 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   public var bytesWritten: Int64 {
     // The current segment's entry counts 0 bytes until it is finished.
     segments.filter(\.kept).reduce(0) { $0 + $1.bytes } + (current?.bytesWritten ?? 0)
+  }
+
+  public var report: OutputReport {
+    let state: OutputReport.State = current.map { OutputReport.State($0.status) } ?? (segments.isEmpty ? .waiting : .finished)
+    var error: String? = nil
+    if let current, case .failed(let e) = current.status { error = e.description }
+    return OutputReport(
+      name: pattern, kind: "segments", state: state, bytes: bytesWritten, videoFrames: videoPacketsWritten, error: error)
   }
 
   public func prepare(streams: [EncodedStream]) throws(FFmpegError) {

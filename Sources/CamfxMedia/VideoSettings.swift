@@ -3,7 +3,9 @@ import CamfxCore
 /// How the video track is encoded, like AVFoundation's `AVVideoSettings` dictionary.
 ///
 /// Defaults suit live recording: H.264 via libx264, CRF 23, no B-frames (so frames are
-/// never reordered), a keyframe every two seconds. Every field is checked by
+/// never reordered), a keyframe every two seconds. `codec` may name any FFmpeg video
+/// encoder that takes yuv420p: libx265, libsvtav1, libvpx-vp9, mjpeg, or a hardware
+/// encoder such as h264_v4l2m2m (Raspberry Pi) or h264_nvenc. Every field is checked by
 /// `validate()` (and by `MovieWriter.init`), which names the bad value.
 public struct VideoSettings: Sendable, Equatable {
   /// Rate control: a target average bit rate, or a constant rate factor (quality).
@@ -39,7 +41,10 @@ public struct VideoSettings: Sendable, Equatable {
   public var height: Int
   /// FFmpeg encoder name (`avcodec_find_encoder_by_name`); it must accept yuv420p.
   public var codec: String = "libx264"
-  public var rateControl: RateControl = .crf(23)
+  /// `nil`: the encoder's usual quality setting (CRF 23 for libx264, CRF 32 for
+  /// libvpx-vp9, q 3 for mjpeg, the encoder's own default for libx265 and libsvtav1,
+  /// and a bit rate of 0.1 bit per pixel for encoders with no quality mode).
+  public var rateControl: RateControl? = nil
   /// Nominal frames per second. Tells the encoder's rate control the frame rate and
   /// sets the stream's average frame rate; timestamps still come from the frames.
   public var fps: Double = 30
@@ -49,8 +54,15 @@ public struct VideoSettings: Sendable, Equatable {
   public var bframes: Int = 0
   /// H.264 profile; `nil` lets libx264 choose (high).
   public var profile: Profile? = nil
-  /// libx264 preset (`--x264-preset`); `nil` means libx264's default, `medium`.
+  /// libx264 or libx265 preset (`--x264-preset`); `nil` means the encoder's default
+  /// (`medium`), or what `realtime` picks.
   public var preset: String? = nil
+  /// Favour speed, as a live source needs: libx264/libx265 `veryfast` (unless `preset`
+  /// says otherwise), libsvtav1 preset 10, libvpx-vp9 in its realtime mode.
+  public var realtime = false
+  /// The encoder's `tune` (`--tune zerolatency`: no lookahead and no frame threads,
+  /// so each frame leaves the encoder as soon as it is coded).
+  public var tune: String? = nil
   /// Ticks per second of the encoder's time base. Frame timestamps are rescaled to
   /// it (`av_rescale_q`), so it must be fine enough to keep them distinct: 90 kHz, as
   /// in MPEG transport streams, represents every common frame rate exactly enough.
@@ -69,6 +81,26 @@ public struct VideoSettings: Sendable, Equatable {
 
   /// The keyframe interval actually used: `gop`, or `2 × fps` rounded.
   public var effectiveGOP: Int { gop ?? max(1, Int((fps * 2).rounded())) }
+
+  /// The short codec names `--video-codec` takes, and the encoder each one means.
+  public static let encoders: KeyValuePairs<String, String> = [
+    "h264": "libx264", "hevc": "libx265", "av1": "libsvtav1", "vp9": "libvpx-vp9", "mjpeg": "mjpeg",
+  ]
+
+  /// The encoder a `--video-codec` name means (`h265` is taken for `hevc`).
+  /// - Throws: `MediaSettingsError` listing the names for an unknown one.
+  public static func encoder(forCodec name: String) throws(MediaSettingsError) -> String {
+    let key = name.lowercased() == "h265" ? "hevc" : name.lowercased()
+    guard let encoder = encoders.first(where: { $0.key == key })?.value else {
+      throw MediaSettingsError(
+        "unknown --video-codec '\(name)' (expected \(encoders.map(\.key).joined(separator: ", ")); "
+          + "--encoder NAME takes any FFmpeg encoder)")
+    }
+    return encoder
+  }
+
+  /// True for the encoders that take x264's preset names.
+  var usesX264Presets: Bool { codec == "libx264" || codec == "libx265" }
 
   /// Checks every field and names the first bad one.
   ///
@@ -96,11 +128,11 @@ public struct VideoSettings: Sendable, Equatable {
       throw MediaSettingsError("invalid fps '\(fps)': must be between 0 and 1000")
     }
     switch rateControl {
-    case .bitrate(let b) where b < 1000:
+    case .bitrate(let b)? where b < 1000:
       // libx264 counts in kbit/s: less than 1k is no rate at all to it.
       throw MediaSettingsError("invalid video bitrate \(b) bit/s: at least 1k (1000 bit/s)")
-    case .crf(let c) where !(c >= 0 && c <= 51):
-      throw MediaSettingsError("invalid crf '\(c)': must be between 0 and 51")
+    case .crf(let c)? where !(c >= 0 && c <= 63):
+      throw MediaSettingsError("invalid crf '\(c)': must be between 0 and 51 (63 for AV1 and VP9)")
     default: break
     }
     if let gop, gop < 1 || gop > 100_000 {
@@ -109,8 +141,14 @@ public struct VideoSettings: Sendable, Equatable {
     guard bframes >= 0, bframes <= 16 else {
       throw MediaSettingsError("invalid bframes \(bframes): must be between 0 and 16")
     }
+    if profile != nil && codec != "libx264" {
+      throw MediaSettingsError("--profile sets an H.264 profile; the \(codec) encoder takes its own")
+    }
     if profile == .baseline && bframes > 0 {
       throw MediaSettingsError("the baseline profile has no B-frames; use --bframes 0 or another profile")
+    }
+    if preset != nil && !usesX264Presets {
+      throw MediaSettingsError("--x264-preset applies to libx264 and libx265, not \(codec)")
     }
     if let preset, !Self.x264Presets.contains(preset) {
       throw MediaSettingsError(

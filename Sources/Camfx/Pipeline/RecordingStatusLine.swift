@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxMedia
 
 /// The one line a running recording shows on a terminal, refreshed in place, and the
 /// summary it prints at the end:
@@ -17,6 +18,29 @@ public struct RecordingStatusLine: Sendable {
     let (fps, bitrate) = rates(for: snapshot, elapsed: elapsed)
     return "\(Self.clock(elapsed))  \(Self.fixed(fps, 1)) fps  frames \(snapshot.framesWritten)"
       + "  dropped \(snapshot.dropped)  \(Self.bytes(snapshot.bytesWritten))  \(Self.bitrate(bitrate))"
+  }
+
+  /// What the status line adds for the live outputs (streams, pipes, HLS): each one's
+  /// state when it is not sending normally, and its drops:
+  /// `  | rtmp://host/live/cam reconnecting, dropped 45`.
+  public static func liveOutputs(_ reports: [OutputReport]) -> String {
+    var text = ""
+    for r in reports where r.kind != "file" && r.kind != "segments" {
+      var parts: [String] = []
+      if r.state != .writing { parts.append(r.state.rawValue) }
+      if r.droppedFrames > 0 { parts.append("dropped \(r.droppedFrames)") }
+      text += "  | \(r.name)" + (parts.isEmpty ? " " + bytes(r.bytes) : " " + parts.joined(separator: ", "))
+    }
+    return text
+  }
+
+  /// The closing line of a live output, e.g.
+  /// `rtmp://host/live/cam: sent 300 frames, 1.2 MB; dropped 0 frames; reconnected 1 time(s)`.
+  public static func outputSummary(_ r: OutputReport) -> String {
+    var text = "\(r.name): sent \(r.videoFrames) frames, \(bytes(r.bytes)); dropped \(r.droppedFrames) frames"
+    if r.reconnects > 0 { text += "; reconnected \(r.reconnects) time(s)" }
+    if r.state == .failed, let error = r.error { text += "; stopped: \(error)" }
+    return text
   }
 
   /// Frames per second since the previous call, and bits per second over the run.

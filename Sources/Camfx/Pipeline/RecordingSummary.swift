@@ -35,6 +35,8 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   public var videoPath: String? = nil
   /// Frames the filter stage got as BGRA (0 when the whole path is yuv420p).
   public var bgraFrames: Int? = nil
+  /// Every output and how it did, when there is more than one or no file.
+  public var outputs: [OutputReport]? = nil
 
   public init(
     framesIn: Int, framesOut: Int, dropped: [String: Int], audioChunks: Int, durationSeconds: Double,
@@ -58,6 +60,6 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case durationSeconds = "duration_seconds", elapsedSeconds = "elapsed_seconds", bytes
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
     case cameraGaps = "camera_gaps", indexSeconds = "index_seconds"
-    case syncSeconds = "sync_seconds", syncs, videoPath = "video_path", bgraFrames = "bgra_frames"
+    case syncSeconds = "sync_seconds", syncs, videoPath = "video_path", bgraFrames = "bgra_frames", outputs
   }
 }

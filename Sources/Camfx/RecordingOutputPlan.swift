@@ -1,0 +1,91 @@
+import CamfxMedia
+
+/// The outputs of one recording, from its `-o` values: movie files (one `MovieFileOutput`
+/// each, or a `SegmentedMovieOutput` with `--segment`) and live streams (network URLs,
+/// `-` for standard output, `.m3u8` playlists: a `LiveStreamOutput` each). Every output
+/// gets the same packets from one encode.
+///
+///     -o rec.mp4 -o rtmp://127.0.0.1/live/cam -o hls/index.m3u8
+///
+/// Everything that can be checked before a byte is written is checked by `init`.
+public struct RecordingOutputPlan: Sendable {
+  public enum Target: Sendable, Equatable {
+    case file(String)
+    case stream(StreamDestination)
+
+    /// The name the user knows it by (a URL without its password or query).
+    public var displayName: String {
+      switch self {
+      case .file(let path): path
+      case .stream(let d): d.displayName
+      }
+    }
+  }
+
+  public let targets: [Target]
+
+  /// The movie files among the targets.
+  public var files: [String] {
+    targets.compactMap { if case .file(let p) = $0 { p } else { nil } }
+  }
+
+  /// - Parameters:
+  ///   - names: the `-o` values, in order.
+  ///   - format: `--format`, the container of the stream outputs.
+  ///   - hls: segmenting of `.m3u8` outputs.
+  ///   - overwrite: whether existing files and playlists may be replaced.
+  /// - Throws: `MediaSettingsError`, `OutputFileError` or `RecordingOptionError` naming
+  ///   the bad value.
+  public init(
+    names: [String], format: String? = nil, hls: StreamDestination.HLSOptions = .init(), overwrite: Bool = false
+  ) throws {
+    var targets: [Target] = []
+    for name in names {
+      if StreamDestination.isStream(name) {
+        let destination = try StreamDestination(parsing: name, format: format, hls: hls)
+        if destination.kind == .hls { _ = try OutputFile(path: name, overwrite: overwrite) }
+        targets.append(.stream(destination))
+      } else {
+        _ = try OutputFile(path: name, overwrite: overwrite)
+        _ = try MovieContainer(path: name)
+        targets.append(.file(name))
+      }
+    }
+    var seen = Set<String>()
+    for name in names where !seen.insert(name).inserted {
+      throw RecordingOptionError("-o \(name) is given twice")
+    }
+    if format != nil, !targets.contains(where: { if case .stream(let d) = $0 { d.kind != .hls } else { false } }) {
+      throw RecordingOptionError(
+        "--format picks the container of a network or pipe output (-o URL or -o -); a file's extension picks its own")
+    }
+    if hls.segmentSeconds <= 0 { throw RecordingOptionError("--hls-time must be more than 0") }
+    if hls.listSize < 1 { throw RecordingOptionError("--hls-list-size must be at least 1") }
+    self.targets = targets
+  }
+
+  /// Refuses a file output that is the movie being read.
+  public func requireDistinct(fromInput input: String) throws {
+    for path in files { try OutputFile(path: path, overwrite: true).requireDistinct(from: input, what: "--input") }
+  }
+
+  /// Makes the outputs, in the order of the targets.
+  /// - Parameters:
+  ///   - file: how movie files are written.
+  ///   - segments: cut each movie file into segments (`--segment`), if set.
+  ///   - events: told, one line at a time, when a stream loses or regains its server.
+  public func makeOutputs(
+    file: MovieFileOutput.Options, segments: SegmentedMovieOutput.Options?,
+    events: (@Sendable (String) -> Void)? = nil
+  ) throws -> [any MovieOutput] {
+    try targets.map { target -> any MovieOutput in
+      switch target {
+      case .file(let path):
+        if let segments { return try SegmentedMovieOutput(pattern: path, options: segments) }
+        return try MovieFileOutput(path: path, options: file)
+      case .stream(let destination):
+        return try LiveStreamOutput(destination: destination, events: events)
+      }
+    }
+  }
+}

@@ -1,0 +1,388 @@
+import CFFmpeg
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A live stream written from a `MovieWriter`'s packets on a thread of its own: a
+/// network URL (RTMP, SRT, UDP ...), standard output, or an HLS playlist
+/// (`StreamDestination`). It owns its muxer and its failure policy, and it never holds
+/// up the encoder or the other outputs:
+///
+///     encoder ──packets──▶ write() ──▶ PacketQueue ──▶ sender thread ──▶ muxer ──▶ URL
+///                          (under the writer's lock:     (connects, sends,
+///                           a reference, no copy)         reconnects)
+///
+/// - What the sender cannot send in time is dropped in whole GOPs (`PacketQueue`),
+///   counted in `report`.
+/// - A network output that fails (the server restarts, the network goes down) closes
+///   its muxer and connects again after 1, 2, 4 ... at most 30 s, and resumes at the
+///   next keyframe with timestamps that start again at zero, as a new publish.
+///   A pipe or an HLS output that fails ends (`hasEnded`); the recording goes on.
+/// - `finish()` sends what is queued (for at most `finishTimeout` seconds), then
+///   writes the trailer; `cancel()` stops at once. Blocking network calls are cut short
+///   through libavformat's interrupt callback.
+///
+/// `@unchecked Sendable`: the MovieOutput calls come under the writer's lock; the
+/// sender thread touches only `context` and its own locals, and shares the queue and
+/// the report with them under `shared`.
+public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
+  public let destination: StreamDestination
+  /// Seconds `finish()` waits for the queue to drain before cutting the connection.
+  public var finishTimeout: Double = 5
+  /// Seconds a blocked network read or write may take before the connection counts
+  /// as lost.
+  public var networkTimeout: Double = 5
+
+  private struct Shared {
+    var state: OutputReport.State = .waiting
+    var bytes: Int64 = 0
+    var videoFrames = 0
+    var reconnects = 0
+    var error: String?
+    var ended = false
+    var connected = false
+    var videoEnd: Double = 0
+  }
+
+  private let queue: Mutex<PacketQueue>
+  private let shared = Mutex(Shared())
+  private let wakeup = DispatchSemaphore(value: 0)
+  private let exited = DispatchSemaphore(value: 0)
+  private let interrupt = InterruptFlag()
+  private let finishing = Atomic<Bool>(false)
+  private let events: (@Sendable (String) -> Void)?
+  private var streams: [EncodedStream] = []
+  private var started = false
+  private var done = false
+
+  // The sender thread's own.
+  private var context: UnsafeMutablePointer<AVFormatContext>?
+  private var timestampOffsets: [Int64] = []
+
+  /// - Parameters:
+  ///   - events: told, as one line each, when the output connects again, loses its
+  ///     connection or ends (from the sender thread).
+  public init(
+    destination: StreamDestination, events: (@Sendable (String) -> Void)? = nil
+  ) throws(FFmpegError) {
+    self.destination = destination
+    self.events = events
+    queue = Mutex(try PacketQueue())
+  }
+
+  deinit {
+    if started && !done { cancel() }
+  }
+
+  public var isLive: Bool { true }
+  public var hasEnded: Bool { shared.withLock { $0.ended } }
+  public var bytesWritten: Int64 { shared.withLock { $0.bytes } }
+  public var videoPacketsWritten: Int { shared.withLock { $0.videoFrames } }
+  public var videoEndSeconds: Double { shared.withLock { $0.videoEnd } }
+
+  public var report: OutputReport {
+    let (dropped, groups) = queue.withLock { ($0.droppedFrames, $0.droppedGroups) }
+    return shared.withLock { s in
+      OutputReport(
+        name: destination.displayName, kind: destination.kind.rawValue, state: s.state, bytes: s.bytes,
+        videoFrames: s.videoFrames, droppedFrames: dropped, droppedGroups: groups, reconnects: s.reconnects,
+        error: s.error)
+    }
+  }
+
+  public func prepare(streams: [EncodedStream]) throws(FFmpegError) {
+    self.streams = streams
+    try Self.checkCodecs(streams, muxer: destination.containerMuxer, name: destination.displayName)
+  }
+
+  /// Refuses streams the container cannot hold (`avformat_query_codec`), before any
+  /// connection is made.
+  static func checkCodecs(_ streams: [EncodedStream], muxer: String, name: String) throws(FFmpegError) {
+    guard let format = av_guess_format(muxer, nil, nil) else {
+      throw FFmpegError.invalid("output '\(name)'", "libavformat has no '\(muxer)' muxer")
+    }
+    for stream in streams {
+      let id = stream.parameters.pointee.codec_id
+      let codec = String(cString: avcodec_get_name(id))
+      // The containers camfx picks by itself, with what their muxers really write
+      // (avformat_query_codec allows VP9 and AV1 in .mov, which the muxer then refuses,
+      // and says nothing for MPEG-TS); any other by libavformat's word.
+      let holds: Bool =
+        switch muxer {
+        case "mp4": ["h264", "hevc", "av1", "vp9", "mjpeg", "aac", "opus"].contains(codec)
+        case "mov": ["h264", "hevc", "mjpeg", "aac"].contains(codec)
+        case "flv": ["h264", "aac"].contains(codec)
+        case "mpegts": ["h264", "hevc", "aac", "opus"].contains(codec)
+        case "matroska": true
+        default: avformat_query_codec(format, id, FF_COMPLIANCE_NORMAL) != 0
+        }
+      guard !holds else { continue }
+      throw FFmpegError.invalid(
+        "recording to '\(name)'",
+        "the \(Self.containerName(muxer)) container cannot hold \(codec) (Matroska, .mkv, holds every codec)")
+    }
+  }
+
+  /// The container's name as users know it.
+  static func containerName(_ muxer: String) -> String {
+    switch muxer {
+    case "mp4": "MP4"
+    case "mov": "QuickTime (.mov)"
+    case "matroska": "Matroska"
+    case "flv": "FLV (RTMP)"
+    case "mpegts": "MPEG-TS"
+    default: muxer
+    }
+  }
+
+  public func write(_ packet: EncodedPacket) throws(FFmpegError) {
+    guard !done else { return }
+    if !started { try startSender() }
+    let (connected, ended) = shared.withLock { ($0.connected, $0.ended) }
+    if ended { return }
+    if try queue.withLock({ q throws(FFmpegError) in try q.offer(packet, connected: connected) }) {
+      wakeup.signal()
+    }
+  }
+
+  public func finish() throws(FFmpegError) {
+    guard !done else { return }
+    done = true
+    guard started else {
+      shared.withLock { $0.state = .finished }
+      return
+    }
+    finishing.store(true, ordering: .releasing)
+    wakeup.signal()
+    if exited.wait(timeout: .now() + finishTimeout) == .timedOut {
+      // The server or the pipe does not take what is left: cut it short.
+      interrupt.set()
+      wakeup.signal()
+      if exited.wait(timeout: .now() + 2) == .timedOut {
+        shared.withLock { $0.error = "did not finish: the connection did not close" }
+      }
+    }
+  }
+
+  public func cancel() {
+    guard !done else { return }
+    done = true
+    guard started else {
+      shared.withLock { $0.state = .finished }
+      return
+    }
+    interrupt.set()
+    finishing.store(true, ordering: .releasing)
+    wakeup.signal()
+    _ = exited.wait(timeout: .now() + 2)
+  }
+
+  // MARK: The sender thread
+
+  private func startSender() throws(FFmpegError) {
+    started = true
+    shared.withLock { $0.state = .connecting }
+    let box = Unmanaged.passRetained(self)
+    var thread = pthread_t()
+    let created = pthread_create(&thread, nil, { arg in
+      let output = Unmanaged<LiveStreamOutput>.fromOpaque(arg!).takeRetainedValue()
+      output.sendLoop()
+      return nil
+    }, box.toOpaque())
+    guard created == 0 else {
+      box.release()
+      done = true
+      throw FFmpegError(code: camfx_averror(created), operation: "pthread_create")
+    }
+    pthread_detach(thread)
+  }
+
+  private var isFinishing: Bool { finishing.load(ordering: .acquiring) }
+
+  private func sendLoop() {
+    defer { exited.signal() }
+    guard let packet = av_packet_alloc() else {
+      end(failure: FFmpegError(code: camfx_averror(ENOMEM), operation: "av_packet_alloc"))
+      return
+    }
+    defer {
+      var p: UnsafeMutablePointer<AVPacket>? = packet
+      av_packet_free(&p)
+    }
+    var backoff = 1.0
+    var connections = 0
+    var resuming = false
+    while !interrupt.isSet {
+      if context == nil {
+        if isFinishing && queue.withLock({ $0.isEmpty }) { break }
+        do throws(FFmpegError) {
+          try connect()
+          connections += 1
+          backoff = 1
+          resuming = connections > 1
+          shared.withLock {
+            $0.state = .writing
+            $0.connected = true
+            if connections > 1 { $0.reconnects += 1 }
+          }
+          if connections > 1 { events?("\(destination.displayName): connected again") }
+        } catch {
+          closeContext()
+          if !destination.reconnects || isFinishing {
+            end(failure: error)
+            return
+          }
+          shared.withLock {
+            $0.state = .reconnecting
+            $0.error = error.description
+          }
+          events?("\(destination.displayName): \(error.description); trying again in \(Int(backoff)) s")
+          pause(seconds: backoff)
+          backoff = min(backoff * 2, 30)
+          continue
+        }
+      }
+      guard let stream = queue.withLock({ $0.pop(into: packet) }) else {
+        if isFinishing { break }
+        _ = wakeup.wait(timeout: .now() + 0.25)
+        continue
+      }
+      do throws(FFmpegError) {
+        if resuming {
+          // A new connection is a new stream: its timestamps start at this keyframe.
+          resuming = false
+          let seconds = Double(packet.pointee.dts) * av_q2d(stream.timeBase)
+          timestampOffsets = streams.map { av_rescale_q(Int64((seconds * 1e6).rounded()), AVRational(num: 1, den: 1_000_000), $0.timeBase) }
+        }
+        try send(packet, stream: stream)
+      } catch {
+        av_packet_unref(packet)
+        closeContext()
+        queue.withLock { $0.restartAtNextKeyframe() }
+        shared.withLock {
+          $0.connected = false
+          $0.error = error.description
+        }
+        if !destination.reconnects || isFinishing {
+          end(failure: error)
+          return
+        }
+        shared.withLock { $0.state = .reconnecting }
+        events?("\(destination.displayName): connection lost (\(error.message)); trying again in \(Int(backoff)) s")
+        pause(seconds: backoff)
+        backoff = min(backoff * 2, 30)
+      }
+    }
+    var failure: FFmpegError? = nil
+    if let context, !interrupt.isSet {
+      let r = av_write_trailer(context)
+      if r < 0 { failure = FFmpegError(code: r, operation: "av_write_trailer '\(destination.displayName)'") }
+    }
+    closeContext()
+    queue.withLock { $0.clear() }
+    if let failure { end(failure: failure) } else { shared.withLock { $0.state = .finished } }
+  }
+
+  /// Waits `seconds`, or less when the output is told to finish or stop.
+  private func pause(seconds: Double) {
+    let deadline = DispatchTime.now() + seconds
+    while !isFinishing && !interrupt.isSet && DispatchTime.now() < deadline {
+      _ = wakeup.wait(timeout: min(deadline, .now() + 0.25))
+    }
+  }
+
+  private func end(failure: FFmpegError) {
+    shared.withLock {
+      $0.state = .failed
+      $0.error = failure.description
+      $0.ended = true
+      $0.connected = false
+    }
+    queue.withLock { $0.clear() }
+    events?("\(destination.displayName): \(failure.description); this output has stopped")
+  }
+
+  /// Opens the muxer and its connection, and writes the container header.
+  private func connect() throws(FFmpegError) {
+    var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+    let name = destination.displayName
+    try check(
+      avformat_alloc_output_context2(&ctx, nil, destination.muxer, destination.url),
+      "avformat_alloc_output_context2 '\(name)'")
+    guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_alloc_output_context2") }
+    context = ctx
+    var callback = AVIOInterruptCB(callback: interruptCallback, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+    ctx.pointee.interrupt_callback = callback
+    for stream in streams {
+      guard let s = avformat_new_stream(ctx, nil) else {
+        throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_new_stream")
+      }
+      try check(avcodec_parameters_copy(s.pointee.codecpar, stream.parameters), "avcodec_parameters_copy")
+      s.pointee.time_base = stream.timeBase
+      if stream.kind == .video { s.pointee.avg_frame_rate = stream.frameRate }
+    }
+    if ctx.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+      let io = FFmpegDictionary()
+      if destination.kind == .network { try io.set("rw_timeout", String(Int64(networkTimeout * 1e6))) }
+      try destination.protocolOptions(into: io)
+      try check(
+        avio_open2(&ctx.pointee.pb, destination.url, AVIO_FLAG_WRITE, &callback, &io.pointer), "connecting to '\(name)'")
+    }
+    let options = FFmpegDictionary()
+    try destination.muxerOptions(into: options)
+    try check(avformat_write_header(ctx, &options.pointer), "avformat_write_header '\(name)'")
+    timestampOffsets = Array(repeating: 0, count: streams.count)
+  }
+
+  /// Rescales one packet to the muxer's time base and writes it (the muxer takes it).
+  private func send(_ packet: UnsafeMutablePointer<AVPacket>, stream: EncodedStream) throws(FFmpegError) {
+    guard let context else { return }
+    let offset = timestampOffsets[stream.index]
+    if offset != 0 {
+      if packet.pointee.pts != CAMFX_AV_NOPTS_VALUE { packet.pointee.pts -= offset }
+      if packet.pointee.dts != CAMFX_AV_NOPTS_VALUE { packet.pointee.dts -= offset }
+      // Sound from before the keyframe the stream resumed at stays out.
+      if packet.pointee.pts < 0 {
+        av_packet_unref(packet)
+        return
+      }
+    }
+    let isVideo = stream.kind == .video
+    let size = Int64(packet.pointee.size)
+    let end = Double(packet.pointee.pts + offset + packet.pointee.duration) * av_q2d(stream.timeBase)
+    let target = context.pointee.streams[stream.index]!
+    av_packet_rescale_ts(packet, stream.timeBase, target.pointee.time_base)
+    packet.pointee.stream_index = Int32(stream.index)
+    try check(av_interleaved_write_frame(context, packet), "sending to '\(destination.displayName)'")
+    shared.withLock {
+      $0.bytes += size
+      if isVideo {
+        $0.videoFrames += 1
+        $0.videoEnd = max($0.videoEnd, end)
+      }
+    }
+  }
+
+  private func closeContext() {
+    guard let ctx = context else { return }
+    context = nil
+    if ctx.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0, ctx.pointee.pb != nil {
+      avio_closep(&ctx.pointee.pb)
+    }
+    avformat_free_context(ctx)
+  }
+}
+
+/// Set to cut libavformat's blocking calls short (its `AVIOInterruptCB` asks it).
+private final class InterruptFlag: Sendable {
+  private let flag = Atomic<Bool>(false)
+  func set() { flag.store(true, ordering: .releasing) }
+  var isSet: Bool { flag.load(ordering: .acquiring) }
+}
+
+private let interruptCallback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
+  guard let opaque else { return 0 }
+  return Unmanaged<InterruptFlag>.fromOpaque(opaque).takeUnretainedValue().isSet ? 1 : 0
+}
