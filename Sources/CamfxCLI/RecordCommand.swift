@@ -157,6 +157,16 @@ struct RecordCommand: ParsableCommand {
   @Flag(help: "Put the MP4/MOV index at the front when finished (a second pass), for playback while downloading.")
   var faststart = false
 
+  @Option(help: ArgumentHelp(
+    "Where SIGUSR1 writes a PNG of the current filtered frame while recording, a strftime pattern "
+      + "(default: still-%Y%m%d-%H%M%S.png next to the first movie file, else here).", valueName: "pattern"))
+  var still: String?
+
+  @Option(help: ArgumentHelp(
+    "Keep one frame every so long from a live source and play them at --fps (default 30): --timelapse 10s "
+      + "makes an hour 12 s. --duration still counts the source's time; no sound.", valueName: "time"))
+  var timelapse: String?
+
   @Flag(help: "No status line (the final summary is still printed).")
   var quiet = false
 
@@ -188,10 +198,26 @@ struct RecordCommand: ParsableCommand {
     let names = outputOptions.output.isEmpty ? [DefaultOutputName.make()] : outputOptions.output
     if outputOptions.output.isEmpty { Self.printToStderr("camfx: recording to \(names[0]) (no -o given); Ctrl-C stops\n") }
     // 1. Everything that can be checked without opening anything.
-    let limits = RecordingLimits(
+    var limits = RecordingLimits(
       duration: try duration.map(RecordingLimits.parseDuration),
       frames: frames,
       bytes: try maxSize.map(RecordingLimits.parseByteCount))
+    let timelapseInterval = try timelapse.map(RecordingLimits.parseDuration)
+    if let interval = timelapseInterval, interval.seconds <= 0 {
+      throw RecordingOptionError("--timelapse must be longer than 0, e.g. 10s")
+    }
+    if timelapseInterval != nil {
+      if let audio, audio != "none" { throw RecordingOptionError("--timelapse makes a silent movie; drop --audio \(audio)") }
+      if input != nil && realtime != true {
+        throw RecordingOptionError("--timelapse keeps frames of a live source: a camera, testsrc, or --input with --realtime")
+      }
+    }
+    if let interval = timelapseInterval, let duration = limits.duration {
+      // The duration is the source's; the movie holds one frame per interval of it.
+      let kept = Int((duration.seconds / interval.seconds).rounded(.up))
+      limits.frames = min(limits.frames ?? kept, kept)
+      limits.duration = nil
+    }
     let microphoneDevice = audio.flatMap(MicrophoneOption.device)
     let tone = try audio.flatMap { microphoneDevice == nil ? try AudioOption.parse($0) : nil }
     let cameraSettings = try camera.settings()
@@ -222,10 +248,16 @@ struct RecordCommand: ParsableCommand {
     if (tone != nil || microphoneDevice != nil) && input != nil {
       throw RecordingOptionError("--audio \(audio ?? "") cannot be used with --input, which brings its own sound (--audio none drops it)")
     }
-    let opened = try Self.openInput(
-      source: source, input: input, size: geometry, fps: fps, realtime: realtime ?? (input == nil),
+    var opened = try Self.openInput(
+      source: source, input: input, size: geometry, fps: timelapseInterval == nil ? fps : nil,
+      realtime: realtime ?? (input == nil),
       inputAudio: audio != "none",
       camera: cameraSettings, reconnectTimeout: reconnectTimeout)
+    if let interval = timelapseInterval {
+      let rate = fps ?? 30
+      opened.input = TimelapseInput(opened.input, interval: interval, frameDuration: MediaTime(value: 1, timescale: Int32(rate)))
+      opened.fps = Double(rate)
+    }
     // A movie is turned upright (its display matrix), then scaled to --size, then filtered.
     var prefix: [any VideoFilter] = []
     if !noAutorotate, let angle = Rotate.Angle(rawValue: opened.displayRotation) { prefix.append(Rotate(angle: angle)) }
@@ -293,6 +325,13 @@ struct RecordCommand: ParsableCommand {
     let sink = MovieWriterSink(writer: writer)
     let session = try RecordingSession<PCMBuffer>(
       input: input, chain: chain, generator: generator, sink: sink, limits: limits, buffering: opened.buffering)
+    let stillPattern = still ?? Self.defaultStillPattern(nextTo: plan.files.first)
+    let stills = StillCapture(pattern: stillPattern) { [eraseStatus = !quiet && isatty(STDERR_FILENO) != 0] in
+      Self.printToStderr((eraseStatus ? "\r\u{1B}[2K" : "") + "camfx: \($0)\n")
+    }
+    session.taps.append(stills)
+    let stillSignal = StopSignals(signals: [SIGUSR1]) { _, _ in stills.request() }
+    defer { stillSignal.cancel() }
     guard stopTarget.attach(session) else {
       writer.cancel()
       throw interrupted
@@ -315,6 +354,7 @@ struct RecordCommand: ParsableCommand {
           + RecordingStatusLine.liveOutputs(writer.outputReports))
     }
     microphone?.stop()
+    stills.waitUntilWritten()
     if let microphone, microphone.overruns > 0 {
       reportNotes(["\(microphone.overruns) overrun(s) recovered; some audio was lost"], from: microphone.device)
     }
@@ -355,6 +395,13 @@ struct RecordCommand: ParsableCommand {
         : ""
       throw RecordingFailure(message: error + kept)
     }
+  }
+
+  /// `still-%Y%m%d-%H%M%S.png` in the directory of `file` (or here).
+  static func defaultStillPattern(nextTo file: String?) -> String {
+    let name = "still-%Y%m%d-%H%M%S.png"
+    guard let file, let slash = file.lastIndex(of: "/") else { return name }
+    return String(file[...slash]) + name
   }
 
   /// Applies the encoder options (checked later, as a whole, by `MovieSettings.validate`).

@@ -127,12 +127,13 @@ public struct VideoSettings: Sendable, Equatable {
     guard fps.isFinite, fps > 0, fps <= 1000 else {
       throw MediaSettingsError("invalid fps '\(fps)': must be between 0 and 1000")
     }
+    let maximumCRF: Double = codec == "libsvtav1" || codec == "libvpx-vp9" ? 63 : 51
     switch rateControl {
     case .bitrate(let b)? where b < 1000:
       // libx264 counts in kbit/s: less than 1k is no rate at all to it.
       throw MediaSettingsError("invalid video bitrate \(b) bit/s: at least 1k (1000 bit/s)")
-    case .crf(let c)? where !(c >= 0 && c <= 63):
-      throw MediaSettingsError("invalid crf '\(c)': must be between 0 and 51 (63 for AV1 and VP9)")
+    case .crf(let c)? where !(c >= 0 && c <= maximumCRF):
+      throw MediaSettingsError("invalid crf '\(c)': must be between 0 and \(Int(maximumCRF))")
     default: break
     }
     if let gop, gop < 1 || gop > 100_000 {

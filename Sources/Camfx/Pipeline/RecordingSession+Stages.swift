@@ -186,6 +186,7 @@ extension RecordingSession {
         let videoClosed = filteredFrames.isClosed
         if let frame = filteredFrames.tryPop() {
           let started = MonotonicClock.nanoseconds()
+          for tap in taps where tap.wantsFrame { tap.take(frame) }
           switch frame {
           case .bgra(let buffer): try sink.appendVideo(buffer)
           case .yuv420(let picture): try yuv420Sink!.appendVideo(yuv420: picture)

@@ -40,6 +40,9 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   let generator: (any AudioGenerator<Audio>)?
   let sink: any RecordingSink<Audio>
   public let limits: RecordingLimits
+  /// What sees the filtered frames on their way to the sink (stills, a preview). Set
+  /// before `start()`; the writer stage reads it.
+  public var taps: [any FrameTap] = []
   /// Live counters, for a status line.
   public let statistics = RecordingStatistics()
   /// The size of the frames the sink receives, as the filter chain negotiated it.

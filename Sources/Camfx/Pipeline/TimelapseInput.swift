@@ -1,0 +1,60 @@
+import CamfxCore
+import CamfxMedia
+
+/// A live input that keeps one frame every `interval` (by the source's clock) and
+/// re-times the kept frames at `frameDuration` apart (`--timelapse 10s --fps 30`: an
+/// hour becomes 12 s), as motion's and rpicam-still's timelapses do. The first frame
+/// is kept; the source's sound, if it has any, is not (a timelapse is silent).
+public final class TimelapseInput<Audio: Sendable>: RecordingInput, YUV420RecordingInput {
+  public let inner: any RecordingInput<Audio>
+  public let interval: MediaTime
+  public let frameDuration: MediaTime?
+  private var nextKeep: MediaTime?
+  private var kept: Int64 = 0
+
+  /// - Parameters:
+  ///   - interval: source time between kept frames.
+  ///   - frameDuration: time between frames in the movie (1/fps).
+  public init(_ inner: any RecordingInput<Audio>, interval: MediaTime, frameDuration: MediaTime) {
+    precondition(interval > .zero, "a timelapse interval must be positive")
+    self.inner = inner
+    self.interval = interval
+    self.frameDuration = frameDuration
+  }
+
+  public var geometry: FrameGeometry { inner.geometry }
+  public var isLive: Bool { inner.isLive }
+  public var hasAudio: Bool { false }
+  public var pixelFormatName: String { inner.pixelFormatName }
+
+  public var canDeliverYUV420Frames: Bool { (inner as? any YUV420RecordingInput)?.canDeliverYUV420Frames ?? false }
+  public func deliverYUV420Frames() throws { try (inner as? any YUV420RecordingInput)?.deliverYUV420Frames() }
+
+  public func nextSample() throws -> RecordingSample<Audio>? {
+    while let sample = try inner.nextSample() {
+      guard case .video(var frame) = sample else {
+        if case .dropped = sample { return sample }
+        continue  // sound
+      }
+      let time = frame.presentationTime
+      if let next = nextKeep, time < next { continue }
+      // The next keep time follows the schedule, not this frame, so that late frames
+      // do not make the timelapse drift.
+      var next = (nextKeep ?? time) + interval
+      while next <= time { next = next + interval }
+      nextKeep = next
+      let retimed = MediaTime(value: kept * (frameDuration?.value ?? 1), timescale: frameDuration?.timescale ?? 30)
+      kept += 1
+      switch frame {
+      case .bgra(var buffer):
+        buffer.presentationTime = retimed
+        frame = .bgra(buffer)
+      case .yuv420(var picture):
+        picture.presentationTime = retimed
+        frame = .yuv420(picture)
+      }
+      return .video(frame)
+    }
+    return nil
+  }
+}

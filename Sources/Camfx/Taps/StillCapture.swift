@@ -1,0 +1,78 @@
+import CamfxCore
+import CamfxMedia
+import CamfxPNG
+import CamfxPixelFormats
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes the next filtered frame as a PNG when asked (`camfx record` asks on SIGUSR1),
+/// without disturbing the recording: the writer stage only copies the frame (a yuv420p
+/// one is converted to BGRA on the way); the PNG is encoded and written on a queue of
+/// its own, under a temporary name until it is complete (`OutputFile`).
+///
+/// Names come from a strftime pattern in local time, `still-%Y%m%d-%H%M%S.png`; a name
+/// that exists gets `-1`, `-2`, ... before its extension, so no still replaces another.
+public final class StillCapture: FrameTap, @unchecked Sendable {
+  // @unchecked Sendable: `names` is only touched on `queue`; the request flag is atomic.
+  private let requested = Atomic<Int>(0)
+  private let queue = DispatchQueue(label: "camfx.stills")
+  private var names: SegmentNames
+  private let report: @Sendable (String) -> Void
+  private let written = Atomic<Int>(0)
+
+  /// - Parameters:
+  ///   - pattern: the file name, with strftime fields or without.
+  ///   - report: told the name of each still written, or why it failed, as one line.
+  public init(pattern: String, report: @escaping @Sendable (String) -> Void) {
+    names = SegmentNames(pattern: pattern, overwrite: false)
+    self.report = report
+  }
+
+  /// Asks for a still of the next frame (safe from any thread, a signal handler's queue included).
+  public func request() { requested.add(1, ordering: .releasing) }
+
+  /// Stills written so far.
+  public var count: Int { written.load(ordering: .acquiring) }
+
+  /// Waits until every still asked for so far is written.
+  public func waitUntilWritten() { queue.sync {} }
+
+  public var wantsFrame: Bool { requested.load(ordering: .acquiring) > 0 }
+
+  public func take(_ frame: VideoFrame) {
+    requested.store(0, ordering: .releasing)
+    let copy: PixelBuffer
+    switch frame {
+    case .bgra(let buffer):
+      copy = PixelBuffer(width: buffer.width, height: buffer.height, presentationTime: buffer.presentationTime)
+      buffer.withUnsafeBytes { source in
+        copy.withUnsafeMutableBytes { destination in
+          for row in 0..<buffer.height {
+            (destination + row * copy.bytesPerRow).copyMemory(
+              from: source + row * buffer.bytesPerRow, byteCount: buffer.width * 4)
+          }
+        }
+      }
+    case .yuv420(let picture):
+      copy = PixelBuffer(width: picture.width, height: picture.height, presentationTime: picture.presentationTime)
+      PixelConverter.convertI420(
+        luma: picture.y, lumaBytesPerRow: picture.yStride, cb: picture.u, cr: picture.v,
+        chromaBytesPerRow: picture.uStride, to: copy)
+    }
+    let now = time(nil)
+    queue.async { [self] in
+      let name = names.next(at: now)
+      do {
+        let file = try OutputFile(path: name, overwrite: false)
+        try file.write { path in try PNGFile.write(copy, to: path, alpha: false) }
+        written.add(1, ordering: .releasing)
+        report("still saved to \(name)")
+      } catch {
+        report("no still written: \(error)")
+      }
+    }
+  }
+}
