@@ -15,6 +15,8 @@ let package = Package(
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    // The preview server's HTTP (NIOCore, NIOPosix, NIOHTTP1 only).
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
   ],
   targets: [
     // C libraries, one thin module each.
@@ -25,6 +27,7 @@ let package = Package(
     .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
     .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+    .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
     // frei0r plugins are loaded at run time (dlopen): only the header, nothing linked.
     .systemLibrary(name: "CFrei0r", providers: [.apt(["frei0r-plugins-dev"])]),
 
@@ -66,9 +69,19 @@ let package = Package(
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),
+    // The preview server: MJPEG, snapshots and figures over HTTP, on SwiftNIO.
+    .target(
+      name: "CamfxPreview",
+      dependencies: [
+        "Camfx", "CamfxCore", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats", "CTurboJPEG",
+        .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ],
+      // Optimized in debug builds too: the JPEG range stretch runs per pixel.
+      swiftSettings: [.unsafeFlags(["-O"])]),
     .executableTarget(
       name: "CamfxCLI",
-      dependencies: ["Camfx", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+      dependencies: ["Camfx", "CamfxPreview", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
     .testTarget(name: "CamfxCoreTests", dependencies: ["CamfxCore"]),
     .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture", "CamfxPixelFormats"]),

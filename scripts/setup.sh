@@ -9,6 +9,7 @@ packages=(
   libv4l-dev libasound2-dev
   libfreetype-dev fonts-dejavu-core   # the text and timestamp filters
   frei0r-plugins-dev                  # the frei0r plugin API (plugins are loaded at run time)
+  libturbojpeg0-dev                   # the preview's JPEG (TurboJPEG)
   ffmpeg            # ffprobe/ffmpeg: the tests decode what camfx wrote, and make test inputs
 )
 # Extra packages for the tests against real kernel drivers (scripts/guest: a qemu guest
@@ -19,6 +20,7 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(tesseract-ocr tesseract-ocr-eng)   # OCR of the text the text filter draws
   packages+=(frei0r-plugins gcc)                # Debian's frei0r plugins, and building examples/frei0r-plugin
   packages+=(nginx libnginx-mod-rtmp srt-tools) # servers the live outputs are tested against (RTMP, SRT)
+  packages+=(chromium)                          # a real browser loads the preview page
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libyuv-dev libavfilter-dev)

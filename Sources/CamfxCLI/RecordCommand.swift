@@ -2,6 +2,7 @@ import ArgumentParser
 import Camfx
 import CamfxCapture
 import CamfxMedia
+import CamfxPreview
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -167,6 +168,14 @@ struct RecordCommand: ParsableCommand {
       + "makes an hour 12 s. --duration still counts the source's time; no sound.", valueName: "time"))
   var timelapse: String?
 
+  @Option(help: ArgumentHelp(
+    "Serve a live preview page, MJPEG stream, snapshots and figures while recording: PORT (on 127.0.0.1) or "
+      + "HOST:PORT (another address only when given).", valueName: "address"))
+  var preview: String?
+
+  @OptionGroup(title: "Preview")
+  var previewOptions: PreviewOptions
+
   @Flag(help: "No status line (the final summary is still printed).")
   var quiet = false
 
@@ -243,6 +252,7 @@ struct RecordCommand: ParsableCommand {
     let maximumTotal = try maxTotal.map(RecordingLimits.parseByteCount)
     let minimumFree = try minFree.map(RecordingLimits.parseByteCount)
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
+    let previewAddress = try preview.map { try PreviewAddress(parsing: $0) }
 
     // 2. Open the input and negotiate the chain's geometry, before any file exists.
     if (tone != nil || microphoneDevice != nil) && input != nil {
@@ -332,6 +342,10 @@ struct RecordCommand: ParsableCommand {
     session.taps.append(stills)
     let stillSignal = StopSignals(signals: [SIGUSR1]) { _, _ in stills.request() }
     defer { stillSignal.cancel() }
+    let runningPreview = try previewAddress.map { address in
+      try previewOptions.start(at: address, geometry: outputGeometry, session: session) { writer.outputReports }
+    }
+    defer { runningPreview?.stop() }
     guard stopTarget.attach(session) else {
       writer.cancel()
       throw interrupted

@@ -134,6 +134,44 @@ public enum PNGFile {
     }
   }
 
+  /// The PNG file `write(_:to:alpha:)` would write (RGB, no alpha), in memory: for a
+  /// preview server's `/snapshot.png`.
+  /// - Throws: `PNGError` (operation `.write`) with libpng's message.
+  public static func encode(_ frame: PixelBuffer) throws -> [UInt8] {
+    var image = camfx_png_image_make()
+    defer { png_image_free(&image) }
+    image.width = png_uint_32(frame.width)
+    image.height = png_uint_32(frame.height)
+    // Written as RGB: the fourth byte is dropped the way `write` does.
+    image.format = CAMFX_PNG_FORMAT_BGR
+    var size = 0
+    let rowBytes = frame.width * 3
+    var packed = [UInt8](repeating: 0, count: rowBytes * frame.height)
+    frame.withUnsafeBytes { base in
+      packed.withUnsafeMutableBufferPointer { dst in
+        for y in 0..<frame.height {
+          let src = (base + y * frame.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+          let row = dst.baseAddress! + y * rowBytes
+          for x in 0..<frame.width {
+            row[3 * x] = src[4 * x]
+            row[3 * x + 1] = src[4 * x + 1]
+            row[3 * x + 2] = src[4 * x + 2]
+          }
+        }
+      }
+    }
+    // Two passes, as png_image_write_get_memory_size: the size, then the bytes.
+    guard png_image_write_to_memory(&image, nil, &size, 0, packed, png_int_32(rowBytes), nil) != 0 else {
+      throw PNGError(.write, path: "(memory)", reason: .libpng(message(of: &image)))
+    }
+    var bytes = [UInt8](repeating: 0, count: size)
+    let ok = bytes.withUnsafeMutableBytes { out in
+      png_image_write_to_memory(&image, out.baseAddress, &size, 0, packed, png_int_32(rowBytes), nil)
+    }
+    guard ok != 0 else { throw PNGError(.write, path: "(memory)", reason: .libpng(message(of: &image))) }
+    return Array(bytes.prefix(size))
+  }
+
   private static func message(of image: inout png_image) -> String {
     String(cString: camfx_png_image_message(&image))
   }

@@ -1,0 +1,77 @@
+import ArgumentParser
+import Camfx
+import CamfxCapture
+import CamfxMedia
+import CamfxPreview
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `camfx preview`: the recording pipeline without a recording: a source through the
+/// filter chain to the preview server only (a page, MJPEG, snapshots, figures).
+///
+///     camfx preview --listen 127.0.0.1:8080 --filter timestamp
+///     camfx preview --source /dev/video0 --listen 0.0.0.0:8080 --preview-auth me:secret
+struct PreviewCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "preview",
+    abstract: "Serve a live preview of a filtered source over HTTP, without recording.",
+    discussion: """
+      Serves / (a page with the picture and figures), /stream.mjpeg, /snapshot.jpg, /snapshot.png \
+      and /state until --duration or Ctrl-C. Listens on 127.0.0.1 unless another address is given.
+      """)
+
+  @Option(help: ArgumentHelp(
+    "testsrc, a PNG file, or a camera such as /dev/video0 (default: the first camera, else testsrc).", valueName: "source"))
+  var source: String?
+
+  @Option(help: ArgumentHelp("Frame size of the test pattern or camera (default 640x480).", valueName: "WxH"))
+  var size: String?
+
+  @OptionGroup(title: "Camera options")
+  var camera: CameraOptions
+
+  @Option(help: ArgumentHelp("Frames per second of the source (default 30).", valueName: "n"))
+  var fps: Int?
+
+  @Option(name: .customLong("filter"), help: ArgumentHelp(
+    "NAME or NAME=KEY=VALUE:KEY=VALUE; repeat to chain, in order (see `camfx filters`).", valueName: "spec"))
+  var filters: [String] = []
+
+  @Option(help: ArgumentHelp(
+    "Where to listen: PORT (on 127.0.0.1) or HOST:PORT (default 127.0.0.1:8080).", valueName: "address"))
+  var listen: String = "127.0.0.1:8080"
+
+  @OptionGroup(title: "Preview")
+  var previewOptions: PreviewOptions
+
+  @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this long (default: until Ctrl-C).", valueName: "time"))
+  var duration: String?
+
+  func run() throws {
+    FFmpegLogging.fatalOnly()
+    let address = try PreviewAddress(parsing: listen)
+    let limits = RecordingLimits(duration: try duration.map(RecordingLimits.parseDuration))
+    var chain = try FilterRegistry.builtin.makeChain(filters)
+    let geometry = try size.map { try FrameGeometry(parsing: $0) }
+    let opened = try RecordCommand.openInput(
+      source: source, input: nil, size: geometry, fps: fps, realtime: true, inputAudio: false,
+      camera: try camera.settings())
+    chain.setClock(opened.clock)
+    let outputGeometry = try chain.configure(input: opened.input.geometry)
+    let stopTarget = RecordingStopTarget()
+    let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in stopTarget.signalled() }
+    defer { signals.cancel() }
+    let session = try RecordingSession<PCMBuffer>(
+      input: opened.input, chain: chain, sink: DiscardingSink<PCMBuffer>(), limits: limits, buffering: opened.buffering)
+    let preview = try previewOptions.start(at: address, geometry: outputGeometry, session: session)
+    defer { preview.stop() }
+    guard stopTarget.attach(session) else { return }
+    session.start()
+    let summary = session.waitUntilFinished(statusInterval: 0.5)
+    RecordCommand.printToStderr(
+      "previewed \(summary.framesOut) frames in \(RecordingStatusLine.fixed(summary.elapsedSeconds, 1)) s; "
+        + "\(preview.tap.viewerFrames) sent to viewers\n")
+    if let error = summary.error { throw RecordingFailure(message: error) }
+  }
+}

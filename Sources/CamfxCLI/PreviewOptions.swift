@@ -1,0 +1,48 @@
+import ArgumentParser
+import Camfx
+import CamfxCore
+import CamfxMedia
+import CamfxPreview
+
+/// The preview server's options, shared by `record` and `preview`.
+struct PreviewOptions: ParsableArguments {
+  @Option(name: .customLong("preview-fps"), help: ArgumentHelp(
+    "At most this many frames a second to preview viewers (default 15).", valueName: "n"))
+  var previewFPS: Double = 15
+
+  @Option(name: .customLong("preview-auth"), help: ArgumentHelp(
+    "Ask preview clients for these HTTP Basic credentials.", valueName: "user:pass"))
+  var previewAuth: String?
+
+  func validate() throws {
+    guard previewFPS > 0, previewFPS <= 60 else { throw ValidationError("--preview-fps must be between 0 and 60") }
+    if let previewAuth, !previewAuth.contains(":") || previewAuth.hasPrefix(":") {
+      throw ValidationError("--preview-auth must be USER:PASS")
+    }
+  }
+
+  /// Starts serving the session's filtered frames on `address`; prints where.
+  func start(
+    at address: PreviewAddress, geometry: FrameGeometry, session: RecordingSession<PCMBuffer>,
+    outputs: @escaping @Sendable () -> [OutputReport] = { [] }
+  ) throws -> RunningPreview {
+    let tap = PreviewTap(geometry: geometry, framesPerSecond: previewFPS)
+    let state = PreviewState(statistics: session.statistics, viewers: { tap.viewers }, outputs: outputs)
+    let server = PreviewServer(address: address, tap: tap, credentials: previewAuth) { state.json() }
+    try server.start()
+    try tap.start()
+    session.taps.append(tap)
+    RecordCommand.printToStderr("camfx: preview at \(server.url)\n")
+    return RunningPreview(tap: tap, server: server)
+  }
+}
+
+/// A preview server and its tap, until `stop()`.
+struct RunningPreview {
+  let tap: PreviewTap
+  let server: PreviewServer
+  func stop() {
+    server.stop()
+    tap.stop()
+  }
+}

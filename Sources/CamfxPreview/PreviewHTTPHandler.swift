@@ -1,0 +1,120 @@
+import NIOCore
+import NIOHTTP1
+
+/// Answers one connection of the preview server (see `PreviewServer` for the paths).
+final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = HTTPServerRequestPart
+  typealias OutboundOut = HTTPServerResponsePart
+
+  private let server: PreviewServer
+  private var request: HTTPRequestHead?
+  private var viewer: MJPEGViewer?
+  private var admitted = false
+
+  init(server: PreviewServer) { self.server = server }
+
+  func channelActive(context: ChannelHandlerContext) {
+    admitted = server.connections.add(1, ordering: .relaxed).newValue <= server.maximumClients
+    context.fireChannelActive()
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    server.connections.subtract(1, ordering: .relaxed)
+    if let viewer { server.remove(viewer) }
+    viewer = nil
+    context.fireChannelInactive()
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    switch unwrapInboundIn(data) {
+    case .head(let head): request = head
+    case .body: break
+    case .end:
+      guard let head = request else { return }
+      request = nil
+      respond(to: head, context: context)
+    }
+  }
+
+  private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+    guard viewer == nil else { return }  // a stream's connection asks for nothing more
+    guard admitted else {
+      send(.serviceUnavailable, "text/plain", Array("too many preview clients\n".utf8), head: head, context: context, close: true)
+      return
+    }
+    guard server.isAuthorized(head.headers.first(name: "Authorization")) else {
+      var headers = HTTPHeaders()
+      headers.add(name: "WWW-Authenticate", value: "Basic realm=\"camfx\"")
+      send(.unauthorized, "text/plain", Array("authorization required\n".utf8), head: head, context: context, extra: headers)
+      return
+    }
+    let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
+    guard head.method == .GET || head.method == .HEAD else {
+      send(.notFound, "text/plain", Array("not found\n".utf8), head: head, context: context)
+      return
+    }
+    switch path {
+    case "/":
+      send(.ok, "text/html; charset=utf-8", PreviewPage.html, head: head, context: context)
+    case "/state":
+      send(.ok, "application/json", server.state(), head: head, context: context)
+    case "/stream.mjpeg":
+      startStream(head: head, context: context)
+    case "/snapshot.jpg", "/snapshot.png":
+      let png = path.hasSuffix("png")
+      let channel = context.channel
+      let loop = context.eventLoop
+      let handler = NIOLoopBound(self, eventLoop: loop)
+      let boundContext = NIOLoopBound(context, eventLoop: loop)
+      server.tap.snapshot(png ? .png : .jpeg) { result in
+        loop.execute {
+          guard channel.isActive else { return }
+          switch result {
+          case .success(let bytes):
+            handler.value.send(.ok, png ? "image/png" : "image/jpeg", bytes, head: head, context: boundContext.value)
+          case .failure(let error):
+            handler.value.send(
+              .serviceUnavailable, "text/plain", Array("\(error)\n".utf8), head: head, context: boundContext.value)
+          }
+        }
+      }
+    default:
+      send(.notFound, "text/plain", Array("not found\n".utf8), head: head, context: context)
+    }
+  }
+
+  private func startStream(head: HTTPRequestHead, context: ChannelHandlerContext) {
+    var headers = HTTPHeaders()
+    headers.add(name: "Content-Type", value: "multipart/x-mixed-replace; boundary=\(PreviewServer.boundary)")
+    headers.add(name: "Cache-Control", value: "no-cache, no-store")
+    headers.add(name: "Connection", value: "close")
+    context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: .ok, headers: headers))), promise: nil)
+    guard head.method == .GET else {
+      context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+      return
+    }
+    let viewer = MJPEGViewer(channel: context.channel)
+    self.viewer = viewer
+    server.add(viewer)
+  }
+
+  private func send(
+    _ status: HTTPResponseStatus, _ type: String, _ body: [UInt8], head: HTTPRequestHead,
+    context: ChannelHandlerContext, extra: HTTPHeaders = HTTPHeaders(), close: Bool = false
+  ) {
+    var headers = extra
+    headers.add(name: "Content-Type", value: type)
+    headers.add(name: "Content-Length", value: String(body.count))
+    headers.add(name: "Cache-Control", value: "no-cache, no-store")
+    let keepAlive = head.isKeepAlive && !close
+    headers.add(name: "Connection", value: keepAlive ? "keep-alive" : "close")
+    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+    if head.method != .HEAD {
+      var buffer = context.channel.allocator.buffer(capacity: body.count)
+      buffer.writeBytes(body)
+      context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+    }
+    let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+    if !keepAlive { done.whenComplete { _ in context.close(promise: nil) } }
+  }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// The preview web server (`camfx record --preview 127.0.0.1:8080`), on SwiftNIO:
+///
+///     /                 a page with the live picture and live figures (plain HTML, a little script)
+///     /stream.mjpeg     multipart MJPEG of the filtered frames, at most the tap's frames per second
+///     /snapshot.jpg     the next filtered frame at full size, as JPEG
+///     /snapshot.png     ... as PNG (colours exact)
+///     /state            the figures as JSON (ustreamer's /state is the model)
+///
+/// Anything else is 404; the server reads no files. At most `maximumClients`
+/// connections (the next one gets 503); with `credentials`, HTTP Basic
+/// authentication on every path. A viewer that reads slowly gets fewer frames: each
+/// viewer has at most one frame in flight, and frames that find it busy are skipped,
+/// so it never holds up the pipeline or the other viewers.
+public final class PreviewServer: @unchecked Sendable {
+  // @unchecked Sendable: `channel` is set once by `start()` before anything reads it;
+  // the viewer list is under a Mutex; each viewer's state lives on its event loop.
+
+  public let address: PreviewAddress
+  public let maximumClients: Int
+  let tap: PreviewTap
+  let credentials: String?
+  let state: @Sendable () -> [UInt8]
+  private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+  private var channel: (any Channel)?
+  let connections = Atomic<Int>(0)
+  private let viewers = Mutex<[ObjectIdentifier: MJPEGViewer]>([:])
+  static let boundary = "camfxframe"
+
+  /// - Parameters:
+  ///   - credentials: `USER:PASS` for HTTP Basic, or nil for none.
+  ///   - state: the figures `/state` serves and the page shows, as JSON.
+  public init(
+    address: PreviewAddress, tap: PreviewTap, credentials: String? = nil, maximumClients: Int = 16,
+    state: @escaping @Sendable () -> [UInt8]
+  ) {
+    self.address = address
+    self.tap = tap
+    self.credentials = credentials.map { Data($0.utf8).base64EncodedString() }
+    self.maximumClients = maximumClients
+    self.state = state
+    tap.onJPEG = { [weak self] jpeg in self?.broadcast(jpeg) }
+  }
+
+  /// Binds the address and starts serving.
+  /// - Throws: `PreviewError` naming the address (in use, not local, ...).
+  public func start() throws(PreviewError) {
+    let bootstrap = ServerBootstrap(group: group)
+      .serverChannelOption(ChannelOptions.backlog, value: 32)
+      .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+      .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 512 * 1024))
+      .childChannelInitializer { [self] channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+          try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(server: self))
+        }
+      }
+    do {
+      channel = try bootstrap.bind(host: address.host, port: address.port).wait()
+    } catch {
+      try? group.syncShutdownGracefully()
+      throw PreviewError("cannot serve the preview on \(address): \(Self.reason(error))")
+    }
+  }
+
+  /// The port it listens on (the one the system chose for port 0).
+  public var port: Int { channel?.localAddress?.port ?? address.port }
+
+  /// The page's address, as a user opens it.
+  public var url: String {
+    let host = address.host.contains(":") ? "[\(address.host)]" : address.host
+    return "http://\(host):\(port)/"
+  }
+
+  /// Stops listening and closes every connection.
+  public func stop() {
+    try? channel?.close().wait()
+    try? group.syncShutdownGracefully()
+  }
+
+  private static func reason(_ error: any Error) -> String {
+    if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+    return "\(error)"
+  }
+
+  /// True when `header` (an Authorization value) carries the credentials, or none are needed.
+  func isAuthorized(_ header: String?) -> Bool {
+    guard let credentials else { return true }
+    guard let header, header.hasPrefix("Basic ") else { return false }
+    return header.dropFirst(6).trimmingCharacters(in: .whitespaces) == credentials
+  }
+
+  // MARK: MJPEG viewers
+
+  func add(_ viewer: MJPEGViewer) {
+    viewers.withLock { $0[ObjectIdentifier(viewer)] = viewer }
+    tap.viewerJoined()
+  }
+
+  func remove(_ viewer: MJPEGViewer) {
+    let removed = viewers.withLock { $0.removeValue(forKey: ObjectIdentifier(viewer)) != nil }
+    if removed { tap.viewerLeft() }
+  }
+
+  /// Sends one JPEG to every viewer that is ready for it.
+  private func broadcast(_ jpeg: [UInt8]) {
+    let current = viewers.withLock { Array($0.values) }
+    guard !current.isEmpty else { return }
+    var part = ByteBufferAllocator().buffer(capacity: jpeg.count + 128)
+    part.writeString("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n")
+    part.writeBytes(jpeg)
+    part.writeString("\r\n")
+    for viewer in current { viewer.offer(part) }
+  }
+}
+
+/// One `/stream.mjpeg` connection. `busy` and `skipped` are only touched on its
+/// channel's event loop.
+final class MJPEGViewer: @unchecked Sendable {
+  let channel: any Channel
+  private var busy = false
+  private(set) var sent = 0
+  private(set) var skipped = 0
+
+  init(channel: any Channel) { self.channel = channel }
+
+  func offer(_ part: ByteBuffer) {
+    channel.eventLoop.execute { [self] in
+      guard !busy, channel.isActive, channel.isWritable else {
+        skipped += 1
+        return
+      }
+      busy = true
+      channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(part))).whenComplete { [self] _ in
+        busy = false
+        sent += 1
+      }
+    }
+  }
+}
+
+/// Where the preview listens: `127.0.0.1:8080`, `8080` (loopback), `0.0.0.0:8080`,
+/// `[::1]:8080`.
+public struct PreviewAddress: Sendable, Equatable, CustomStringConvertible {
+  public let host: String
+  public let port: Int
+
+  public init(host: String, port: Int) {
+    self.host = host
+    self.port = port
+  }
+
+  /// - Throws: `PreviewError` naming the value.
+  public init(parsing text: String) throws(PreviewError) {
+    let bad = PreviewError("invalid preview address '\(text)' (expected PORT or HOST:PORT, e.g. 127.0.0.1:8080)")
+    var host = "127.0.0.1"
+    var portText = Substring(text)
+    if text.hasPrefix("[") {
+      guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { throw bad }
+      host = String(text[text.index(after: text.startIndex)..<close])
+      portText = text[text.index(close, offsetBy: 2)...]
+    } else if let colon = text.lastIndex(of: ":") {
+      host = String(text[..<colon])
+      portText = text[text.index(after: colon)...]
+      guard !host.isEmpty, !host.contains(":") else { throw bad }
+    }
+    guard let port = Int(portText), (0...65535).contains(port) else { throw bad }
+    self.host = host
+    self.port = port
+  }
+
+  public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

@@ -1,0 +1,263 @@
+import Camfx
+import Foundation
+import CamfxCore
+import CamfxMedia
+import CamfxPNG
+import CamfxPixelFormats
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The preview's view of the pipeline: a `FrameTap` that copies a filtered frame only
+/// when someone wants one (an MJPEG viewer, at most `framesPerSecond`; a snapshot),
+/// and a thread of its own that turns the copies into JPEG or PNG. The writer stage
+/// pays for a copy of the planes and nothing else; a preview nobody watches costs
+/// an atomic load per frame.
+///
+///     writer stage ──take()──▶ copy (under a lock) ──▶ preview thread ──▶ JPEG ──▶ viewers
+///                                                                     └──▶ JPEG/PNG snapshot
+public final class PreviewTap: FrameTap, @unchecked Sendable {
+  // @unchecked Sendable: the copies are guarded by `frames`; the encoders and the
+  // working copy are used by the preview thread only; the rest is atomics and Mutexes.
+
+  public enum SnapshotFormat: Sendable { case jpeg, png }
+  public typealias SnapshotCompletion = @Sendable (Result<[UInt8], PreviewError>) -> Void
+
+  public let geometry: FrameGeometry
+  public let framesPerSecond: Double
+  /// Called on the preview thread with every JPEG made for the viewers.
+  public var onJPEG: (@Sendable ([UInt8]) -> Void)?
+
+  private let viewerCount = Atomic<Int>(0)
+  private let snapshotsWanted = Atomic<Int>(0)
+  private let lastTaken = Atomic<Int64>(0)
+  private let intervalNanoseconds: Int64
+  private let frames = Mutex<CopiedFrames>(CopiedFrames())
+  private let snapshots = Mutex<[(SnapshotFormat, SnapshotCompletion)]>([])
+  private let wakeup = DispatchSemaphore(value: 0)
+  private let stopped = Atomic<Bool>(false)
+  private let jpegFrames = Atomic<Int>(0)
+  private var encoder: JPEGEncoder?
+  private var working = CopiedFrame()
+
+  /// - Parameters:
+  ///   - geometry: the size of the filtered frames.
+  ///   - framesPerSecond: at most this many JPEGs a second for the viewers.
+  public init(geometry: FrameGeometry, framesPerSecond: Double) {
+    self.geometry = geometry
+    self.framesPerSecond = framesPerSecond
+    intervalNanoseconds = Int64(1e9 / max(framesPerSecond, 0.1))
+  }
+
+  /// Starts the preview thread.
+  public func start() throws(PreviewError) {
+    encoder = try JPEGEncoder(width: geometry.width, height: geometry.height)
+    let thread = Thread { [self] in run() }
+    thread.name = "camfx-preview"
+    thread.start()
+  }
+
+  /// Ends the preview thread; pending snapshots fail.
+  public func stop() {
+    stopped.store(true, ordering: .releasing)
+    wakeup.signal()
+  }
+
+  /// JPEGs made for viewers so far.
+  public var viewerFrames: Int { jpegFrames.load(ordering: .relaxed) }
+
+  /// Viewers of the MJPEG stream come and go.
+  public func viewerJoined() { viewerCount.add(1, ordering: .relaxed) }
+  public func viewerLeft() { viewerCount.subtract(1, ordering: .relaxed) }
+  public var viewers: Int { viewerCount.load(ordering: .relaxed) }
+
+  /// Asks for a still of the next filtered frame, at full size; `completion` runs on
+  /// the preview thread (with an error if no frame comes within 3 s).
+  public func snapshot(_ format: SnapshotFormat, completion: @escaping SnapshotCompletion) {
+    guard !stopped.load(ordering: .acquiring) else {
+      completion(.failure(PreviewError("the preview has stopped")))
+      return
+    }
+    snapshots.withLock { $0.append((format, completion)) }
+    snapshotsWanted.add(1, ordering: .releasing)
+    let deadline = DispatchTime.now() + 3
+    DispatchQueue.global().asyncAfter(deadline: deadline) { [self] in
+      // Still waiting: the pipeline delivered no frame in time.
+      let expired = snapshots.withLock { list -> [(SnapshotFormat, SnapshotCompletion)] in
+        let all = list
+        list.removeAll()
+        return all
+      }
+      if !expired.isEmpty { snapshotsWanted.store(0, ordering: .releasing) }
+      for (_, completion) in expired { completion(.failure(PreviewError("no frame came within 3 s"))) }
+    }
+  }
+
+  // MARK: FrameTap (writer stage)
+
+  public var wantsFrame: Bool {
+    if snapshotsWanted.load(ordering: .acquiring) > 0 { return true }
+    guard viewerCount.load(ordering: .relaxed) > 0 else { return false }
+    return MonotonicClock.nanoseconds() - lastTaken.load(ordering: .relaxed) >= intervalNanoseconds
+  }
+
+  public func take(_ frame: VideoFrame) {
+    lastTaken.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
+    let forSnapshot = snapshotsWanted.exchange(0, ordering: .acquiringAndReleasing) > 0
+    frames.withLock { copies in
+      copies.pending.copy(frame)
+      copies.hasPending = true
+      copies.forSnapshot = copies.forSnapshot || forSnapshot
+    }
+    wakeup.signal()
+  }
+
+  // MARK: The preview thread
+
+  private func run() {
+    while !stopped.load(ordering: .acquiring) {
+      _ = wakeup.wait(timeout: .now() + 0.5)
+      let (ready, forSnapshot) = frames.withLock { copies -> (Bool, Bool) in
+        guard copies.hasPending else { return (false, false) }
+        swap(&copies.pending, &working)
+        copies.hasPending = false
+        defer { copies.forSnapshot = false }
+        return (true, copies.forSnapshot)
+      }
+      guard ready, let encoder else { continue }
+      if forSnapshot { answerSnapshots(encoder) }
+      if viewerCount.load(ordering: .relaxed) > 0, let onJPEG, let jpeg = try? working.jpeg(encoder) {
+        jpegFrames.add(1, ordering: .relaxed)
+        onJPEG(jpeg)
+      }
+    }
+    let pending = snapshots.withLock { list -> [(SnapshotFormat, SnapshotCompletion)] in
+      let all = list
+      list.removeAll()
+      return all
+    }
+    for (_, completion) in pending { completion(.failure(PreviewError("the preview has stopped"))) }
+  }
+
+  private func answerSnapshots(_ encoder: JPEGEncoder) {
+    let waiting = snapshots.withLock { list -> [(SnapshotFormat, SnapshotCompletion)] in
+      let all = list
+      list.removeAll()
+      return all
+    }
+    var jpeg: Result<[UInt8], PreviewError>?
+    var png: Result<[UInt8], PreviewError>?
+    for (format, completion) in waiting {
+      switch format {
+      case .jpeg:
+        if jpeg == nil { jpeg = Result { () throws(PreviewError) in try working.jpeg(encoder) } }
+        completion(jpeg!)
+      case .png:
+        if png == nil { png = working.png() }
+        completion(png!)
+      }
+    }
+  }
+}
+
+/// The copy the writer stage fills and the one the preview thread works on.
+struct CopiedFrames {
+  var pending = CopiedFrame()
+  var hasPending = false
+  var forSnapshot = false
+}
+
+/// A filtered frame copied out of its pool: yuv420p planes or BGRA, with storage kept
+/// from one copy to the next (no allocation once the first frame was copied).
+struct CopiedFrame {
+  private var planes: [[UInt8]] = []
+  private var width = 0
+  private var height = 0
+  private var bgra: PixelBuffer?
+  private var isYUV = false
+
+  mutating func copy(_ frame: VideoFrame) {
+    switch frame {
+    case .yuv420(let source):
+      isYUV = true
+      let w = source.width, h = source.height
+      let cw = (w + 1) / 2, ch = (h + 1) / 2
+      if width != w || height != h || planes.count != 3 {
+        planes = [[UInt8](repeating: 0, count: w * h), [UInt8](repeating: 0, count: cw * ch), [UInt8](repeating: 0, count: cw * ch)]
+      }
+      width = w
+      height = h
+      Self.copyPlane(source.y, stride: source.yStride, width: w, height: h, into: &planes[0])
+      Self.copyPlane(source.u, stride: source.uStride, width: cw, height: ch, into: &planes[1])
+      Self.copyPlane(source.v, stride: source.vStride, width: cw, height: ch, into: &planes[2])
+    case .bgra(let source):
+      isYUV = false
+      if bgra?.width != source.width || bgra?.height != source.height {
+        bgra = PixelBuffer(width: source.width, height: source.height)
+      }
+      let copy = bgra!
+      width = source.width
+      height = source.height
+      source.withUnsafeBytes { src in
+        copy.withUnsafeMutableBytes { dst in
+          for row in 0..<source.height {
+            (dst + row * copy.bytesPerRow).copyMemory(from: src + row * source.bytesPerRow, byteCount: source.width * 4)
+          }
+        }
+      }
+    }
+  }
+
+  private static func copyPlane(
+    _ source: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int, into plane: inout [UInt8]
+  ) {
+    plane.withUnsafeMutableBufferPointer { out in
+      for row in 0..<height {
+        (out.baseAddress! + row * width).update(from: source + row * stride, count: width)
+      }
+    }
+  }
+
+  func jpeg(_ encoder: JPEGEncoder) throws(PreviewError) -> [UInt8] {
+    if !isYUV, let bgra { return try encoder.encode(bgra) }
+    return try planes[0].withUnsafeBufferPointer { (y) throws(PreviewError) in
+      try planes[1].withUnsafeBufferPointer { (u) throws(PreviewError) in
+        try planes[2].withUnsafeBufferPointer { (v) throws(PreviewError) in
+          // The encoder only reads the planes.
+          let cw = (width + 1) / 2
+          let picture = YUV420Picture(
+            width: width, height: height, y: UnsafeMutablePointer(mutating: y.baseAddress!), yStride: width,
+            u: UnsafeMutablePointer(mutating: u.baseAddress!), uStride: cw,
+            v: UnsafeMutablePointer(mutating: v.baseAddress!), vStride: cw, presentationTime: .zero)
+          return try encoder.encode(picture)
+        }
+      }
+    }
+  }
+
+  /// The frame as a PNG (RGB), converted from yuv420p exactly as a still is.
+  func png() -> Result<[UInt8], PreviewError> {
+    let frame: PixelBuffer
+    if !isYUV, let bgra {
+      frame = bgra
+    } else {
+      frame = PixelBuffer(width: width, height: height)
+      planes[0].withUnsafeBytes { y in
+        planes[1].withUnsafeBytes { u in
+          planes[2].withUnsafeBytes { v in
+            PixelConverter.convertI420(
+              luma: y.baseAddress!, lumaBytesPerRow: width, cb: u.baseAddress!, cr: v.baseAddress!,
+              chromaBytesPerRow: (width + 1) / 2, to: frame)
+          }
+        }
+      }
+    }
+    do {
+      return .success(try PNGFile.encode(frame))
+    } catch {
+      return .failure(PreviewError("PNG encoding failed: \(error)"))
+    }
+  }
+}
