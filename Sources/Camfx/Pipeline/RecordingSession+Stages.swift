@@ -1,5 +1,8 @@
 import CamfxCore
 import CamfxMedia
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The bodies of the stage threads. Each runs until its input ends, then closes its
 /// output ring so the next stage drains and ends in turn.
@@ -44,6 +47,9 @@ extension RecordingSession {
       if firstTime == nil {
         firstTime = time
         videoStartNanoseconds.store(time.converted(to: Self.nanoseconds).value, ordering: .releasing)
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        firstFrameWallNanoseconds.store(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec), ordering: .releasing)
       }
       previousTime = lastTime
       lastTime = time

@@ -71,6 +71,9 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   // The video clock the audio stage follows, in nanoseconds on the input's timeline.
   let videoStartNanoseconds = Atomic<Int64>(.min)
+  /// The wall clock (CLOCK_REALTIME, ns since the epoch) when the first frame was
+  /// accepted, for latency measurements against a player's clock.
+  let firstFrameWallNanoseconds = Atomic<Int64>(.min)
   let videoEndNanoseconds = Atomic<Int64>(0)
   let videoFinished = Atomic<Bool>(false)
   /// Frames and nanoseconds of video the sink's output holds once it is finished
@@ -248,6 +251,8 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       result.framesOut = kept
       result.durationSeconds = Double(keptNanoseconds.load(ordering: .acquiring)) / 1e9
     }
+    let wall = firstFrameWallNanoseconds.load(ordering: .acquiring)
+    if wall != .min { result.firstFrameEpochSeconds = Double(wall) / 1e9 }
     result.videoPath = videoPath
     result.bgraFrames = s.framesInBGRA.load(ordering: .relaxed)
     result.busySeconds = [

@@ -35,6 +35,9 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   public var videoPath: String? = nil
   /// Frames the filter stage got as BGRA (0 when the whole path is yuv420p).
   public var bgraFrames: Int? = nil
+  /// When the first frame entered the pipeline, by the wall clock (seconds since the
+  /// epoch): frame n of a live source left the camera at about this plus its timestamp.
+  public var firstFrameEpochSeconds: Double? = nil
   /// Every output and how it did, when there is more than one or no file.
   public var outputs: [OutputReport]? = nil
 
@@ -61,5 +64,6 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
     case cameraGaps = "camera_gaps", indexSeconds = "index_seconds"
     case syncSeconds = "sync_seconds", syncs, videoPath = "video_path", bgraFrames = "bgra_frames", outputs
+    case firstFrameEpochSeconds = "first_frame_epoch"
   }
 }
