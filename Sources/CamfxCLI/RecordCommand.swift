@@ -110,7 +110,7 @@ struct RecordCommand: ParsableCommand {
   var filters: [String] = []
 
   @Option(name: .customLong("video-codec"), help: ArgumentHelp(
-    "h264 (libx264, the default), hevc (libx265), av1 (libsvtav1), vp9 (libvpx-vp9) or mjpeg.", valueName: "codec"))
+    "h264 (libx264, the default), hevc (libx265), av1 (libsvtav1), vp9 (libvpx-vp9), mjpeg, or copy (an --input movie's own packets, no re-encoding).", valueName: "codec"))
   var videoCodec: String?
 
   @Option(help: ArgumentHelp(
@@ -234,8 +234,9 @@ struct RecordCommand: ParsableCommand {
     // A movie is scaled to --size before the filters; other sources are made at that size.
     let geometry = try input == nil ? size.map { try FrameGeometry(parsing: $0) } : nil
     let inputScale = try input == nil ? nil : size.map(Self.inputScale)
+    let copying = videoCodec?.lowercased() == "copy"
     var videoSettings = VideoSettings(width: 2, height: 2)
-    try applyVideoOptions(to: &videoSettings)
+    if !copying { try applyVideoOptions(to: &videoSettings) }
     // Live sources default to veryfast, as OBS does: what 1080p30 needs on small
     // machines, and x264's lookahead (what a kill can lose beyond the fragment) is 10
     // frames instead of medium's 40. A transcode keeps ffmpeg's medium.
@@ -253,6 +254,19 @@ struct RecordCommand: ParsableCommand {
     let minimumFree = try minFree.map(RecordingLimits.parseByteCount)
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
     let previewAddress = try preview.map { try PreviewAddress(parsing: $0) }
+    if copying {
+      try checkCopyOptions()
+      let fileOptions = MovieFileOutput.Options(
+        fragmentInterval: fragmentInterval, faststart: faststart, overwrite: overwrite,
+        minimumFreeBytes: segmentInterval == nil ? minimumFree : nil,
+        maximumBytes: segmentInterval == nil ? limits.bytes : nil)
+      let segments = segmentInterval.map {
+        SegmentedMovieOutput.Options(
+          interval: $0, keep: keep, maximumTotalBytes: maximumTotal, minimumFreeBytes: minimumFree, file: fileOptions)
+      }
+      try runCopy(input: input!, plan: plan, limits: limits, file: fileOptions, segments: segments, statsFile: statsFile)
+      return
+    }
 
     // 2. Open the input and negotiate the chain's geometry, before any file exists.
     if (tone != nil || microphoneDevice != nil) && input != nil {
@@ -409,6 +423,47 @@ struct RecordCommand: ParsableCommand {
         : ""
       throw RecordingFailure(message: error + kept)
     }
+  }
+
+  /// `--video-codec copy` records a movie's own packets: nothing that needs pictures.
+  private func checkCopyOptions() throws {
+    guard input != nil else {
+      throw RecordingOptionError(
+        "--video-codec copy records a movie's own stream: use it with --input FILE (copying a camera's MJPEG or H.264 is not supported yet)")
+    }
+    let needsPictures: [(String, Bool)] = [
+      ("--filter", !filters.isEmpty), ("--size", size != nil), ("--timelapse", timelapse != nil),
+      ("--preview", preview != nil), ("--realtime", realtime == true), ("--encoder", encoder != nil),
+      ("--crf", crf != nil), ("--video-bitrate", videoBitrate != nil), ("--gop", gop != nil), ("--tune", tune != nil),
+      ("--profile", profile != nil), ("--x264-preset", x264Preset != nil), ("--audio-codec", audioCodec != nil),
+    ]
+    if let (name, _) = needsPictures.first(where: \.1) {
+      throw RecordingOptionError("\(name) needs decoded pictures or an encoder; --video-codec copy has neither")
+    }
+  }
+
+  /// Copies the movie's packets to the outputs, as they are.
+  private func runCopy(
+    input: String, plan: RecordingOutputPlan, limits: RecordingLimits, file: MovieFileOutput.Options,
+    segments: SegmentedMovieOutput.Options?, statsFile: OutputFile?
+  ) throws {
+    let reader = try MoviePacketReader(path: input, audio: audio != "none")
+    signal(SIGPIPE, SIG_IGN)
+    let outputs = try plan.makeOutputs(file: file, segments: segments) { Self.printToStderr("camfx: \($0)\n") }
+    let session = try PacketCopySession(reader: reader, outputs: outputs, limits: limits)
+    let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in session.stop() }
+    defer { signals.cancel() }
+    if verbose { Self.printToStderr("camfx: video path: \(reader.streams[0].codecName) → copy\n") }
+    let summary = session.run()
+    if let statsFile {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      let data = try encoder.encode(summary)
+      try statsFile.write { path in try data.write(to: URL(fileURLWithPath: path)) }
+    }
+    let name = outputs.first { !$0.isLive }?.report.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
+    Self.printToStderr(RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded", with: "copied") + "\n")
+    if let error = summary.error { throw RecordingFailure(message: error) }
   }
 
   /// `still-%Y%m%d-%H%M%S.png` in the directory of `file` (or here).

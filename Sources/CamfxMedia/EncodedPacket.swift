@@ -24,4 +24,11 @@ public struct EncodedPacket {
 
   /// True for a keyframe.
   public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+
+  /// Moves the packet `seconds` earlier on its stream's clock (a copy that starts at zero).
+  public func shift(earlierBy seconds: Double) {
+    let ticks = av_rescale_q(Int64((seconds * 1_000_000).rounded()), AVRational(num: 1, den: 1_000_000), stream.timeBase)
+    if pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE { pointer.pointee.pts -= ticks }
+    if pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE { pointer.pointee.dts -= ticks }
+  }
 }

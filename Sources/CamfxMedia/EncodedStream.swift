@@ -34,6 +34,31 @@ public final class EncodedStream: @unchecked Sendable {
     }
   }
 
+  /// A stream copied from an input as it is (`--video-codec copy`): its codec
+  /// parameters, time base and frame rate.
+  init(kind: Kind, index: Int, copying stream: UnsafeMutablePointer<AVStream>) throws(FFmpegError) {
+    guard let p = avcodec_parameters_alloc() else {
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avcodec_parameters_alloc")
+    }
+    parameters = p
+    self.kind = kind
+    self.index = index
+    timeBase = stream.pointee.time_base
+    frameRate = kind == .video ? stream.pointee.avg_frame_rate : AVRational(num: 0, den: 1)
+    do throws(FFmpegError) {
+      try check(avcodec_parameters_copy(p, stream.pointee.codecpar), "avcodec_parameters_copy")
+    } catch {
+      var q: UnsafeMutablePointer<AVCodecParameters>? = p
+      avcodec_parameters_free(&q)
+      throw error
+    }
+    // The input's codec tag means nothing in another container.
+    p.pointee.codec_tag = 0
+  }
+
+  /// The codec's name (`h264`, `mjpeg` ...).
+  public var codecName: String { String(cString: avcodec_get_name(parameters.pointee.codec_id)) }
+
   deinit {
     var p: UnsafeMutablePointer<AVCodecParameters>? = parameters
     avcodec_parameters_free(&p)

@@ -93,7 +93,7 @@ public struct VideoSettings: Sendable, Equatable {
     let key = name.lowercased() == "h265" ? "hevc" : name.lowercased()
     guard let encoder = encoders.first(where: { $0.key == key })?.value else {
       throw MediaSettingsError(
-        "unknown --video-codec '\(name)' (expected \(encoders.map(\.key).joined(separator: ", ")); "
+        "unknown --video-codec '\(name)' (expected \(encoders.map(\.key).joined(separator: ", ")) or copy; "
           + "--encoder NAME takes any FFmpeg encoder)")
     }
     return encoder

@@ -78,4 +78,60 @@ final class CodecTests: CLITestCase {
       clip + ["--encoder", "h264_v4l2m2m", "-o", "a.mkv"],
       prefix: "camfx: error: opening video encoder 'h264_v4l2m2m' failed: ")
   }
+
+  /// The MD5 of each video packet's bytes, as stored.
+  private func packetHashes(_ file: String) throws -> [String] {
+    let text = String(decoding: try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-i", path(file), "-map", "0:v", "-c", "copy", "-f", "framemd5", "-",
+    ]).stdout, as: UTF8.self)
+    return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map(String.init) }
+  }
+
+  func testCopyWritesTheInputsPacketsUnchanged() throws {
+    // An MJPEG movie (what a camera's MJPEG recording is), and H.264 with B-frames.
+    _ = try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-f", "lavfi", "-i", "sine=f=1000",
+      "-t", "4", "-c:v", "mjpeg", "-q:v", "3", "-c:a", "aac", path("mjpeg.mkv"),
+    ])
+    _ = try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25", "-t", "4", "-c:v", "libx264", "-bf", "3",
+      path("h264.mp4"),
+    ])
+    let mjpeg = try packetHashes("mjpeg.mkv")
+    XCTAssertEqual(mjpeg.count, 100)
+    for out in ["copy.mkv", "copy.mp4"] {
+      let result = try CLI.run(["--input", "mjpeg.mkv", "--video-codec", "copy", "-o", out], in: dir)
+      XCTAssertEqual(result.status, 0, "\(result)")
+      XCTAssertTrue(result.stderr.contains("copied 100 frames (4.00 s)"), result.stderr)
+      XCTAssertEqual(try packetHashes(out), mjpeg, out)
+      XCTAssertEqual(try MovieOracle.probe(path(out))["audio"]?.codec, "aac")
+    }
+    let result = try CLI.run(["--input", "h264.mp4", "--video-codec", "copy", "-o", "h264.mkv", "-o", "h264-copy.mp4"], in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertEqual(try packetHashes("h264.mkv"), try packetHashes("h264.mp4"))
+    XCTAssertEqual(try packetHashes("h264-copy.mp4"), try packetHashes("h264.mp4"))
+    XCTAssertEqual(try MovieOracle.probe(path("h264-copy.mp4"))["video"]?.frames, 100)
+    // Limits hold to the frame.
+    let cut = try CLI.run(["--input", "mjpeg.mkv", "--video-codec", "copy", "--duration", "2s", "-o", "cut.mkv"], in: dir)
+    XCTAssertEqual(cut.status, 0, "\(cut)")
+    XCTAssertEqual(try packetHashes("cut.mkv"), Array(mjpeg.prefix(50)))
+  }
+
+  func testCopyRefusesWhatNeedsPictures() throws {
+    _ = try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-f", "lavfi", "-i", "testsrc=size=64x64:rate=25", "-f", "lavfi", "-i", "sine", "-t", "1",
+      "-c:v", "mjpeg", "-c:a", "pcm_s16le", path("in.mkv"),
+    ])
+    try assertFails(
+      ["--video-codec", "copy", "-o", "a.mkv"],
+      stderr: "camfx: error: --video-codec copy records a movie's own stream: use it with --input FILE (copying a camera's MJPEG or H.264 is not supported yet)",
+      keep: ["in.mkv"])
+    try assertFails(
+      ["--input", "in.mkv", "--video-codec", "copy", "--filter", "mirror", "-o", "a.mkv"],
+      stderr: "camfx: error: --filter needs decoded pictures or an encoder; --video-codec copy has neither", keep: ["in.mkv"])
+    try assertFails(
+      ["--input", "in.mkv", "--video-codec", "copy", "-o", "a.mp4"],
+      stderr: "camfx: error: recording to 'a.mp4' failed: the MP4 container cannot hold pcm_s16le (Matroska, .mkv, holds every codec)",
+      keep: ["in.mkv"])
+  }
 }

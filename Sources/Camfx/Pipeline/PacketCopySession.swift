@@ -1,0 +1,97 @@
+import CamfxCore
+import CamfxMedia
+import Synchronization
+
+/// `--video-codec copy`: a movie's packets go to the outputs as they are, with no
+/// decoding and no encoding (`AVAssetExportPresetPassthrough`), cut by the usual
+/// limits. Timestamps are shifted so the recording starts at zero.
+///
+/// `@unchecked Sendable`: `run()` uses the reader and the outputs on one thread;
+/// `stop()` only sets an atomic.
+public final class PacketCopySession: @unchecked Sendable {
+  public let reader: MoviePacketReader
+  public let outputs: [any MovieOutput]
+  public let limits: RecordingLimits
+  private let stopRequested = Atomic<Bool>(false)
+  /// Video packets copied so far.
+  public let videoPackets = Atomic<Int>(0)
+
+  /// Tells every output the streams.
+  /// - Throws: `FFmpegError` when an output's container cannot hold a stream.
+  public init(reader: MoviePacketReader, outputs: [any MovieOutput], limits: RecordingLimits = RecordingLimits()) throws {
+    self.reader = reader
+    self.outputs = outputs
+    self.limits = limits
+    for output in outputs { try output.prepare(streams: reader.streams) }
+  }
+
+  /// Ends the copy after the current packet (a signal).
+  public func stop() { stopRequested.store(true, ordering: .releasing) }
+
+  /// Copies until the end of the movie, a limit or `stop()`, and finishes the outputs.
+  public func run() -> RecordingSummary {
+    let started = MonotonicClock.nanoseconds()
+    var reason = StopReason.endOfInput
+    var failure: (any Error)?
+    var offset: Double?
+    var firstVideo: Double?
+    var lastVideoEnd = 0.0
+    var frames = 0
+    do {
+      while let packet = try reader.nextPacket() {
+        if stopRequested.load(ordering: .acquiring) {
+          reason = .interrupted
+          break
+        }
+        if offset == nil { offset = packet.decodeSeconds }
+        packet.shift(earlierBy: offset ?? 0)
+        if packet.stream.kind == .video {
+          let pts = packet.presentationSeconds
+          if firstVideo == nil { firstVideo = pts }
+          if let limit = limits.duration, pts - (firstVideo ?? 0) >= limit.seconds {
+            reason = .duration
+            break
+          }
+          frames += 1
+          lastVideoEnd = max(lastVideoEnd, pts + packet.durationSeconds)
+          videoPackets.store(frames, ordering: .relaxed)
+        }
+        for output in outputs { try output.write(packet) }
+        if packet.stream.kind == .video {
+          if let limit = limits.frames, frames >= limit {
+            reason = .frames
+            break
+          }
+          if let limit = limits.bytes, bytesWritten >= limit {
+            reason = .maxSize
+            break
+          }
+          if outputs.allSatisfy(\.hasEnded) || outputs.contains(where: { $0.stopRequest != nil }) {
+            reason = .minFree
+            break
+          }
+        }
+      }
+      for output in outputs { try output.finish() }
+    } catch {
+      failure = error
+      reason = .failed
+      for output in outputs { output.cancel() }
+    }
+    var summary = RecordingSummary(
+      framesIn: frames, framesOut: frames, dropped: [DropReason.late.rawValue: 0, DropReason.outOfBuffers.rawValue: 0],
+      audioChunks: 0, durationSeconds: max(0, lastVideoEnd - (firstVideo ?? 0)),
+      elapsedSeconds: Double(MonotonicClock.nanoseconds() - started) / 1e9, bytes: bytesWritten, stopReason: reason,
+      error: failure.map { "\($0)" })
+    summary.videoPath = "\(reader.streams[0].codecName) → copy"
+    summary.bgraFrames = 0
+    if outputs.count > 1 || outputs.allSatisfy(\.isLive) { summary.outputs = outputs.map(\.report) }
+    return summary
+  }
+
+  /// The files' bytes (the live outputs' when there is no file).
+  private var bytesWritten: Int64 {
+    let files = outputs.filter { !$0.isLive }
+    return (files.isEmpty ? outputs : files).reduce(0) { $0 + $1.bytesWritten }
+  }
+}

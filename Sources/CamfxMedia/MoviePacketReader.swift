@@ -1,0 +1,55 @@
+import CFFmpeg
+
+/// Reads a movie's video (and sound) as the packets it holds, without decoding them,
+/// for `--video-codec copy`, as `AVAssetReaderTrackOutput` with nil output settings:
+///
+///     let reader = try MoviePacketReader(path: "cam.mkv")
+///     let writer = PacketCopyWriter(streams: reader.streams, outputs: [file])
+///     while let packet = try reader.nextPacket() { try writer.write(packet) }
+public final class MoviePacketReader {
+  public let path: String
+  /// The streams copied: the first video stream, then the first audio stream if any
+  /// (and wanted).
+  public let streams: [EncodedStream]
+  private let input: InputContext
+  private let inputIndex: [Int32: Int]
+  private let packet: FFmpegPacket
+
+  /// - Parameter audio: copy the first audio stream too.
+  /// - Throws: `FFmpegError` when the file cannot be opened or has no video.
+  public init(path: String, audio: Bool = true) throws(FFmpegError) {
+    self.path = path
+    input = try InputContext(path: path)
+    let ctx = input.context
+    var streams: [EncodedStream] = []
+    var map: [Int32: Int] = [:]
+    let videoIndex = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+    guard videoIndex >= 0 else {
+      throw FFmpegError(code: videoIndex, operation: "'\(path)'", message: "no video stream to copy")
+    }
+    streams.append(try EncodedStream(kind: .video, index: 0, copying: ctx.pointee.streams[Int(videoIndex)]!))
+    map[videoIndex] = 0
+    if audio {
+      let audioIndex = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, videoIndex, nil, 0)
+      if audioIndex >= 0 {
+        streams.append(try EncodedStream(kind: .audio, index: 1, copying: ctx.pointee.streams[Int(audioIndex)]!))
+        map[audioIndex] = 1
+      }
+    }
+    self.streams = streams
+    inputIndex = map
+    packet = try FFmpegPacket()
+  }
+
+  /// The next packet of a copied stream, lent until the next call; `nil` at the end.
+  public func nextPacket() throws(FFmpegError) -> EncodedPacket? {
+    while true {
+      av_packet_unref(packet.pointer)
+      let r = av_read_frame(input.context, packet.pointer)
+      if r == CAMFX_AVERROR_EOF { return nil }
+      try check(r, "av_read_frame '\(path)'")
+      guard let index = inputIndex[packet.pointer.pointee.stream_index] else { continue }
+      return EncodedPacket(stream: streams[index], pointer: packet.pointer)
+    }
+  }
+}
