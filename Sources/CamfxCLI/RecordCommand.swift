@@ -264,7 +264,7 @@ struct RecordCommand: ParsableCommand {
         SegmentedMovieOutput.Options(
           interval: $0, keep: keep, maximumTotalBytes: maximumTotal, minimumFreeBytes: minimumFree, file: fileOptions)
       }
-      try runCopy(input: input!, plan: plan, limits: limits, file: fileOptions, segments: segments, statsFile: statsFile)
+      try runCopy(input: input, plan: plan, limits: limits, file: fileOptions, segments: segments, statsFile: statsFile)
       return
     }
 
@@ -425,35 +425,42 @@ struct RecordCommand: ParsableCommand {
     }
   }
 
-  /// `--video-codec copy` records a movie's own packets: nothing that needs pictures.
+  /// `--video-codec copy` records a movie's or a camera's own packets: nothing that
+  /// needs pictures.
   private func checkCopyOptions() throws {
-    guard input != nil else {
-      throw RecordingOptionError(
-        "--video-codec copy records a movie's own stream: use it with --input FILE (copying a camera's MJPEG or H.264 is not supported yet)")
-    }
-    let needsPictures: [(String, Bool)] = [
-      ("--filter", !filters.isEmpty), ("--size", size != nil), ("--timelapse", timelapse != nil),
+    var needsPictures: [(String, Bool)] = [
+      ("--filter", !filters.isEmpty), ("--timelapse", timelapse != nil),
       ("--preview", preview != nil), ("--realtime", realtime == true), ("--encoder", encoder != nil),
       ("--crf", crf != nil), ("--video-bitrate", videoBitrate != nil), ("--gop", gop != nil), ("--tune", tune != nil),
       ("--profile", profile != nil), ("--x264-preset", x264Preset != nil), ("--audio-codec", audioCodec != nil),
     ]
+    // A camera is asked for its size; a movie would have to be scaled.
+    if input != nil { needsPictures.append(("--size", size != nil)) }
     if let (name, _) = needsPictures.first(where: \.1) {
       throw RecordingOptionError("\(name) needs decoded pictures or an encoder; --video-codec copy has neither")
     }
+    if input == nil, let audio, audio != "none" {
+      throw RecordingOptionError("--video-codec copy from a camera records no sound yet; drop --audio \(audio)")
+    }
   }
 
-  /// Copies the movie's packets to the outputs, as they are.
+  /// Copies the movie's or the camera's packets to the outputs, as they are.
   private func runCopy(
-    input: String, plan: RecordingOutputPlan, limits: RecordingLimits, file: MovieFileOutput.Options,
+    input: String?, plan: RecordingOutputPlan, limits: RecordingLimits, file: MovieFileOutput.Options,
     segments: SegmentedMovieOutput.Options?, statsFile: OutputFile?
   ) throws {
-    let reader = try MoviePacketReader(path: input, audio: audio != "none")
+    let packets: any PacketSource
+    if let input {
+      packets = try MoviePacketReader(path: input, audio: audio != "none")
+    } else {
+      packets = try CameraPacketSource(camera: try openCopiedCamera())
+    }
     signal(SIGPIPE, SIG_IGN)
     let outputs = try plan.makeOutputs(file: file, segments: segments) { Self.printToStderr("camfx: \($0)\n") }
-    let session = try PacketCopySession(reader: reader, outputs: outputs, limits: limits)
+    let session = try PacketCopySession(source: packets, outputs: outputs, limits: limits)
     let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in session.stop() }
     defer { signals.cancel() }
-    if verbose { Self.printToStderr("camfx: video path: \(reader.streams[0].codecName) → copy\n") }
+    if verbose { Self.printToStderr("camfx: video path: \(packets.streams[0].codecName) → copy\n") }
     let summary = session.run()
     if let statsFile {
       let encoder = JSONEncoder()
@@ -464,6 +471,25 @@ struct RecordCommand: ParsableCommand {
     let name = outputs.first { !$0.isLive }?.report.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
     Self.printToStderr(RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded", with: "copied") + "\n")
     if let error = summary.error { throw RecordingFailure(message: error) }
+  }
+
+  /// The camera `--video-codec copy` records: `--source` or the first camera, asked
+  /// for MJPEG at `--size` and `--fps`.
+  private func openCopiedCamera() throws -> V4L2Camera {
+    let spec = try source.map { try SourceSpec(parsing: $0) } ?? (try SourceSpec.defaultSource().spec)
+    guard case .camera(let device) = spec else {
+      throw RecordingOptionError(
+        "--video-codec copy records a camera's or a movie's own compressed stream; --source \(source ?? "testsrc") has none (use --input FILE or a camera)")
+    }
+    var settings = try camera.settings()
+    if let format = settings.pixelFormat, !format.isCompressed {
+      throw RecordingOptionError("--video-codec copy records compressed frames: --input-format \(format.code.lowercased()) is not, use mjpeg")
+    }
+    settings.pixelFormat = settings.pixelFormat ?? .mjpeg
+    let camera = try SourceSpec.openCamera(
+      device: device, size: try size.map { try FrameGeometry(parsing: $0) }, frameRate: fps, poolCapacity: 2, camera: settings)
+    reportNotes(camera.notes, from: camera.path)
+    return camera
   }
 
   /// `still-%Y%m%d-%H%M%S.png` in the directory of `file` (or here).

@@ -44,6 +44,42 @@ extension V4L2Camera {
 
   /// The next frame, BGRA or (after `deliverYUV420Frames()`) yuv420p; see `nextFrame()`.
   public func nextVideoFrame() throws -> VideoFrame? {
+    try nextBuffer { buffer in try take(buffer) }
+  }
+
+  /// True when the camera sends compressed frames (MJPEG) that can be recorded as
+  /// they are (`--video-codec copy`).
+  public var deliversCompressedFrames: Bool {
+    if case .jpeg = layout { return true }
+    return false
+  }
+
+  /// The most bytes one frame can take (the largest driver buffer).
+  public var largestFrameBytes: Int { buffers.map(\.length).max() ?? 0 }
+
+  /// Calls `body` with the next frame's bytes as the camera sent them (one JPEG for an
+  /// MJPEG camera) and its timestamp, without decoding; `false` after `stop()`. The
+  /// bytes are the driver's buffer: valid only during the call.
+  /// - Throws: as `nextFrame()`.
+  public func nextCompressedFrame(_ body: (UnsafeRawBufferPointer, MediaTime) throws -> Void) throws -> Bool {
+    precondition(deliversCompressedFrames, "the camera does not send compressed frames")
+    let taken: Bool? = try nextBuffer { buffer in
+      defer { _ = try? queue(buffer.index) }
+      guard let (bytes, time) = accept(buffer) else { return nil }
+      guard bytes.count >= minimumFrameBytes else {
+        corrupt.add(1, ordering: .relaxed)
+        return nil
+      }
+      try body(bytes, time)
+      delivered.add(1, ordering: .relaxed)
+      return true
+    }
+    return taken ?? false
+  }
+
+  /// Dequeues buffers until `handle` makes something of one (it gives the buffer back
+  /// to the driver); `nil` after `stop()`.
+  private func nextBuffer<T>(_ handle: (v4l2_buffer) throws -> T?) throws -> T? {
     if !started { try startStreaming() }
     // However the driver behaves (poll ready but nothing to dequeue, only bad frames),
     // this call gives up after `frameTimeout` seconds without a frame, so a recording's
@@ -77,16 +113,14 @@ extension V4L2Camera {
       if status != 0 {
         throw V4L2Error(errno: status, operation: "VIDIOC_DQBUF", device: path)
       }
-      if let frame = try take(buffer) { return frame }
+      if let result = try handle(buffer) { return result }
     }
     return nil
   }
 
-  /// Converts one dequeued buffer (or drops it) and gives it back to the driver.
-  private func take(_ buffer: v4l2_buffer) throws -> VideoFrame? {
-    // Back to the driver as soon as the pixels are converted. A failing VIDIOC_QBUF
-    // (the camera unplugged) surfaces from the next VIDIOC_DQBUF, after this frame.
-    defer { _ = try? queue(buffer.index) }
+  /// The bytes and timestamp of a dequeued buffer, or nil for one that is dropped (a
+  /// driver error, a warm-up frame), counting drops.
+  private func accept(_ buffer: v4l2_buffer) -> (UnsafeRawBufferPointer, MediaTime)? {
     if let last = lastSequence, buffer.sequence &- last > 1, buffer.sequence &- last < 1 << 30 {
       droppedByDriver.add(Int(buffer.sequence &- last &- 1), ordering: .relaxed)
     }
@@ -110,7 +144,17 @@ extension V4L2Camera {
     }
     let mapped = buffers[Int(buffer.index)]
     let used = min(buffer.bytesused == 0 ? mapped.length : Int(buffer.bytesused), mapped.length)
-    let source = UnsafeRawPointer(mapped.start)
+    return (UnsafeRawBufferPointer(start: mapped.start, count: used), time)
+  }
+
+  /// Converts one dequeued buffer (or drops it) and gives it back to the driver.
+  private func take(_ buffer: v4l2_buffer) throws -> VideoFrame? {
+    // Back to the driver as soon as the pixels are converted. A failing VIDIOC_QBUF
+    // (the camera unplugged) surfaces from the next VIDIOC_DQBUF, after this frame.
+    defer { _ = try? queue(buffer.index) }
+    guard let (bytes, time) = accept(buffer) else { return nil }
+    let used = bytes.count
+    let source = bytes.baseAddress!
     guard used >= minimumFrameBytes else {
       corrupt.add(1, ordering: .relaxed)
       return nil

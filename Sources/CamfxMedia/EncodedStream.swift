@@ -56,6 +56,29 @@ public final class EncodedStream: @unchecked Sendable {
     p.pointee.codec_tag = 0
   }
 
+  /// A video stream of compressed frames made elsewhere (a camera's MJPEG), copied as
+  /// they come: `codec` is FFmpeg's name (`mjpeg`), timestamps are in microseconds.
+  /// - Throws: `FFmpegError` for a codec FFmpeg does not know.
+  public init(video codec: String, width: Int, height: Int, framesPerSecond: Double) throws(FFmpegError) {
+    guard let descriptor = avcodec_descriptor_get_by_name(codec) else {
+      throw FFmpegError.invalid("codec '\(codec)'", "FFmpeg does not know it")
+    }
+    guard let p = avcodec_parameters_alloc() else {
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avcodec_parameters_alloc")
+    }
+    parameters = p
+    kind = .video
+    index = 0
+    timeBase = AVRational(num: 1, den: 1_000_000)
+    frameRate = av_d2q(framesPerSecond, 1001 * 1000)
+    p.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+    p.pointee.codec_id = descriptor.pointee.id
+    p.pointee.width = Int32(width)
+    p.pointee.height = Int32(height)
+    // A camera's JPEGs are full-range 4:2:2 or 4:2:0; players read it from the JPEG.
+    p.pointee.color_range = AVCOL_RANGE_JPEG
+  }
+
   /// The codec's name (`h264`, `mjpeg` ...).
   public var codecName: String { String(cString: avcodec_get_name(parameters.pointee.codec_id)) }
 

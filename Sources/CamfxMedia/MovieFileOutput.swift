@@ -72,9 +72,11 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   private var nextCutSeconds: Double?
   private var finishedBytes: Int64 = 0
   private var freeSpace: FreeSpaceCheck?
-  /// Packet bytes given to the muxer since the last commit (it holds a fragment in
-  /// memory until it is cut).
-  private var pendingPacketBytes: Int64 = 0
+  /// The file's bytes after the header, and the packet bytes given to the muxer since:
+  /// the muxer holds a fragment in memory until it is cut, and its interleaving queue
+  /// holds packets even across a cut, so what reached the file says too little.
+  private var headerBytes: Int64 = 0
+  private var muxedPacketBytes: Int64 = 0
   /// Video packets muxed, and where the last one ends (seconds).
   public private(set) var videoPacketsWritten = 0
   public private(set) var videoEndSeconds: Double = 0
@@ -99,7 +101,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
 
   private var isFragmented: Bool { options.fragmentInterval > 0 }
 
-  public var bytesWritten: Int64 { io.map { $0.size + pendingPacketBytes } ?? finishedBytes }
+  public var bytesWritten: Int64 { io.map { max($0.size, headerBytes + muxedPacketBytes) } ?? finishedBytes }
 
   public var report: OutputReport {
     var error: String? = nil
@@ -172,7 +174,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   /// Hands one packet (in its stream's time base) to the muxer, which takes its data.
   private func mux(_ p: UnsafeMutablePointer<AVPacket>) throws(FFmpegError) {
     guard let context else { return }
-    pendingPacketBytes += Int64(p.pointee.size)
+    muxedPacketBytes += Int64(p.pointee.size)
     try check(av_interleaved_write_frame(context, p), "av_interleaved_write_frame")
   }
 
@@ -191,7 +193,6 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     try check(av_write_frame(context, nil), "av_write_frame (flush)")
     io.setMarker(marker)
     try io.commit(sync: true)
-    pendingPacketBytes = 0
   }
 
   public func finish() throws(FFmpegError) {
@@ -233,7 +234,6 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     try check(av_write_trailer(context), "av_write_trailer")
     io.setMarker(marker)
     try io.commit(sync: true)
-    pendingPacketBytes = 0
     if isFragmented && container.isISOBMFF {
       do throws(MP4FormatError) {
         finishReport = try FragmentedMovieFinisher.finish(fd: fd)
@@ -328,6 +328,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       }
       io.stageLimit = isFragmented ? 256 << 20 : 4 << 20
       try io.commit(sync: isFragmented)
+      headerBytes = io.size
       status = .writing
     } catch {
       // Nothing was recorded yet: leave nothing behind.

@@ -54,7 +54,7 @@ final class CodecTests: CLITestCase {
       stderr: "camfx: error: recording to 'rtmp://127.0.0.1:9/live/x' failed: the FLV (RTMP) container cannot hold hevc (Matroska, .mkv, holds every codec)")
     try assertFails(
       clip + ["--video-codec", "h266", "-o", "a.mkv"],
-      stderr: "camfx: error: unknown --video-codec 'h266' (expected h264, hevc, av1, vp9, mjpeg; --encoder NAME takes any FFmpeg encoder)")
+      stderr: "camfx: error: unknown --video-codec 'h266' (expected h264, hevc, av1, vp9, mjpeg or copy; --encoder NAME takes any FFmpeg encoder)")
     try assertFails(
       clip + ["--encoder", "nosuch", "-o", "a.mkv"], prefix: "camfx: error: FFmpeg has no encoder 'nosuch'; the video encoders that take yuv420p here: ")
     try assertFails(
@@ -123,8 +123,16 @@ final class CodecTests: CLITestCase {
       "-c:v", "mjpeg", "-c:a", "pcm_s16le", path("in.mkv"),
     ])
     try assertFails(
-      ["--video-codec", "copy", "-o", "a.mkv"],
-      stderr: "camfx: error: --video-codec copy records a movie's own stream: use it with --input FILE (copying a camera's MJPEG or H.264 is not supported yet)",
+      ["--source", "testsrc", "--video-codec", "copy", "-o", "a.mkv"],
+      stderr: "camfx: error: --video-codec copy records a camera's or a movie's own compressed stream; --source testsrc has none (use --input FILE or a camera)",
+      keep: ["in.mkv"])
+    try assertFails(
+      ["--source", "/dev/video63", "--video-codec", "copy", "--input-format", "yuyv", "-o", "a.mkv"],
+      stderr: "camfx: error: --video-codec copy records compressed frames: --input-format yuyv is not, use mjpeg",
+      keep: ["in.mkv"])
+    try assertFails(
+      ["--source", "/dev/video63", "--video-codec", "copy", "--audio", "sine", "-o", "a.mkv"],
+      stderr: "camfx: error: --video-codec copy from a camera records no sound yet; drop --audio sine",
       keep: ["in.mkv"])
     try assertFails(
       ["--input", "in.mkv", "--video-codec", "copy", "--filter", "mirror", "-o", "a.mkv"],

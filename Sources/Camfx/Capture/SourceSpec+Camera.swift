@@ -19,8 +19,9 @@ extension SourceSpec {
     return try Self.openCamera(device: device, size: size, frameRate: frameRate, poolCapacity: poolCapacity, camera: camera)
   }
 
-  /// The camera branch of `open`: `V4L2Camera` with `camera` plus the common options.
-  static func openCamera(
+  /// The camera branch of `open`: `V4L2Camera` with `camera` plus the common options
+  /// (also how `--video-codec copy` opens its camera).
+  public static func openCamera(
     device: String, size: FrameGeometry?, frameRate: Int?, poolCapacity: Int, camera: CameraSettings = CameraSettings()
   ) throws -> V4L2Camera {
     var settings = camera

@@ -2,14 +2,15 @@ import CamfxCore
 import CamfxMedia
 import Synchronization
 
-/// `--video-codec copy`: a movie's packets go to the outputs as they are, with no
-/// decoding and no encoding (`AVAssetExportPresetPassthrough`), cut by the usual
-/// limits. Timestamps are shifted so the recording starts at zero.
+/// `--video-codec copy`: a movie's packets (`MoviePacketReader`) or a camera's JPEGs
+/// (`CameraPacketSource`) go to the outputs as they are, with no decoding and no
+/// encoding (`AVAssetExportPresetPassthrough`), cut by the usual limits. Timestamps are
+/// shifted so the recording starts at zero.
 ///
-/// `@unchecked Sendable`: `run()` uses the reader and the outputs on one thread;
+/// `@unchecked Sendable`: `run()` uses the source and the outputs on one thread;
 /// `stop()` only sets an atomic.
 public final class PacketCopySession: @unchecked Sendable {
-  public let reader: MoviePacketReader
+  public let source: any PacketSource
   public let outputs: [any MovieOutput]
   public let limits: RecordingLimits
   private let stopRequested = Atomic<Bool>(false)
@@ -18,11 +19,11 @@ public final class PacketCopySession: @unchecked Sendable {
 
   /// Tells every output the streams.
   /// - Throws: `FFmpegError` when an output's container cannot hold a stream.
-  public init(reader: MoviePacketReader, outputs: [any MovieOutput], limits: RecordingLimits = RecordingLimits()) throws {
-    self.reader = reader
+  public init(source: any PacketSource, outputs: [any MovieOutput], limits: RecordingLimits = RecordingLimits()) throws {
+    self.source = source
     self.outputs = outputs
     self.limits = limits
-    for output in outputs { try output.prepare(streams: reader.streams) }
+    for output in outputs { try output.prepare(streams: source.streams) }
   }
 
   /// Ends the copy after the current packet (a signal).
@@ -38,7 +39,7 @@ public final class PacketCopySession: @unchecked Sendable {
     var lastVideoEnd = 0.0
     var frames = 0
     do {
-      while let packet = try reader.nextPacket() {
+      while let packet = try source.nextPacket() {
         if stopRequested.load(ordering: .acquiring) {
           reason = .interrupted
           break
@@ -83,7 +84,7 @@ public final class PacketCopySession: @unchecked Sendable {
       audioChunks: 0, durationSeconds: max(0, lastVideoEnd - (firstVideo ?? 0)),
       elapsedSeconds: Double(MonotonicClock.nanoseconds() - started) / 1e9, bytes: bytesWritten, stopReason: reason,
       error: failure.map { "\($0)" })
-    summary.videoPath = "\(reader.streams[0].codecName) → copy"
+    summary.videoPath = "\(source.streams[0].codecName) → copy"
     summary.bgraFrames = 0
     if outputs.count > 1 || outputs.allSatisfy(\.isLive) { summary.outputs = outputs.map(\.report) }
     return summary
