@@ -11,6 +11,8 @@ let package = Package(
   name: "camfx",
   products: [
     .library(name: "Camfx", targets: ["Camfx"]),
+    // The preview server and its JPEG encoder (the benchmarks measure it).
+    .library(name: "CamfxPreview", targets: ["CamfxPreview"]),
     .executable(name: "camfx", targets: ["CamfxCLI"]),
   ],
   dependencies: [

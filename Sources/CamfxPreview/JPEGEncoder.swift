@@ -7,10 +7,10 @@ import CamfxCore
 /// camfx's yuv420p is BT.601 limited range (Y 16...235, C 16...240) and JPEG's is full
 /// range, so the planes are first stretched through two lookup tables into scratch
 /// planes of the same layout; without that, blacks come out grey.
-final class JPEGEncoder {
-  let width: Int
-  let height: Int
-  let quality: Int
+public final class JPEGEncoder {
+  public let width: Int
+  public let height: Int
+  public let quality: Int
   private let handle: tjhandle
   private let capacity: Int
   private let output: UnsafeMutablePointer<UInt8>
@@ -18,7 +18,7 @@ final class JPEGEncoder {
   private var chromaTable = [UInt8](repeating: 0, count: 256)
   private var fullRange: [[UInt8]]
 
-  init(width: Int, height: Int, quality: Int = 80) throws(PreviewError) {
+  public init(width: Int, height: Int, quality: Int = 80) throws(PreviewError) {
     guard let handle = tjInitCompress() else { throw PreviewError("tjInitCompress failed") }
     self.handle = handle
     self.width = width
@@ -43,7 +43,7 @@ final class JPEGEncoder {
   }
 
   /// The JPEG of a yuv420p picture (4:2:0, like the picture).
-  func encode(_ picture: YUV420Picture) throws(PreviewError) -> [UInt8] {
+  public func encode(_ picture: YUV420Picture) throws(PreviewError) -> [UInt8] {
     let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
     stretch(picture.y, stride: picture.yStride, width: width, height: height, into: 0, table: lumaTable)
     stretch(picture.u, stride: picture.uStride, width: chromaWidth, height: chromaHeight, into: 1, table: chromaTable)
@@ -65,7 +65,7 @@ final class JPEGEncoder {
   }
 
   /// The JPEG of a BGRA frame (4:2:0).
-  func encode(_ frame: PixelBuffer) throws(PreviewError) -> [UInt8] {
+  public func encode(_ frame: PixelBuffer) throws(PreviewError) -> [UInt8] {
     var size = UInt(capacity)
     var buffer: UnsafeMutablePointer<UInt8>? = output
     let status = frame.withUnsafeBytes { base in
