@@ -51,24 +51,20 @@ struct PreviewCommand: ParsableCommand {
   func run() throws {
     FFmpegLogging.fatalOnly()
     let address = try PreviewAddress(parsing: listen)
-    let limits = RecordingLimits(duration: try duration.map(RecordingLimits.parseDuration))
-    var chain = try FilterRegistry.builtin.makeChain(filters)
-    let geometry = try size.map { try FrameGeometry(parsing: $0) }
-    let opened = try RecordCommand.openInput(
-      source: source, input: nil, size: geometry, fps: fps, realtime: true, inputAudio: false,
-      camera: try camera.settings())
-    chain.setClock(opened.clock)
-    let outputGeometry = try chain.configure(input: opened.input.geometry)
+    var recording = RecordingPipeline.Configuration(source: .live(try source.map { try SourceSpec(parsing: $0) }))
+    recording.size = try size.map { try FrameGeometry(parsing: $0) }
+    recording.framesPerSecond = fps
+    recording.camera = try camera.settings()
+    recording.chain = try FilterRegistry.builtin.makeChain(filters)
+    recording.limits = RecordingLimits(duration: try duration.map(RecordingLimits.parseDuration))
     let stopTarget = RecordingStopTarget()
     let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in stopTarget.signalled() }
     defer { signals.cancel() }
-    let session = try RecordingSession<PCMBuffer>(
-      input: opened.input, chain: chain, sink: DiscardingSink<PCMBuffer>(), limits: limits, buffering: opened.buffering)
-    let preview = try previewOptions.start(at: address, geometry: outputGeometry, session: session)
+    let pipeline = try RecordingPipeline(recording) { RecordCommand.printToStderr("camfx: \($0)\n") }
+    let preview = try previewOptions.start(at: address, pipeline: pipeline)
     defer { preview.stop() }
-    guard stopTarget.attach(session) else { return }
-    session.start()
-    let summary = session.waitUntilFinished(statusInterval: 0.5)
+    guard stopTarget.attach(pipeline.session) else { return }
+    let summary = try pipeline.run()
     RecordCommand.printToStderr(
       "previewed \(summary.framesOut) frames in \(RecordingStatusLine.fixed(summary.elapsedSeconds, 1)) s; "
         + "\(preview.tap.viewerFrames) sent to viewers\n")

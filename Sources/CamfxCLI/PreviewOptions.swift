@@ -21,17 +21,17 @@ struct PreviewOptions: ParsableArguments {
     }
   }
 
-  /// Starts serving the session's filtered frames on `address`; prints where.
-  func start(
-    at address: PreviewAddress, geometry: FrameGeometry, session: RecordingSession<PCMBuffer>,
-    outputs: @escaping @Sendable () -> [OutputReport] = { [] }
-  ) throws -> RunningPreview {
-    let tap = PreviewTap(geometry: geometry, framesPerSecond: previewFPS)
-    let state = PreviewState(statistics: session.statistics, viewers: { tap.viewers }, outputs: outputs)
+  /// Starts serving the pipeline's filtered frames and figures on `address`; prints where.
+  func start(at address: PreviewAddress, pipeline: RecordingPipeline) throws -> RunningPreview {
+    let tap = PreviewTap(geometry: pipeline.outputGeometry, framesPerSecond: previewFPS)
+    let writer = pipeline.writer
+    let state = PreviewState(statistics: pipeline.session.statistics, viewers: { tap.viewers }) {
+      writer?.outputReports ?? []
+    }
     let server = PreviewServer(address: address, tap: tap, credentials: previewAuth) { state.json() }
     try server.start()
     try tap.start()
-    session.taps.append(tap)
+    pipeline.addTap(tap)
     RecordCommand.printToStderr("camfx: preview at \(server.url)\n")
     return RunningPreview(tap: tap, server: server)
   }

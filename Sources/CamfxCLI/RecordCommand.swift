@@ -207,7 +207,7 @@ struct RecordCommand: ParsableCommand {
     let names = outputOptions.output.isEmpty ? [DefaultOutputName.make()] : outputOptions.output
     if outputOptions.output.isEmpty { Self.printToStderr("camfx: recording to \(names[0]) (no -o given); Ctrl-C stops\n") }
     // 1. Everything that can be checked without opening anything.
-    var limits = RecordingLimits(
+    let limits = RecordingLimits(
       duration: try duration.map(RecordingLimits.parseDuration),
       frames: frames,
       bytes: try maxSize.map(RecordingLimits.parseByteCount))
@@ -221,199 +221,88 @@ struct RecordCommand: ParsableCommand {
         throw RecordingOptionError("--timelapse keeps frames of a live source: a camera, testsrc, or --input with --realtime")
       }
     }
-    if let interval = timelapseInterval, let duration = limits.duration {
-      // The duration is the source's; the movie holds one frame per interval of it.
-      let kept = Int((duration.seconds / interval.seconds).rounded(.up))
-      limits.frames = min(limits.frames ?? kept, kept)
-      limits.duration = nil
-    }
-    let microphoneDevice = audio.flatMap(MicrophoneOption.device)
-    let tone = try audio.flatMap { microphoneDevice == nil ? try AudioOption.parse($0) : nil }
-    let cameraSettings = try camera.settings()
-    var chain = try FilterRegistry.builtin.makeChain(filters)
-    // A movie is scaled to --size before the filters; other sources are made at that size.
-    let geometry = try input == nil ? size.map { try FrameGeometry(parsing: $0) } : nil
-    let inputScale = try input == nil ? nil : size.map(Self.inputScale)
-    let copying = videoCodec?.lowercased() == "copy"
-    var videoSettings = VideoSettings(width: 2, height: 2)
-    if !copying { try applyVideoOptions(to: &videoSettings) }
-    // Live sources default to veryfast, as OBS does: what 1080p30 needs on small
-    // machines, and x264's lookahead (what a kill can lose beyond the fragment) is 10
-    // frames instead of medium's 40. A transcode keeps ffmpeg's medium.
-    videoSettings.realtime = input == nil || realtime == true
     let plan = try outputOptions.plan(names: names, overwrite: overwrite)
-    let output = plan.targets.map(\.displayName).joined(separator: ", ")
-    let fragmentInterval = try fragment.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 1
     if let input { try plan.requireDistinct(fromInput: input) }
-    let reconnectTimeout = try reconnect.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 30
     let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0).seconds }
     if segmentInterval != nil && plan.files.isEmpty {
       throw RecordingOptionError("--segment cuts movie files: add -o with a .mp4, .mov or .mkv name")
     }
-    let maximumTotal = try maxTotal.map(RecordingLimits.parseByteCount)
     let minimumFree = try minFree.map(RecordingLimits.parseByteCount)
+    let fileOptions = MovieFileOutput.Options(
+      fragmentInterval: try fragment.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 1,
+      faststart: faststart, overwrite: overwrite,
+      minimumFreeBytes: segmentInterval == nil ? minimumFree : nil,
+      maximumBytes: segmentInterval == nil ? limits.bytes : nil)
+    let segments = try segmentInterval.map {
+      SegmentedMovieOutput.Options(
+        interval: $0, keep: keep, maximumTotalBytes: try maxTotal.map(RecordingLimits.parseByteCount),
+        minimumFreeBytes: minimumFree, file: fileOptions)
+    }
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
-    let previewAddress = try preview.map { try PreviewAddress(parsing: $0) }
-    if copying {
+    if videoCodec?.lowercased() == "copy" {
       try checkCopyOptions()
-      let fileOptions = MovieFileOutput.Options(
-        fragmentInterval: fragmentInterval, faststart: faststart, overwrite: overwrite,
-        minimumFreeBytes: segmentInterval == nil ? minimumFree : nil,
-        maximumBytes: segmentInterval == nil ? limits.bytes : nil)
-      let segments = segmentInterval.map {
-        SegmentedMovieOutput.Options(
-          interval: $0, keep: keep, maximumTotalBytes: maximumTotal, minimumFreeBytes: minimumFree, file: fileOptions)
-      }
       try runCopy(input: input, plan: plan, limits: limits, file: fileOptions, segments: segments, statsFile: statsFile)
       return
     }
+    var recording = try configuration(limits: limits, timelapse: timelapseInterval)
+    recording.outputs = plan
+    recording.file = fileOptions
+    recording.segments = segments
+    let previewAddress = try preview.map { try PreviewAddress(parsing: $0) }
 
-    // 2. Open the input and negotiate the chain's geometry, before any file exists.
-    if (tone != nil || microphoneDevice != nil) && input != nil {
-      throw RecordingOptionError("--audio \(audio ?? "") cannot be used with --input, which brings its own sound (--audio none drops it)")
-    }
-    var opened = try Self.openInput(
-      source: source, input: input, size: geometry, fps: timelapseInterval == nil ? fps : nil,
-      realtime: realtime ?? (input == nil),
-      inputAudio: audio != "none",
-      camera: cameraSettings, reconnectTimeout: reconnectTimeout)
-    if let interval = timelapseInterval {
-      let rate = fps ?? 30
-      opened.input = TimelapseInput(opened.input, interval: interval, frameDuration: MediaTime(value: 1, timescale: Int32(rate)))
-      opened.fps = Double(rate)
-    }
-    // A movie is turned upright (its display matrix), then scaled to --size, then filtered.
-    var prefix: [any VideoFilter] = []
-    if !noAutorotate, let angle = Rotate.Angle(rawValue: opened.displayRotation) { prefix.append(Rotate(angle: angle)) }
-    if let inputScale { prefix.append(inputScale) }
-    if !prefix.isEmpty { chain = FilterChain(prefix + chain.filters) }
-    chain.setClock(opened.clock)
-    let outputGeometry = try chain.configure(input: opened.input.geometry)
-    videoSettings.width = outputGeometry.width
-    videoSettings.height = outputGeometry.height
-    videoSettings.fps = opened.fps
-    var audioSettings: AudioSettings?
-    var microphone: ALSAMicrophone?
-    if tone != nil || opened.input.hasAudio || microphoneDevice != nil {
-      var a = AudioSettings()
-      // A transcode keeps the file's rate and channels unless told otherwise.
-      if let audioCodec { a.codec = try AudioSettings.encoder(forCodec: audioCodec) }
-      let rates = a.codec == "libopus" ? AudioSettings.opusSampleRates : AudioSettings.aacSampleRates
-      if let rate = opened.audioSampleRate, rates.contains(rate) { a.sampleRate = rate }
-      if let n = opened.audioChannels, (1...2).contains(n) { a.channels = n }
-      if let audioBitrate { a.bitrate = try Bitrate.parse(audioBitrate) }
-      if let sampleRate { a.sampleRate = sampleRate }
-      if let channels { a.channels = channels }
-      if let microphoneDevice {
-        // The device may run at another rate or channel count; the movie takes its own.
-        let mic = try ALSAMicrophone(device: microphoneDevice, sampleRate: a.sampleRate, channels: a.channels)
-        reportNotes(mic.notes, from: microphoneDevice)
-        a.sampleRate = mic.sampleRate
-        a.channels = mic.channels
-        microphone = mic
-      }
-      audioSettings = a
-    }
-    let settings = MovieSettings(video: videoSettings, audio: audioSettings)
-    try settings.validate()
-    let toneGenerator = try tone.map { frequency in
-      SineToneGenerator(try SineAudioSource(
-        frequency: frequency, sampleRate: audioSettings!.sampleRate, channels: audioSettings!.channels))
-    }
-    let generator: (any AudioGenerator<PCMBuffer>)? = microphone ?? toneGenerator
-    let input = opened.input
-
-    // 3. The file, under its own name: created when the first packet reaches it.
-    // Signals are caught from here on, so that a stop always finishes the file.
+    // 2. Signals are caught from here on, so that a stop always finishes the file, which
+    // is created under its own name when the first packet reaches it.
     let stopTarget = RecordingStopTarget()
     let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in stopTarget.signalled() }
     defer { signals.cancel() }
-    let interrupted = RecordingOptionError("interrupted before the recording started")
-    if stopTarget.interruptedEarly { throw interrupted }
-    let fileOptions = MovieFileOutput.Options(
-      fragmentInterval: fragmentInterval, faststart: faststart, overwrite: overwrite,
-      minimumFreeBytes: segmentInterval == nil ? minimumFree : nil,
-      maximumBytes: segmentInterval == nil ? limits.bytes : nil)
     // A pipe whose reader went away must end that output, not the process.
     signal(SIGPIPE, SIG_IGN)
-    let outputs = try plan.makeOutputs(
-      file: fileOptions,
-      segments: segmentInterval.map {
-        SegmentedMovieOutput.Options(
-          interval: $0, keep: keep, maximumTotalBytes: maximumTotal, minimumFreeBytes: minimumFree, file: fileOptions)
-      },
-      events: { [eraseStatus = !quiet && isatty(STDERR_FILENO) != 0] in
-        Self.printToStderr((eraseStatus ? "\r\u{1B}[2K" : "") + "camfx: \($0)\n")
-      })
-    let writer = try MovieWriter(settings: settings, outputs: outputs)
-    let sink = MovieWriterSink(writer: writer)
-    let session = try RecordingSession<PCMBuffer>(
-      input: input, chain: chain, generator: generator, sink: sink, limits: limits, buffering: opened.buffering)
-    let stillPattern = still ?? Self.defaultStillPattern(nextTo: plan.files.first)
-    let stills = StillCapture(pattern: stillPattern) { [eraseStatus = !quiet && isatty(STDERR_FILENO) != 0] in
-      Self.printToStderr((eraseStatus ? "\r\u{1B}[2K" : "") + "camfx: \($0)\n")
+    let eraseStatus = !quiet && isatty(STDERR_FILENO) != 0
+    let report: @Sendable (String) -> Void = { Self.printToStderr((eraseStatus ? "\r\u{1B}[2K" : "") + "camfx: \($0)\n") }
+    let pipeline = try RecordingPipeline(recording, report: report)
+    let interrupted = RecordingOptionError("interrupted before the recording started")
+    if stopTarget.interruptedEarly {
+      pipeline.cancel()
+      throw interrupted
     }
-    session.taps.append(stills)
+    let stills = StillCapture(pattern: still ?? Self.defaultStillPattern(nextTo: plan.files.first), report: report)
+    pipeline.addTap(stills)
     let stillSignal = StopSignals(signals: [SIGUSR1]) { _, _ in stills.request() }
     defer { stillSignal.cancel() }
     let runningPreview = try previewAddress.map { address in
-      try previewOptions.start(at: address, geometry: outputGeometry, session: session) { writer.outputReports }
+      try previewOptions.start(at: address, pipeline: pipeline)
     }
     defer { runningPreview?.stop() }
-    guard stopTarget.attach(session) else {
-      writer.cancel()
+    guard stopTarget.attach(pipeline.session) else {
+      pipeline.cancel()
       throw interrupted
     }
 
-    // A terminal gets a status line redrawn in place; a log (a service's journal, a
-    // file) a line a minute.
+    // 3. Record. A terminal gets a status line redrawn in place; a log (a service's
+    // journal, a file) a line a minute.
     let onTerminal = isatty(STDERR_FILENO) != 0
     let showStatus = !quiet && onTerminal
     var statusLine = RecordingStatusLine()
     var progressLog = quiet || onTerminal ? nil : RecordingProgressLog(interval: 60)
-    if verbose { Self.printToStderr("camfx: video path: \(session.videoPath)\n") }
-    try microphone?.start()
-    session.start()
-    var summary = session.waitUntilFinished(statusInterval: 0.5) { snapshot, elapsed in
+    if verbose { Self.printToStderr("camfx: video path: \(pipeline.videoPath)\n") }
+    let summary = try pipeline.run(statusInterval: 0.5) { snapshot, elapsed in
       if let line = progressLog?.line(for: snapshot, elapsed: elapsed) { Self.printToStderr(line + "\n") }
       guard showStatus else { return }
       Self.printToStderr(
         "\r\u{1B}[2K" + statusLine.text(for: snapshot, elapsed: elapsed)
-          + RecordingStatusLine.liveOutputs(writer.outputReports))
+          + RecordingStatusLine.liveOutputs(pipeline.outputReports))
     }
-    microphone?.stop()
     stills.waitUntilWritten()
-    if let microphone, microphone.overruns > 0 {
-      reportNotes(["\(microphone.overruns) overrun(s) recovered; some audio was lost"], from: microphone.device)
-    }
-    if let microphone, microphone.silenceFilled >= 0.05 {
-      let seconds = (microphone.silenceFilled * 10).rounded() / 10
-      reportNotes(
-        ["\(seconds) s of audio went missing (device overruns or stalls, or a machine too busy to keep up) "
-          + "and were replaced by silence to keep sound and picture in sync"], from: microphone.device)
-    }
     if showStatus { Self.printToStderr("\r\u{1B}[2K") }
 
     // 4. What was written stays, whatever happened.
-    let file = outputs.first { !$0.isLive }
-    summary.segments = (file as? SegmentedMovieOutput)?.segments
-    if outputs.count > 1 || file == nil { summary.outputs = writer.outputReports }
-    if let single = file as? MovieFileOutput {
-      summary.indexSeconds = single.finishReport?.elapsedSeconds
-      summary.syncSeconds = single.syncSeconds
-      summary.syncs = single.syncs
-    }
-    summary.cameraGaps = (input as? ReconnectingCameraInput<PCMBuffer>)?.gaps
-    if let reason = writer.stopRequest { Self.printToStderr("camfx: \(reason); finishing the recording\n") }
-    if let statsFile {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      let data = try encoder.encode(summary)
-      try statsFile.write { path in try data.write(to: URL(fileURLWithPath: path)) }
-    }
+    let file = pipeline.outputs.first { !$0.isLive }
+    let output = plan.targets.map(\.displayName).joined(separator: ", ")
+    if let reason = pipeline.stopRequest { Self.printToStderr("camfx: \(reason); finishing the recording\n") }
+    try statsFile.map { try Self.writeStats(summary, to: $0) }
     if summary.framesOut > 0 || summary.error == nil {
       Self.printToStderr(RecordingStatusLine.summary(summary, output: file.map { $0.report.name } ?? output) + "\n")
-      for report in writer.outputReports where report.kind != "file" && report.kind != "segments" {
+      for report in pipeline.outputReports where report.kind != "file" && report.kind != "segments" {
         Self.printToStderr(RecordingStatusLine.outputSummary(report) + "\n")
       }
     }
@@ -423,6 +312,52 @@ struct RecordCommand: ParsableCommand {
         : ""
       throw RecordingFailure(message: error + kept)
     }
+  }
+
+  /// The recording the options describe (without its outputs).
+  private func configuration(limits: RecordingLimits, timelapse: MediaTime?) throws -> RecordingPipeline.Configuration {
+    var recording: RecordingPipeline.Configuration
+    if let input {
+      recording = .init(source: .movie(path: input))
+      recording.movieScale = try size.map(Self.inputScale)
+      recording.autorotate = !noAutorotate
+      if let audio, audio != "none" {
+        throw RecordingOptionError("--audio \(audio) cannot be used with --input, which brings its own sound (--audio none drops it)")
+      }
+      if audio == "none" { recording.sound = .none }
+    } else {
+      recording = .init(source: .live(try source.map { try SourceSpec(parsing: $0) }))
+      recording.size = try size.map { try FrameGeometry(parsing: $0) }
+      if let device = audio.flatMap(MicrophoneOption.device) {
+        recording.sound = .microphone(device: device)
+      } else if let frequency = try audio.flatMap(AudioOption.parse) {
+        recording.sound = .tone(frequency: frequency)
+      }
+    }
+    recording.framesPerSecond = fps
+    recording.realtime = realtime
+    recording.camera = try camera.settings()
+    recording.reconnectTimeout = try reconnect.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 30
+    recording.chain = try FilterRegistry.builtin.makeChain(filters)
+    try applyVideoOptions(to: &recording.video)
+    // Live sources default to veryfast, as OBS does: what 1080p30 needs on small
+    // machines, and x264's lookahead (what a kill can lose beyond the fragment) is 10
+    // frames instead of medium's 40. A transcode keeps ffmpeg's medium.
+    recording.video.realtime = input == nil || realtime == true
+    if let audioCodec { recording.audio.codec = try AudioSettings.encoder(forCodec: audioCodec) }
+    recording.audio.bitrate = try audioBitrate.map { try Bitrate.parse($0) }
+    recording.audio.sampleRate = sampleRate
+    recording.audio.channels = channels
+    recording.limits = limits
+    recording.timelapse = timelapse
+    return recording
+  }
+
+  static func writeStats(_ summary: RecordingSummary, to file: OutputFile) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    let data = try encoder.encode(summary)
+    try file.write { path in try data.write(to: URL(fileURLWithPath: path)) }
   }
 
   /// `--video-codec copy` records a movie's or a camera's own packets: nothing that
@@ -462,12 +397,7 @@ struct RecordCommand: ParsableCommand {
     defer { signals.cancel() }
     if verbose { Self.printToStderr("camfx: video path: \(packets.streams[0].codecName) → copy\n") }
     let summary = session.run()
-    if let statsFile {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      let data = try encoder.encode(summary)
-      try statsFile.write { path in try data.write(to: URL(fileURLWithPath: path)) }
-    }
+    try statsFile.map { try Self.writeStats(summary, to: $0) }
     let name = outputs.first { !$0.isLive }?.report.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
     Self.printToStderr(RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded", with: "copied") + "\n")
     if let error = summary.error { throw RecordingFailure(message: error) }
@@ -513,21 +443,6 @@ struct RecordCommand: ParsableCommand {
     video.preset = x264Preset
   }
 
-  /// What the source stage will read, and the frame rate to tell the encoder.
-  struct OpenedInput {
-    var input: any RecordingInput<PCMBuffer>
-    var fps: Double
-    /// Frames between the stages; the input's pool was made big enough for them.
-    var buffering: RecordingBuffering = .file
-    /// The sound track's own rate and channels, for a movie file.
-    var audioSampleRate: Int? = nil
-    var audioChannels: Int? = nil
-    /// The clockwise turn a movie's display matrix asks for (0 when none).
-    var displayRotation = 0
-    /// What the input's timestamps mean on the calendar (for `text` and `timestamp`).
-    var clock = FrameClock.wallClockAtFirstFrame
-  }
-
   /// The `scale` that `--size WxH` puts in front of a movie's filters; a side may be -1
   /// or -2 to keep the aspect ratio, as in `scale`.
   static func inputScale(_ text: String) throws -> Scale {
@@ -541,73 +456,6 @@ struct RecordCommand: ParsableCommand {
     } catch let error as FilterError {
       throw GeometryError(text: text, reason: error.reason)
     }
-  }
-
-  /// Opens the one input a recording reads. Every kind of source is opened here:
-  /// `--input FILE` (a movie), or `--source` (testsrc, a PNG, a camera).
-  /// - Parameter inputAudio: decode a movie file's sound track (false: drop it).
-  static func openInput(
-    source: String?, input: String?, size: FrameGeometry?, fps: Int?, realtime: Bool, inputAudio: Bool,
-    camera: CameraSettings = CameraSettings(), reconnectTimeout: Double = 0
-  ) throws -> OpenedInput {
-    if let input {
-      var buffering = RecordingBuffering.file
-      var reader = try MovieReader(
-        path: input, audio: inputAudio ? AudioOutputSettings() : nil, poolCapacity: buffering.poolCapacity)
-      let duration = reader.frameDuration ?? MediaTime(value: 1, timescale: 30)
-      let rate = Double(duration.timescale) / Double(duration.value)
-      var opened: any RecordingInput<PCMBuffer> = MovieReaderInput(reader)
-      if realtime {
-        // Played like a camera: a live input, with a live input's rings (and a pool
-        // for them, so the reader is opened again now that its size is known).
-        buffering = RecordingBuffering.live(geometry: reader.geometry, framesPerSecond: rate)
-        reader = try MovieReader(
-          path: input, audio: inputAudio ? AudioOutputSettings() : nil, poolCapacity: buffering.poolCapacity)
-        opened = PacedRecordingInput(MovieReaderInput(reader))
-      }
-      return OpenedInput(
-        input: opened, fps: rate,
-        buffering: buffering, audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels,
-        displayRotation: reader.displayRotation,
-        clock: reader.creationTime.map { .origin(epochSeconds: $0, at: reader.videoStartTime ?? .zero) } ?? .timestampOnly)
-    }
-    let spec = try source.map { try SourceSpec(parsing: $0) } ?? {
-      let chosen = try SourceSpec.defaultSource()
-      if chosen.isFallback { printToStderr(SourceSpec.fallbackNote + "\n") }
-      return chosen.spec
-    }()
-    // The pool is made before the source's real size is known (a PNG's, a camera's
-    // negotiated one), so it is sized for the expected one and the rings are fitted to
-    // it afterwards. Beyond the rings a live source drops frames instead of waiting.
-    let expected = RecordingBuffering.live(
-      geometry: size ?? FrameGeometry(width: 640, height: 480), framesPerSecond: Double(fps ?? 30))
-    let videoSource = try spec.open(
-      size: size, frameRate: fps, live: realtime, poolCapacity: expected.poolCapacity, camera: camera)
-    var cameraSettingsUsed = camera
-    cameraSettingsUsed.poolCapacity = max(expected.poolCapacity, 2)
-    var rate = Double(fps ?? 30)
-    if let camera = videoSource as? V4L2Camera {
-      reportNotes(camera.notes, from: camera.path)
-      if let interval = camera.format.frameIntervals.first { rate = interval.framesPerSecond }
-    }
-    let buffering = videoSource.isLive
-      ? RecordingBuffering.live(geometry: videoSource.geometry, framesPerSecond: rate).fitting(pool: expected.poolCapacity)
-      : RecordingBuffering.file
-    if let opened = videoSource as? V4L2Camera, reconnectTimeout > 0 {
-      // The same format, size and rate (and controls) again when the camera comes back.
-      let camera = opened
-      var again = cameraSettingsUsed
-      again.size = camera.geometry
-      again.pixelFormat = camera.format.pixelFormat
-      if let interval = camera.format.frameIntervals.first { again.frameRate = interval }
-      again.preset = nil
-      let path = camera.path
-      let input = ReconnectingCameraInput<PCMBuffer>(
-        camera: camera, timeout: reconnectTimeout, reopen: { try V4L2Camera(path: path, settings: again) },
-        report: { printToStderr("camfx: \($0)\n") })
-      return OpenedInput(input: input, fps: rate, buffering: buffering)
-    }
-    return OpenedInput(input: VideoSourceInput<PCMBuffer>(videoSource), fps: rate, buffering: buffering)
   }
 
   static func printToStderr(_ text: String) {

@@ -1,0 +1,91 @@
+import CamfxCapture
+import CamfxCore
+import CamfxMedia
+
+extension RecordingPipeline {
+  /// What the source stage will read, and the frame rate to tell the encoder.
+  struct OpenedInput {
+    var input: any RecordingInput<PCMBuffer>
+    var fps: Double
+    /// Frames between the stages; the input's pool was made big enough for them.
+    var buffering: RecordingBuffering = .file
+    /// The sound track's own rate and channels, for a movie file.
+    var audioSampleRate: Int? = nil
+    var audioChannels: Int? = nil
+    /// The clockwise turn a movie's display matrix asks for (0 when none).
+    var displayRotation = 0
+    /// What the input's timestamps mean on the calendar (for `text` and `timestamp`).
+    var clock = FrameClock.wallClockAtFirstFrame
+  }
+
+  /// Opens the one input a recording reads: a movie file, or a live source (testsrc, a
+  /// PNG, a camera, which comes back after an unplug within `reconnectTimeout`).
+  static func openInput(_ configuration: Configuration, report: @escaping @Sendable (String) -> Void) throws -> OpenedInput {
+    let fps = configuration.timelapse == nil ? configuration.framesPerSecond : nil
+    switch configuration.source {
+    case .movie(let path):
+      let audio = configuration.sound == .movie ? AudioOutputSettings() : nil
+      var buffering = RecordingBuffering.file
+      var reader = try MovieReader(path: path, audio: audio, poolCapacity: buffering.poolCapacity)
+      let duration = reader.frameDuration ?? MediaTime(value: 1, timescale: 30)
+      let rate = Double(duration.timescale) / Double(duration.value)
+      var opened: any RecordingInput<PCMBuffer> = MovieReaderInput(reader)
+      if configuration.realtime == true {
+        // Played like a camera: a live input, with a live input's rings (and a pool
+        // for them, so the reader is opened again now that its size is known).
+        buffering = RecordingBuffering.live(geometry: reader.geometry, framesPerSecond: rate)
+        reader = try MovieReader(path: path, audio: audio, poolCapacity: buffering.poolCapacity)
+        opened = PacedRecordingInput(MovieReaderInput(reader))
+      }
+      return OpenedInput(
+        input: opened, fps: rate,
+        buffering: buffering, audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels,
+        displayRotation: reader.displayRotation,
+        clock: reader.creationTime.map { .origin(epochSeconds: $0, at: reader.videoStartTime ?? .zero) } ?? .timestampOnly)
+    case .live(let chosen):
+      let spec = try chosen ?? {
+        let found = try SourceSpec.defaultSource()
+        if found.isFallback { report(SourceSpec.fallbackNote.replacingPrefix("camfx: ")) }
+        return found.spec
+      }()
+      let size = configuration.size
+      // The pool is made before the source's real size is known (a PNG's, a camera's
+      // negotiated one), so it is sized for the expected one and the rings are fitted to
+      // it afterwards. Beyond the rings a live source drops frames instead of waiting.
+      let expected = RecordingBuffering.live(
+        geometry: size ?? FrameGeometry(width: 640, height: 480), framesPerSecond: Double(fps ?? 30))
+      let videoSource = try spec.open(
+        size: size, frameRate: fps, live: configuration.realtime ?? true, poolCapacity: expected.poolCapacity,
+        camera: configuration.camera)
+      var rate = Double(fps ?? 30)
+      if let camera = videoSource as? V4L2Camera {
+        for note in camera.notes { report("\(camera.path): \(note)") }
+        if let interval = camera.format.frameIntervals.first { rate = interval.framesPerSecond }
+      }
+      let buffering = videoSource.isLive
+        ? RecordingBuffering.live(geometry: videoSource.geometry, framesPerSecond: rate).fitting(pool: expected.poolCapacity)
+        : RecordingBuffering.file
+      if let camera = videoSource as? V4L2Camera, configuration.reconnectTimeout > 0 {
+        // The same format, size and rate (and controls) again when the camera comes back.
+        var again = configuration.camera
+        again.poolCapacity = max(expected.poolCapacity, 2)
+        again.size = camera.geometry
+        again.pixelFormat = camera.format.pixelFormat
+        if let interval = camera.format.frameIntervals.first { again.frameRate = interval }
+        again.preset = nil
+        let path = camera.path
+        let input = ReconnectingCameraInput<PCMBuffer>(
+          camera: camera, timeout: configuration.reconnectTimeout, reopen: { try V4L2Camera(path: path, settings: again) },
+          report: report)
+        return OpenedInput(input: input, fps: rate, buffering: buffering)
+      }
+      return OpenedInput(input: VideoSourceInput<PCMBuffer>(videoSource), fps: rate, buffering: buffering)
+    }
+  }
+}
+
+extension String {
+  fileprivate func replacingPrefix(_ prefix: String) -> String {
+    hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
+  }
+}

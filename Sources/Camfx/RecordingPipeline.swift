@@ -1,0 +1,269 @@
+import CamfxCapture
+import CamfxCore
+import CamfxMedia
+
+/// A whole recording assembled from a description of it: the input (a camera, testsrc,
+/// a PNG, a movie), the filter chain, the sound, the encoders and every output, with tap
+/// points where stills and previews take the filtered frames. It is what `camfx record`
+/// and `camfx preview` run, and what a Swift program builds in their place (the model is
+/// AVCaptureSession with its inputs, outputs and connections, made in one step):
+///
+///     var recording = RecordingPipeline.Configuration(source: .live(.testPattern))
+///     recording.size = FrameGeometry(width: 1280, height: 720)
+///     recording.chain = try FilterRegistry.builtin.makeChain(["mirror", "timestamp"])
+///     recording.outputs = try RecordingOutputPlan(names: ["out.mp4", "rtmp://127.0.0.1/live/cam"])
+///     recording.limits.duration = MediaTime(value: 10, timescale: 1)
+///     let pipeline = try RecordingPipeline(recording)
+///     pipeline.addTap(StillCapture(pattern: "still-%H%M%S.png") { print($0) })
+///     let summary = try pipeline.run()
+///
+/// Everything is opened and checked by `init`, before any frame flows: a bad device, a
+/// chain that does not fit the input or settings an encoder refuses throw there, and
+/// movie files are only created when their first packet arrives.
+public final class RecordingPipeline {
+  /// What to record and how.
+  public struct Configuration {
+    public enum Source: Sendable {
+      /// A live source: a camera, testsrc or a PNG (`nil`: the first camera, else testsrc).
+      case live(SourceSpec?)
+      /// A movie file, transcoded whole (or played on the wall clock with `realtime`).
+      case movie(path: String)
+    }
+
+    /// Where the sound comes from.
+    public enum Sound: Sendable, Equatable {
+      case none
+      /// A sine tone of this frequency on the video's clock.
+      case tone(frequency: Double)
+      /// An ALSA capture device (`default`, `hw:1,0` ...).
+      case microphone(device: String)
+      /// A movie's own sound track (the default for `.movie`).
+      case movie
+    }
+
+    public var source: Source
+    /// The size a live source is asked for (default 640×480; a camera may adjust it).
+    public var size: FrameGeometry?
+    /// Frames per second of a live source (`nil`: 30, or a camera's rate nearest to 30).
+    public var framesPerSecond: Int?
+    /// A live source on the wall clock (the default), or a movie played like a camera.
+    /// `false` for testsrc or a PNG makes frames as fast as they are encoded.
+    public var realtime: Bool?
+    public var camera = CameraSettings()
+    /// Seconds to wait for a camera that went away; 0 ends the recording at once.
+    public var reconnectTimeout: Double = 30
+    /// A movie is turned upright as its display matrix says, before `movieScale` and the chain.
+    public var autorotate = true
+    /// What a movie is scaled to before the chain (`--size` with `--input`).
+    public var movieScale: Scale?
+    /// The filters, not yet configured (the pipeline configures them for the input).
+    public var chain = FilterChain([])
+    public var sound: Sound
+    /// The encoder's settings; the size and rate are the pipeline's to fill in.
+    public var video = VideoSettings(width: 2, height: 2)
+    /// The sound encoder's settings: `nil` fields keep a movie's own rate and channels
+    /// (else 48 kHz stereo), or take a microphone's.
+    public var audio = AudioOptions()
+    /// The movie files and streams; `nil` records nothing (a preview only).
+    public var outputs: RecordingOutputPlan?
+    public var file = MovieFileOutput.Options()
+    /// Cut the movie files into segments.
+    public var segments: SegmentedMovieOutput.Options?
+    public var limits = RecordingLimits()
+    /// Keep one frame per interval of a live source, played at `framesPerSecond`
+    /// (default 30); `limits.duration` stays the source's time.
+    public var timelapse: MediaTime?
+
+    public init(source: Source) {
+      self.source = source
+      if case .movie = source { sound = .movie } else { sound = .none }
+    }
+  }
+
+  /// The sound encoder's settings that a pipeline may leave to its input.
+  public struct AudioOptions: Sendable, Equatable {
+    public var codec = "aac"
+    public var bitrate: Int?
+    public var sampleRate: Int?
+    public var channels: Int?
+    public init() {}
+  }
+
+  public let configuration: Configuration
+  public let session: RecordingSession<PCMBuffer>
+  /// The encoders and outputs (`nil` for a preview without a recording).
+  public let writer: MovieWriter?
+  public let outputs: [any MovieOutput]
+  /// The size of the filtered frames (what the encoder and the taps get).
+  public let outputGeometry: FrameGeometry
+  public let microphone: ALSAMicrophone?
+  /// The frame rate the encoder was told.
+  public let framesPerSecond: Double
+  private let report: @Sendable (String) -> Void
+
+  /// Opens the input, configures the chain for it, opens the microphone, the encoders
+  /// and the outputs.
+  /// - Parameter report: told, one line at a time, what devices adjusted (a camera's
+  ///   size, a microphone's rate) and when a stream loses or regains its server.
+  /// - Throws: what opening the input, the devices or the encoders throws, or
+  ///   `RecordingOptionError` for settings that do not go together.
+  public init(_ configuration: Configuration, report: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    self.configuration = configuration
+    self.report = report
+    var limits = configuration.limits
+    if let interval = configuration.timelapse {
+      guard interval.seconds > 0 else { throw RecordingOptionError("the timelapse interval must be longer than 0") }
+      guard configuration.sound == .none || configuration.sound == .movie else {
+        throw RecordingOptionError("a timelapse is silent: it cannot record sound")
+      }
+      if case .movie = configuration.source, configuration.realtime != true {
+        throw RecordingOptionError("a timelapse keeps frames of a live source: a camera, testsrc, or a movie played in real time")
+      }
+      if let duration = limits.duration {
+        // The duration is the source's; the movie holds one frame per interval of it.
+        let kept = Int((duration.seconds / interval.seconds).rounded(.up))
+        limits.frames = min(limits.frames ?? kept, kept)
+        limits.duration = nil
+      }
+    }
+    if case .live = configuration.source, configuration.sound == .movie {
+      throw RecordingOptionError("a live source has no sound track of its own")
+    }
+    if case .movie = configuration.source, configuration.sound != .movie && configuration.sound != .none {
+      throw RecordingOptionError("a movie brings its own sound: it cannot take a tone or a microphone as well")
+    }
+
+    var opened = try Self.openInput(configuration, report: report)
+    if let interval = configuration.timelapse {
+      let rate = configuration.framesPerSecond ?? 30
+      opened.input = TimelapseInput(opened.input, interval: interval, frameDuration: MediaTime(value: 1, timescale: Int32(rate)))
+      opened.fps = Double(rate)
+    }
+    // A movie is turned upright (its display matrix), then scaled, then filtered.
+    var chain = configuration.chain
+    var prefix: [any VideoFilter] = []
+    if configuration.autorotate, let angle = Rotate.Angle(rawValue: opened.displayRotation) { prefix.append(Rotate(angle: angle)) }
+    if let scale = configuration.movieScale { prefix.append(scale) }
+    if !prefix.isEmpty { chain = FilterChain(prefix + chain.filters) }
+    chain.setClock(opened.clock)
+    outputGeometry = try chain.configure(input: opened.input.geometry)
+    framesPerSecond = opened.fps
+
+    guard let plan = configuration.outputs else {
+      microphone = nil
+      writer = nil
+      outputs = []
+      session = try RecordingSession<PCMBuffer>(
+        input: opened.input, chain: chain, sink: DiscardingSink<PCMBuffer>(), limits: limits, buffering: opened.buffering)
+      return
+    }
+    var video = configuration.video
+    video.width = outputGeometry.width
+    video.height = outputGeometry.height
+    video.fps = opened.fps
+    let (audio, microphone) = try Self.audioSettings(configuration, opened: opened, report: report)
+    self.microphone = microphone
+    let settings = MovieSettings(video: video, audio: audio)
+    try settings.validate()
+    var generator: (any AudioGenerator<PCMBuffer>)? = microphone
+    if case .tone(let frequency) = configuration.sound, let audio {
+      generator = SineToneGenerator(try SineAudioSource(
+        frequency: frequency, sampleRate: audio.sampleRate, channels: audio.channels))
+    }
+    let outputs = try plan.makeOutputs(file: configuration.file, segments: configuration.segments, events: report)
+    self.outputs = outputs
+    let writer = try MovieWriter(settings: settings, outputs: outputs)
+    self.writer = writer
+    do {
+      session = try RecordingSession<PCMBuffer>(
+        input: opened.input, chain: chain, generator: generator, sink: MovieWriterSink(writer: writer), limits: limits,
+        buffering: opened.buffering)
+    } catch {
+      writer.cancel()
+      throw error
+    }
+  }
+
+  /// Gives `tap` every filtered frame it asks for, on the writer stage (before `run`).
+  public func addTap(_ tap: any FrameTap) { session.taps.append(tap) }
+
+  /// The path the video takes: formats and filters from the source to the encoder.
+  public var videoPath: String { session.videoPath }
+
+  /// How each output is doing.
+  public var outputReports: [OutputReport] { writer?.outputReports ?? [] }
+
+  /// Why an output asked the recording to end (`--min-free`), if one did.
+  public var stopRequest: String? { writer?.stopRequest }
+
+  /// Records until a limit, the end of the input, `session.stop()` or a failure, calling
+  /// `status` every `statusInterval` seconds meanwhile; finishes every output.
+  /// - Returns: the final figures, with what the outputs hold; `error` is set if the
+  ///   recording failed (what was written is kept).
+  /// - Throws: `ALSAError` when the microphone does not start (nothing was recorded).
+  public func run(
+    statusInterval: Double = 0.5, status: (RecordingStatistics.Snapshot, Double) -> Void = { _, _ in }
+  ) throws -> RecordingSummary {
+    do {
+      try microphone?.start()
+    } catch {
+      writer?.cancel()
+      throw error
+    }
+    session.start()
+    var summary = session.waitUntilFinished(statusInterval: statusInterval, status: status)
+    microphone?.stop()
+    if let microphone, microphone.overruns > 0 {
+      report("\(microphone.device): \(microphone.overruns) overrun(s) recovered; some audio was lost")
+    }
+    if let microphone, microphone.silenceFilled >= 0.05 {
+      let seconds = (microphone.silenceFilled * 10).rounded() / 10
+      report(
+        "\(microphone.device): \(seconds) s of audio went missing (device overruns or stalls, or a machine too busy to "
+          + "keep up) and were replaced by silence to keep sound and picture in sync")
+    }
+    let file = outputs.first { !$0.isLive }
+    summary.segments = (file as? SegmentedMovieOutput)?.segments
+    if outputs.count > 1 || (file == nil && !outputs.isEmpty) { summary.outputs = outputReports }
+    if let single = file as? MovieFileOutput {
+      summary.indexSeconds = single.finishReport?.elapsedSeconds
+      summary.syncSeconds = single.syncSeconds
+      summary.syncs = single.syncs
+    }
+    summary.cameraGaps = (session.input as? ReconnectingCameraInput<PCMBuffer>)?.gaps
+    return summary
+  }
+
+  /// Ends every output at once, keeping what was written (a pipeline that never ran).
+  public func cancel() { writer?.cancel() }
+
+  /// The sound track's settings, and the microphone that records it.
+  private static func audioSettings(
+    _ configuration: Configuration, opened: OpenedInput, report: @Sendable (String) -> Void
+  ) throws -> (AudioSettings?, ALSAMicrophone?) {
+    let hasSound: Bool
+    switch configuration.sound {
+    case .none: hasSound = false
+    case .tone, .microphone: hasSound = true
+    case .movie: hasSound = opened.input.hasAudio
+    }
+    guard hasSound else { return (nil, nil) }
+    let options = configuration.audio
+    var audio = AudioSettings()
+    audio.codec = options.codec
+    // A transcode keeps the file's rate and channels unless told otherwise.
+    let rates = audio.codec == "libopus" ? AudioSettings.opusSampleRates : AudioSettings.aacSampleRates
+    if let rate = opened.audioSampleRate, rates.contains(rate) { audio.sampleRate = rate }
+    if let n = opened.audioChannels, (1...2).contains(n) { audio.channels = n }
+    if let bitrate = options.bitrate { audio.bitrate = bitrate }
+    if let rate = options.sampleRate { audio.sampleRate = rate }
+    if let channels = options.channels { audio.channels = channels }
+    guard case .microphone(let device) = configuration.sound else { return (audio, nil) }
+    // The device may run at another rate or channel count; the movie takes its own.
+    let microphone = try ALSAMicrophone(device: device, sampleRate: audio.sampleRate, channels: audio.channels)
+    for note in microphone.notes { report("\(device): \(note)") }
+    audio.sampleRate = microphone.sampleRate
+    audio.channels = microphone.channels
+    return (audio, microphone)
+  }
+}
