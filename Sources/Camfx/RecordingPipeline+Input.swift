@@ -42,6 +42,11 @@ extension RecordingPipeline {
         buffering: buffering, audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels,
         displayRotation: reader.displayRotation,
         clock: reader.creationTime.map { .origin(epochSeconds: $0, at: reader.videoStartTime ?? .zero) } ?? .timestampOnly)
+    case .composition(let composition):
+      let duration = composition.video.frameDuration
+      return OpenedInput(
+        input: composition, fps: Double(duration.timescale) / Double(duration.value),
+        audioSampleRate: composition.audio?.sampleRate, audioChannels: composition.audio?.channels, clock: .timestampOnly)
     case .live(let chosen):
       let spec = try chosen ?? {
         let found = try SourceSpec.defaultSource()

@@ -23,11 +23,13 @@ import CamfxMedia
 public final class RecordingPipeline {
   /// What to record and how.
   public struct Configuration {
-    public enum Source: Sendable {
+    public enum Source {
       /// A live source: a camera, testsrc or a PNG (`nil`: the first camera, else testsrc).
       case live(SourceSpec?)
       /// A movie file, transcoded whole (or played on the wall clock with `realtime`).
       case movie(path: String)
+      /// Movies and stills composed on a timeline (`camfx compose`), with their mixed sound.
+      case composition(CompositionInput)
     }
 
     /// Where the sound comes from.
@@ -37,7 +39,7 @@ public final class RecordingPipeline {
       case tone(frequency: Double)
       /// An ALSA capture device (`default`, `hw:1,0` ...).
       case microphone(device: String)
-      /// A movie's own sound track (the default for `.movie`).
+      /// A movie's own sound track, or a composition's mix (the default for both).
       case movie
     }
 
@@ -76,7 +78,11 @@ public final class RecordingPipeline {
 
     public init(source: Source) {
       self.source = source
-      if case .movie = source { sound = .movie } else { sound = .none }
+      switch source {
+      case .live: sound = .none
+      case .movie: sound = .movie
+      case .composition(let input): sound = input.hasAudio ? .movie : .none
+      }
     }
   }
 
@@ -116,7 +122,7 @@ public final class RecordingPipeline {
       guard configuration.sound == .none || configuration.sound == .movie else {
         throw RecordingOptionError("a timelapse is silent: it cannot record sound")
       }
-      if case .movie = configuration.source, configuration.realtime != true {
+      if case .live = configuration.source {} else if configuration.realtime != true {
         throw RecordingOptionError("a timelapse keeps frames of a live source: a camera, testsrc, or a movie played in real time")
       }
       if let duration = limits.duration {
@@ -129,7 +135,7 @@ public final class RecordingPipeline {
     if case .live = configuration.source, configuration.sound == .movie {
       throw RecordingOptionError("a live source has no sound track of its own")
     }
-    if case .movie = configuration.source, configuration.sound != .movie && configuration.sound != .none {
+    if case .live = configuration.source {} else if configuration.sound != .movie && configuration.sound != .none {
       throw RecordingOptionError("a movie brings its own sound: it cannot take a tone or a microphone as well")
     }
 
@@ -174,6 +180,8 @@ public final class RecordingPipeline {
     self.outputs = outputs
     let writer = try MovieWriter(settings: settings, outputs: outputs)
     self.writer = writer
+    // A composition ends at its own length, which need not be whole frames.
+    if case .composition(let composition) = configuration.source { writer.endSession(atSourceTime: composition.timeline.total) }
     do {
       session = try RecordingSession<PCMBuffer>(
         input: opened.input, chain: chain, generator: generator, sink: MovieWriterSink(writer: writer), limits: limits,
@@ -231,6 +239,9 @@ public final class RecordingPipeline {
       summary.syncs = single.syncs
     }
     summary.cameraGaps = (session.input as? ReconnectingCameraInput<PCMBuffer>)?.gaps
+    if case .composition(let composition) = configuration.source, summary.error == nil {
+      summary.durationSeconds = min(summary.durationSeconds, composition.timeline.total.seconds)
+    }
     return summary
   }
 

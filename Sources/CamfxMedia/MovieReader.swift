@@ -44,6 +44,9 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   public var isLive: Bool { false }
   /// The container's duration, when known.
   public let duration: MediaTime?
+  /// The video stream's own duration, when the file states it (a sound track that runs
+  /// longer makes the container's longer).
+  public let videoDuration: MediaTime?
   /// The video stream's first timestamp (`AVStream.start_time`), when the file states it:
   /// pass it to `MovieWriter.startSession(atSourceTime:)` to keep the file's timeline.
   public let videoStartTime: MediaTime?
@@ -118,6 +121,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     let start = vs.pointee.start_time
     videoStartTime = start != CAMFX_AV_NOPTS_VALUE ? Self.time(start, videoTimeBase) : nil
     duration = ctx.pointee.duration > 0 ? MediaTime(value: ctx.pointee.duration, timescale: 1_000_000) : nil
+    videoDuration = vs.pointee.duration > 0 ? Self.time(vs.pointee.duration, videoTimeBase) : nil
     displayRotation = Self.displayRotation(of: vs)
     creationTime = Self.creationTime(ctx.pointee.metadata) ?? Self.creationTime(vs.pointee.metadata)
     pixelFormatName = av_get_pix_fmt_name(AVPixelFormat(rawValue: vc.pix_fmt.rawValue)).map { String(cString: $0) } ?? "unknown"
@@ -237,6 +241,27 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
       if s < 0 && s != CAMFX_AVERROR_INVALIDDATA { try check(s, "avcodec_send_packet '\(path)'") }
       draining.append(index)
     }
+  }
+
+  /// Moves to the last keyframe at or before `time`, counted from the video's first
+  /// timestamp (`videoStartTime`): decoding goes on from there, so frames (and sound)
+  /// from before `time` still come, for a caller that cuts exactly where it wants.
+  /// - Throws: `FFmpegError` when the file cannot seek.
+  public func seek(to time: MediaTime) throws(FFmpegError) {
+    let target = (videoStartTime ?? .zero) + time
+    // ticks = seconds / time base = value * den / (timescale * num), rounded down.
+    let ticks = Int64(
+      (Int128(target.value) * Int128(videoTimeBase.den)) / (Int128(target.timescale) * Int128(videoTimeBase.num)))
+    try check(av_seek_frame(input.context, videoStreamIndex, ticks, AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
+    avcodec_flush_buffers(videoDecoder.pointer)
+    if let audioDecoder { avcodec_flush_buffers(audioDecoder.pointer) }
+    resampler = nil
+    draining = []
+    endOfFile = false
+    flushed = false
+    lastVideoTime = nil
+    nextAudioTime = nil
+    pendingAudio = []
   }
 
   private func decoder(for index: Int32) -> FFmpegCodecContext? {

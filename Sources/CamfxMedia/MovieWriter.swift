@@ -70,6 +70,7 @@ public final class MovieWriter: @unchecked Sendable {
   // outputLock
   private var state: Status = .unknown
   private var sessionStart: MediaTime? = nil
+  private var sessionEnd: MediaTime? = nil
   // audioLock: audio appended before the session start was known.
   var pendingAudio: [PCMBuffer] = []
   /// True while `pendingAudio` is not empty, so video appends need not take `audioLock`.
@@ -278,6 +279,13 @@ public final class MovieWriter: @unchecked Sendable {
     }
   }
 
+  /// Where the movie ends, on the frames' clock, as `AVAssetWriter.endSession(atSourceTime:)`:
+  /// the last video frame lasts until then instead of a whole frame (a composition of
+  /// 1.5 s at 25 fps ends half-way through its 38th frame). Call before the end.
+  public func endSession(atSourceTime time: MediaTime) {
+    outputLock.withLock { _ in sessionEnd = time }
+  }
+
   /// Receives every ready packet from `encoder` and writes it to every output.
   func drain(
     encoder: UnsafeMutablePointer<AVCodecContext>, stream: EncodedStream,
@@ -300,6 +308,13 @@ public final class MovieWriter: @unchecked Sendable {
           // libx264 leaves packet durations unset; the nominal frame duration gives the
           // last frame a length, so the file lasts frames × 1/fps rather than one frame less.
           packet.pointee.duration = av_rescale_q(1, av_inv_q(encoder.pointee.framerate), encoder.pointee.time_base)
+        }
+        if encoder.pointee.codec_type == AVMEDIA_TYPE_VIDEO, let end = sessionEnd, let start = sessionStart {
+          let tb = encoder.pointee.time_base
+          let length = end - start
+          let endTicks = Int64((Int128(length.value) * Int128(tb.den)) / (Int128(length.timescale) * Int128(tb.num)))
+          let pts = packet.pointee.pts
+          if pts < endTicks && pts + packet.pointee.duration > endTicks { packet.pointee.duration = endTicks - pts }
         }
         let encoded = EncodedPacket(stream: stream, pointer: packet)
         for output in outputs { try output.write(encoded) }

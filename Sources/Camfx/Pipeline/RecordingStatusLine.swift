@@ -20,6 +20,24 @@ public struct RecordingStatusLine: Sendable {
       + "  dropped \(snapshot.dropped)  \(Self.bytes(snapshot.bytesWritten))  \(Self.bitrate(bitrate))"
   }
 
+  /// The progress bar of a job whose length is known (a composition, a transcode):
+  ///
+  ///     [#########-----------]  45%  00:05.4 of 00:12.0  2.3x  ETA 00:02.9
+  ///
+  /// with the media time written, the speed (media seconds per second) and the time left
+  /// at that speed.
+  public static func progress(framesWritten: Int, totalFrames: Int, frameSeconds: Double, elapsed: Double) -> String {
+    let done = totalFrames > 0 ? min(1, Double(framesWritten) / Double(totalFrames)) : 0
+    let width = 20
+    let filled = Int((done * Double(width)).rounded(.down))
+    let media = Double(framesWritten) * frameSeconds, total = Double(totalFrames) * frameSeconds
+    let speed = elapsed > 0 ? media / elapsed : 0
+    let eta = speed > 0 ? (total - media) / speed : 0
+    return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]  "
+      + "\(Int((done * 100).rounded(.down)))%  \(clock(media)) of \(clock(total))  \(fixed(speed, 1))x"
+      + (speed > 0 ? "  ETA \(clock(eta))" : "")
+  }
+
   /// What the status line adds for the live outputs (streams, pipes, HLS): each one's
   /// state when it is not sending normally, and its drops:
   /// `  | rtmp://host/live/cam reconnecting, dropped 45`.

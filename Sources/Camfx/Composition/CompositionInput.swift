@@ -1,0 +1,217 @@
+import CamfxCore
+import CamfxMedia
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A composition rendered on its timeline, as the input of a recording pipeline (what
+/// `AVAssetExportSession` reads from an `AVComposition` with its video composition and
+/// audio mix): one BGRA frame every `frameDuration` at the render size, and the mixed
+/// sound in blocks of one frame's length, in time order, until the composition's end.
+/// The video and the sound are exactly the same length.
+///
+/// Frame `k` shows time `k · frameDuration`. Where two items overlap (a cross-fade) the
+/// incoming one's opacity rises linearly over the overlap, and their sounds are mixed
+/// with equal-power gains (cos and sin of a quarter turn), so the loudness stays even;
+/// `fadeIn` and `fadeOut` ramp the picture from and to the background and the sound from
+/// and to silence, reaching them on the first and last frame and sample.
+///
+/// Not live: the pipeline waits for it, and nothing is dropped.
+public final class CompositionInput: RecordingInput {
+  public typealias Audio = PCMBuffer
+  public let timeline: CompositionTimeline
+  public let video: VideoComposition
+  public let audio: AudioMix?
+  /// Frames in the composed movie.
+  public let frameCount: Int
+  /// Sample frames in its sound track.
+  public let sampleCount: Int
+
+  private let pool: PixelBufferPool
+  private let backdrop: PixelBuffer
+  private var pictures: [ItemPictures?]
+  private var sounds: [ItemSound?]
+  private var nextFrame = 0
+  private var nextSampleFrame: Int64 = 0
+  private let itemStartSamples: [Int64]
+  private let itemEndSamples: [Int64]
+
+  /// Opens every item (each is read from its start when its turn comes).
+  /// - Parameter audio: the mix, or nil for a silent movie.
+  /// - Throws: what opening a movie or a PNG throws.
+  public init(timeline: CompositionTimeline, video: VideoComposition, audio: AudioMix?, poolCapacity: Int = 4) throws {
+    self.timeline = timeline
+    self.video = video
+    self.audio = audio
+    frameCount = timeline.frameCount(frameDuration: video.frameDuration)
+    sampleCount = audio.map { timeline.sampleCount(rate: $0.sampleRate) } ?? 0
+    pool = PixelBufferPool(geometry: video.renderSize, capacity: poolCapacity)
+    backdrop = PixelBuffer(width: video.renderSize.width, height: video.renderSize.height)
+    backdrop.fill(video.background)
+    // Opened up front so that a bad file fails before anything is written; movies
+    // decode only when their turn comes.
+    pictures = try timeline.placements.map { try ItemPictures($0, video: video) }
+    sounds = try audio.map { mix in try timeline.placements.map { try ItemSound($0, mix: mix) } }
+      ?? Array(repeating: nil, count: timeline.placements.count)
+    let rate = audio?.sampleRate ?? 1
+    itemStartSamples = timeline.placements.map { CompositionTimeline.samples($0.start, rate: rate) }
+    itemEndSamples = timeline.placements.map { CompositionTimeline.samples($0.end, rate: rate) }
+  }
+
+  public var geometry: FrameGeometry { video.renderSize }
+  public var frameDuration: MediaTime? { video.frameDuration }
+  public var isLive: Bool { false }
+  public var hasAudio: Bool { audio != nil }
+
+  /// Sound up to the next frame's time, then that frame; `nil` at the end.
+  public func nextSample() throws -> RecordingSample<PCMBuffer>? {
+    if let audio, nextSampleFrame < Int64(sampleCount) {
+      let frameEnd = nextFrame < frameCount
+        ? CompositionTimeline.samples(time(ofFrame: nextFrame + 1), rate: audio.sampleRate) : Int64(sampleCount)
+      let end = min(frameEnd, Int64(sampleCount))
+      if nextSampleFrame < end || nextFrame >= frameCount {
+        return .audio(try mixSound(from: nextSampleFrame, until: max(end, nextSampleFrame + 1), audio))
+      }
+    }
+    guard nextFrame < frameCount else { return nil }
+    defer { nextFrame += 1 }
+    return .video(.bgra(try renderFrame(nextFrame)))
+  }
+
+  private func time(ofFrame k: Int) -> MediaTime {
+    MediaTime(value: video.frameDuration.value * Int64(k), timescale: video.frameDuration.timescale)
+  }
+
+  // MARK: Pictures
+
+  private func renderFrame(_ k: Int) throws -> PixelBuffer {
+    let t = time(ofFrame: k)
+    guard let output = pool.acquire(presentationTime: t) else {
+      throw RecordingOptionError("no frame buffer came back to the composition's pool")
+    }
+    let placements = timeline.placements
+    // The items showing at t: one, or two in a cross-fade.
+    let showing = placements.indices.filter { placements[$0].start <= t && t < placements[$0].end }
+    if let first = showing.first {
+      let picture = try pictures[first]!.picture(at: t - placements[first].start)
+      output.copyPixels(from: picture)
+      if showing.count > 1, let second = showing.last {
+        let incoming = try pictures[second]!.picture(at: t - placements[second].start)
+        let opacity = Self.ratio(t - placements[second].start, timeline.composition.transition)
+        FrameBlender.blend(output, toward: incoming, weight: opacity)
+      }
+      // Items whose turn is over are closed (their decoders and buffers go).
+      for index in 0..<first where pictures[index] != nil { pictures[index] = nil }
+    } else {
+      output.copyPixels(from: backdrop)
+    }
+    if let level = fadeLevel(at: t, last: time(ofFrame: frameCount - 1)) {
+      FrameBlender.blend(output, toward: backdrop, weight: 1 - level)
+    }
+    return output
+  }
+
+  /// How much of the picture or sound shows at `t` within the fades (nil: all of it):
+  /// 0 at the very first and last frame or sample.
+  private func fadeLevel(at t: MediaTime, last: MediaTime) -> Double? {
+    let c = timeline.composition
+    if c.fadeIn > .zero && t < c.fadeIn { return Self.ratio(t, c.fadeIn) }
+    if c.fadeOut > .zero && last - t < c.fadeOut { return Self.ratio(last - t, c.fadeOut) }
+    return nil
+  }
+
+  /// a / b as a fraction in 0...1.
+  static func ratio(_ a: MediaTime, _ b: MediaTime) -> Double {
+    guard b > .zero else { return 1 }
+    return min(1, max(0, a.seconds / b.seconds))
+  }
+
+  // MARK: Sound
+
+  private func mixSound(from first: Int64, until end: Int64, _ audio: AudioMix) throws -> PCMBuffer {
+    let count = Int(end - first)
+    let channels = audio.channels
+    var mix = [Float](repeating: 0, count: count * channels)
+    let fade = CompositionTimeline.samples(timeline.composition.transition, rate: audio.sampleRate)
+    for index in timeline.placements.indices {
+      let start = itemStartSamples[index], stop = itemEndSamples[index]
+      guard start < end, stop > first else {
+        if stop <= first { sounds[index] = nil }  // its turn is over
+        continue
+      }
+      guard let sound = sounds[index] else { continue }
+      let from = max(first, start), to = min(end, stop)
+      let hasPrevious = index > 0, hasNext = index < timeline.placements.count - 1
+      var part = [Float](repeating: 0, count: Int(to - from) * channels)
+      try sound.add(from: from - start, count: Int(to - from), into: &part) { local in
+        // Equal-power ramps over the overlaps with the neighbours.
+        if hasPrevious && fade > 0 && local < fade {
+          return Float(sin(Double.pi / 2 * Double(local) / Double(fade)))
+        }
+        if hasNext && fade > 0 && local >= (stop - start) - fade {
+          return Float(cos(Double.pi / 2 * Double(local - ((stop - start) - fade)) / Double(fade)))
+        }
+        return 1
+      }
+      let offset = Int(from - first) * channels
+      for i in 0..<part.count { mix[offset + i] += part[i] }
+    }
+    // Fades from and to silence, reaching it on the first and last sample.
+    let c = timeline.composition
+    let fadeIn = CompositionTimeline.samples(c.fadeIn, rate: audio.sampleRate)
+    let fadeOut = CompositionTimeline.samples(c.fadeOut, rate: audio.sampleRate)
+    let last = Int64(sampleCount) - 1
+    var samples = [Int16](repeating: 0, count: count * channels)
+    for i in 0..<count {
+      let n = first + Int64(i)
+      var level: Float = 1
+      if fadeIn > 0 && n < fadeIn { level = Float(n) / Float(fadeIn) }
+      if fadeOut > 0 && last - n < fadeOut { level = min(level, Float(max(0, last - n)) / Float(fadeOut)) }
+      for ch in 0..<channels {
+        let v = (mix[i * channels + ch] * level).rounded()
+        samples[i * channels + ch] = Int16(max(-32768, min(32767, v)))
+      }
+    }
+    nextSampleFrame = end
+    return PCMBuffer(
+      samples: samples, channels: channels, sampleRate: audio.sampleRate,
+      presentationTime: MediaTime(value: first, timescale: Int32(audio.sampleRate)))
+  }
+}
+
+/// Blends BGRA frames of one size in place.
+enum FrameBlender {
+  /// `frame = frame · (1 − weight) + other · weight`, rounded, on every byte; at 0.5 the
+  /// rounded mean.
+  static func blend(_ frame: PixelBuffer, toward other: PixelBuffer, weight: Double) {
+    let w = UInt16((max(0, min(1, weight)) * 256).rounded())
+    guard w > 0 else { return }
+    if w >= 256 {
+      frame.copyPixels(from: other)
+      return
+    }
+    let keep = SIMD16<UInt16>(repeating: 256 - w), take = SIMD16<UInt16>(repeating: w)
+    let half = SIMD16<UInt16>(repeating: 128)
+    let rowBytes = frame.width * 4
+    frame.withUnsafeMutableBytes { dst in
+      other.withUnsafeBytes { src in
+        for y in 0..<frame.height {
+          let d = (dst + frame.offset + y * frame.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+          let s = (src + other.offset + y * other.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+          var x = 0
+          while x + 16 <= rowBytes {
+            let a = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(d + x).loadUnaligned(as: SIMD16<UInt8>.self))
+            let b = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(s + x).loadUnaligned(as: SIMD16<UInt8>.self))
+            let mixed = (a &* keep &+ b &* take &+ half) &>> 8
+            UnsafeMutableRawPointer(d + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: mixed), as: SIMD16<UInt8>.self)
+            x += 16
+          }
+          while x < rowBytes {
+            d[x] = UInt8((UInt16(d[x]) * (256 - w) + UInt16(s[x]) * w + 128) >> 8)
+            x += 1
+          }
+        }
+      }
+    }
+  }
+}

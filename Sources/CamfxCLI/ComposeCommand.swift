@@ -1,0 +1,186 @@
+import ArgumentParser
+import Camfx
+import CamfxMedia
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `camfx compose`: movies (whole or cut) and stills, one after another, scaled to fit
+/// one size and rate, with cross-fades, into one movie, through the recording pipeline's
+/// filters, encoders and outputs.
+///
+///     camfx compose intro.png@2s a.mp4@5s..20s b.mkv --transition fade=0.5s --fade-out 1s -o film.mp4
+struct ComposeCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "compose",
+    abstract: "Join, trim and cross-fade movies and stills into one movie.",
+    discussion: """
+      ITEM is a movie FILE[@START..END] (either bound may be left out: a.mp4@5s.., b.mkv@..1m30s, \
+      c.mp4@1:02.5..1:10; END is exclusive) or a still FILE.png[@DURATION] (default 3s). Items play \
+      in order, each scaled to fit --size and centred on --background; rates are converted by \
+      timestamp (frames repeated or dropped). Cuts are exact to the frame and the sample.
+      """)
+
+  @Argument(help: ArgumentHelp("Movies and stills, in order.", valueName: "item"))
+  var items: [String] = []
+
+  @Option(help: ArgumentHelp("Render size (default: the first movie's, upright).", valueName: "WxH"))
+  var size: String?
+
+  @Option(help: ArgumentHelp("Frame rate (default: the first movie's).", valueName: "n"))
+  var fps: String?
+
+  @Option(help: ArgumentHelp("Colour around items that do not fill the frame (default black).", valueName: "color"))
+  var background: String = "black"
+
+  @Option(help: ArgumentHelp("fade=TIME: cross-fade every pair of neighbours (shortens the total by TIME each).", valueName: "fade=time"))
+  var transition: String?
+
+  @Option(name: .customLong("fade-in"), help: ArgumentHelp("Fade in from the background and silence.", valueName: "time"))
+  var fadeIn: String?
+
+  @Option(name: .customLong("fade-out"), help: ArgumentHelp("Fade out to the background and silence.", valueName: "time"))
+  var fadeOut: String?
+
+  @Option(name: .customLong("sample-rate"), help: ArgumentHelp("Sound sample rate (default 48000).", valueName: "hz"))
+  var sampleRate: Int = 48_000
+
+  @Option(help: ArgumentHelp("Sound channels, 1 or 2 (default 2).", valueName: "n"))
+  var channels: Int = 2
+
+  @Flag(name: .customLong("no-audio"), help: "Write no sound track.")
+  var noAudio = false
+
+  @Option(name: .customLong("filter"), help: ArgumentHelp(
+    "NAME or NAME=KEY=VALUE:...; applied to the composed frames, in order (see `camfx filters`).", valueName: "spec"))
+  var filters: [String] = []
+
+  @Option(help: ArgumentHelp(
+    "Export preset: \(ExportPreset.names.joined(separator: ", ")) (H.264 or HEVC with AAC, the size capped, never scaled up).",
+    valueName: "name"))
+  var preset: String?
+
+  @Option(name: .customLong("video-codec"), help: ArgumentHelp("h264 (the default), hevc, av1, vp9 or mjpeg.", valueName: "codec"))
+  var videoCodec: String?
+
+  @Option(help: ArgumentHelp("Constant rate factor (default 23).", valueName: "n"))
+  var crf: Double?
+
+  @Option(name: .customLong("video-bitrate"), help: ArgumentHelp("Average video bit rate: 4M, 800k.", valueName: "rate"))
+  var videoBitrate: String?
+
+  @Option(name: .customLong("x264-preset"), help: ArgumentHelp("libx264 speed preset (default medium).", valueName: "preset"))
+  var x264Preset: String?
+
+  @Flag(help: "No progress bar (the summary is still printed).")
+  var quiet = false
+
+  @Option(name: .customLong("stats-json"), help: ArgumentHelp("Write the final figures as JSON.", valueName: "file"))
+  var statsJSON: String?
+
+  @Flag(name: [.customShort("y"), .long], help: "Replace the output file if it exists.")
+  var overwrite = false
+
+  @OptionGroup(title: "Outputs")
+  var outputOptions: OutputOptions
+
+  func run() throws {
+    FFmpegLogging.fatalOnly()
+    // 1. Everything that can be checked without reading the items' pictures.
+    guard !items.isEmpty else { throw RecordingOptionError("nothing to compose: give movies and stills, e.g. camfx compose a.mp4 b.mp4 -o out.mp4") }
+    guard !outputOptions.output.isEmpty else { throw RecordingOptionError("compose needs -o, e.g. -o out.mp4") }
+    var composition = Composition(items: try items.map(CompositionItem.init(parsing:)))
+    for item in composition.items where access(item.asset.path, R_OK) != 0 {
+      throw RecordingOptionError("cannot read '\(item.asset.path)': \(String(cString: strerror(errno)))")
+    }
+    if let transition { composition.transition = try Self.fade(transition) }
+    composition.fadeIn = try fadeIn.map(Self.time) ?? .zero
+    composition.fadeOut = try fadeOut.map(Self.time) ?? .zero
+    let background = try BGRA(parsing: self.background)
+    let exportPreset = try preset.map(ExportPreset.init(parsing:))
+    guard (1...2).contains(channels) else { throw RecordingOptionError("--channels must be 1 or 2") }
+    let plan = try outputOptions.plan(names: outputOptions.output, overwrite: overwrite)
+    for item in composition.items { try plan.requireDistinct(fromInput: item.asset.path) }
+    let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
+
+    // 2. Open the items: their lengths make the timeline, the first movie the defaults.
+    let probe = try CompositionProbe(composition)
+    let timeline = try CompositionTimeline(composition, sourceDurations: probe.durations)
+    var renderSize = try size.map { try FrameGeometry(parsing: $0) } ?? probe.firstSize
+    if let cap = exportPreset?.maximumSize { renderSize = ExportPreset.capped(renderSize, to: cap) }
+    let frameDuration = try fps.map(Self.frameDuration) ?? probe.firstFrameDuration
+    let video = VideoComposition(renderSize: renderSize, frameDuration: frameDuration, background: background)
+    let mix = noAudio ? nil : AudioMix(sampleRate: sampleRate, channels: channels)
+    let input = try CompositionInput(
+      timeline: timeline, video: video, audio: mix, poolCapacity: RecordingBuffering.file.poolCapacity)
+
+    var recording = RecordingPipeline.Configuration(source: .composition(input))
+    recording.chain = try FilterRegistry.builtin.makeChain(filters)
+    try exportPreset?.apply(to: &recording.video, audio: &recording.audio)
+    if let videoCodec { recording.video.codec = try VideoSettings.encoder(forCodec: videoCodec) }
+    if let videoBitrate { recording.video.rateControl = .bitrate(try Bitrate.parse(videoBitrate)) }
+    if let crf { recording.video.rateControl = .crf(crf) }
+    if let x264Preset { recording.video.preset = x264Preset }
+    recording.audio.sampleRate = sampleRate
+    recording.audio.channels = channels
+    recording.outputs = plan
+    recording.file = MovieFileOutput.Options(overwrite: overwrite)
+
+    // 3. Compose; a signal stops it cleanly, and what was written is a playable movie.
+    let stopTarget = RecordingStopTarget()
+    let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in stopTarget.signalled() }
+    defer { signals.cancel() }
+    signal(SIGPIPE, SIG_IGN)
+    let showProgress = !quiet && isatty(STDERR_FILENO) != 0
+    let pipeline = try RecordingPipeline(recording) {
+      RecordCommand.printToStderr((showProgress ? "\r\u{1B}[2K" : "") + "camfx: \($0)\n")
+    }
+    guard stopTarget.attach(pipeline.session) else {
+      pipeline.cancel()
+      throw RecordingOptionError("interrupted before composing started")
+    }
+    let summary = try pipeline.run(statusInterval: 0.25) { snapshot, elapsed in
+      guard showProgress else { return }
+      RecordCommand.printToStderr(
+        "\r\u{1B}[2K" + RecordingStatusLine.progress(
+          framesWritten: snapshot.framesWritten, totalFrames: input.frameCount, frameSeconds: frameDuration.seconds,
+          elapsed: elapsed))
+    }
+    if showProgress { RecordCommand.printToStderr("\r\u{1B}[2K") }
+    try statsFile.map { try RecordCommand.writeStats(summary, to: $0) }
+    let name = pipeline.outputs.first { !$0.isLive }?.report.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
+    RecordCommand.printToStderr(
+      "composed \(timeline.placements.count) item(s), \(RecordingStatusLine.fixed(timeline.total.seconds, 3)) s at "
+        + "\(renderSize) and \(RecordingStatusLine.fixed(1 / frameDuration.seconds, 3)) fps: "
+        + RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded ", with: "wrote ") + "\n")
+    if let error = summary.error { throw RecordingFailure(message: error) }
+  }
+
+  /// `fade=0.5s`.
+  static func fade(_ text: String) throws -> MediaTime {
+    guard text.hasPrefix("fade=") else {
+      throw RecordingOptionError("invalid --transition '\(text)' (expected fade=TIME, e.g. fade=0.5s)")
+    }
+    return try time(String(text.dropFirst(5)))
+  }
+
+  static func time(_ text: String) throws -> MediaTime {
+    text == "0" ? .zero : try RecordingLimits.parseDuration(text)
+  }
+
+  /// `30`, `25`, `29.97` or `30000/1001` frames per second as one frame's duration.
+  static func frameDuration(_ text: String) throws -> MediaTime {
+    let bad = RecordingOptionError("invalid --fps '\(text)' (expected a rate such as 30, 29.97 or 30000/1001)")
+    if let slash = text.firstIndex(of: "/") {
+      guard let n = Int32(text[..<slash]), let d = Int64(text[text.index(after: slash)...]), n > 0, n <= 1000, d > 0 else { throw bad }
+      return MediaTime(value: d, timescale: n)
+    }
+    if let whole = Int32(text), whole > 0, whole <= 1000 { return MediaTime(value: 1, timescale: whole) }
+    if text == "29.97" { return MediaTime(value: 1001, timescale: 30000) }
+    if text == "23.976" { return MediaTime(value: 1001, timescale: 24000) }
+    if text == "59.94" { return MediaTime(value: 1001, timescale: 60000) }
+    guard let rate = Double(text), rate > 0, rate <= 1000 else { throw bad }
+    return MediaTime(value: 1000, timescale: Int32((rate * 1000).rounded()))
+  }
+}
