@@ -52,6 +52,19 @@ struct ComposeCommand: ParsableCommand {
   @Flag(name: .customLong("no-audio"), help: "Write no sound track.")
   var noAudio = false
 
+  @Option(help: ArgumentHelp(
+    "A sound (or movie) file to play under the whole movie, FILE[@START..END]: looped or cut to its length, faded out with it.",
+    valueName: "file"))
+  var music: String?
+
+  @Option(name: .customLong("music-volume"), help: ArgumentHelp(
+    "The music's volume, 0 to 4 (default 0.3 over the items' sound, 1 with --music-mode replace).", valueName: "gain"))
+  var musicVolume: Double?
+
+  @Option(name: .customLong("music-mode"), help: ArgumentHelp(
+    "mix (under the items' own sound, the default) or replace (instead of it).", valueName: "mode"))
+  var musicMode: String = "mix"
+
   @Option(name: .customLong("filter"), help: ArgumentHelp(
     "NAME or NAME=KEY=VALUE:...; applied to the composed frames, in order (see `camfx filters`).", valueName: "spec"))
   var filters: [String] = []
@@ -97,6 +110,23 @@ struct ComposeCommand: ParsableCommand {
     if let transition { composition.transition = try Self.fade(transition) }
     composition.fadeIn = try fadeIn.map(Self.time) ?? .zero
     composition.fadeOut = try fadeOut.map(Self.time) ?? .zero
+    if let music {
+      var track = try Composition.Music(parsing: music)
+      guard access(track.path, R_OK) == 0 else {
+        throw RecordingOptionError("cannot read '\(track.path)': \(String(cString: strerror(errno)))")
+      }
+      switch musicMode {
+      case "mix": track.replacesSound = false
+      case "replace": track.replacesSound = true
+      default: throw RecordingOptionError("invalid --music-mode '\(musicMode)' (expected mix or replace)")
+      }
+      track.volume = musicVolume ?? (track.replacesSound ? 1 : 0.3)
+      guard (0...4).contains(track.volume) else { throw RecordingOptionError("--music-volume must be between 0 and 4") }
+      if noAudio { throw RecordingOptionError("--music needs a sound track; drop --no-audio") }
+      composition.music = track
+    } else if musicVolume != nil || musicMode != "mix" {
+      throw RecordingOptionError("--music-volume and --music-mode go with --music FILE")
+    }
     let background = try BGRA(parsing: self.background)
     let exportPreset = try preset.map(ExportPreset.init(parsing:))
     guard (1...2).contains(channels) else { throw RecordingOptionError("--channels must be 1 or 2") }

@@ -138,6 +138,38 @@ final class ComposeTests: CLITestCase {
     XCTAssertGreaterThan(sound[48_000..<48_480].map { abs(Int($0)) }.max() ?? 0, 3000)
   }
 
+  /// Goertzel power of `frequency` in `samples`.
+  private func power(_ samples: ArraySlice<Int16>, _ frequency: Double) -> Double {
+    let c = 2 * cos(2 * Double.pi * frequency / 48_000)
+    var s1 = 0.0, s2 = 0.0
+    for x in samples {
+      let s = Double(x) + c * s1 - s2
+      s2 = s1
+      s1 = s
+    }
+    return (s1 * s1 + s2 * s2 - c * s1 * s2) / Double(samples.count * samples.count)
+  }
+
+  func testMusicLoopsUnderTheMovieOrReplacesItsSound() throws {
+    try clip("a.mp4", "testsrc=size=320x240:rate=30", seconds: 4, tone: 1000)
+    // 1.3 s of 2 kHz: the movie needs it three times and a bit.
+    _ = try MovieOracle.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=2000:duration=1.3", path("song.wav")])
+    _ = try compose(["a.mp4", "--music", "song.wav", "--music-mode", "replace", "--fade-out", "0.5s", "-o", "replaced.mp4"])
+    let replaced = try MovieOracle.decodeMono(path("replaced.mp4"))
+    XCTAssertEqual(try streamDuration("replaced.mp4", "a"), 4.0, accuracy: 0.0005)
+    for second in [0.5, 1.9, 3.2] {
+      let at = Int(second * 48_000)
+      XCTAssertEqual(MovieOracle.dominantFrequency(replaced[at..<(at + 4_800)], rate: 48_000), 2000, "music at \(second) s")
+    }
+    XCTAssertLessThan(power(replaced[24_000..<28_800], 1000), power(replaced[24_000..<28_800], 2000) / 1000, "no 1 kHz left")
+    XCTAssertLessThan(replaced.suffix(48).map { abs(Int($0)) }.max() ?? 0, 300, "faded out with the movie")
+    // Mixed at 0.3 under the movie's own sound: power (0.3)² of the tone's.
+    _ = try compose(["a.mp4", "--music", "song.wav@0.2s..1s", "-o", "mixed.mp4"])
+    let mixed = try MovieOracle.decodeMono(path("mixed.mp4"))
+    let part = mixed[96_000..<100_800]
+    XCTAssertEqual(power(part, 2000) / power(part, 1000), 0.09, accuracy: 0.03)
+  }
+
   func testBadItemsAreRefusedBeforeAnythingIsWritten() throws {
     try clip("a.mp4", "testsrc=size=320x240:rate=30", seconds: 2)
     try "not an image".write(to: dir.appendingPathComponent("photo.jpg"), atomically: true, encoding: .utf8)
@@ -165,6 +197,12 @@ final class ComposeTests: CLITestCase {
       ["compose", "a.mp4@..1s", "a.mp4@..1s", "--transition", "fade=2s", "-o", "o.mp4"],
       stderr: "camfx: error: item 'a.mp4@..1s' lasts 1.0 s, shorter than its transitions (2.0 s)", keep: keep)
     try assertFails(["compose", "a.mp4"], stderr: "camfx: error: compose needs -o, e.g. -o out.mp4", keep: keep)
+    try assertFails(
+      ["compose", "a.mp4", "--music", "none.wav", "-o", "o.mp4"], stderr: "camfx: error: cannot read 'none.wav': No such file or directory",
+      keep: keep)
+    try assertFails(
+      ["compose", "a.mp4", "--music-volume", "0.5", "-o", "o.mp4"],
+      stderr: "camfx: error: --music-volume and --music-mode go with --music FILE", keep: keep)
   }
 
   func testAPresetCapsTheSizeAndNeverScalesUp() throws {

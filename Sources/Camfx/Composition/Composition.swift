@@ -18,6 +18,34 @@ public struct Composition: Sendable, Equatable {
   /// A fade from the background and silence at the start, and to them at the end.
   public var fadeIn: MediaTime = .zero
   public var fadeOut: MediaTime = .zero
+  /// A music track under the whole movie.
+  public var music: Music?
+
+  /// A sound file (`FILE[@START..END]`) played under the composition, looped or cut to
+  /// its length, at `volume` over the items' own sound, or instead of it.
+  public struct Music: Sendable, Equatable {
+    public var path: String
+    public var start: MediaTime?
+    public var end: MediaTime?
+    public var volume: Double = 0.3
+    /// True: the items' own sound is left out.
+    public var replacesSound = false
+
+    public init(path: String, start: MediaTime? = nil, end: MediaTime? = nil) {
+      self.path = path
+      self.start = start
+      self.end = end
+    }
+
+    /// `FILE[@START..END]`, as a movie item.
+    public init(parsing text: String) throws {
+      let item = try CompositionItem(parsing: text)
+      guard case .movie(let path) = item.asset else {
+        throw RecordingOptionError("--music \(text): expected a sound or movie file, FILE[@START..END]")
+      }
+      self.init(path: path, start: item.start, end: item.end)
+    }
+  }
 
   public init(items: [CompositionItem]) { self.items = items }
 }

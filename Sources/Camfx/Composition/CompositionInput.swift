@@ -31,6 +31,7 @@ public final class CompositionInput: RecordingInput {
   private let backdrop: PixelBuffer
   private var pictures: [ItemPictures?]
   private var sounds: [ItemSound?]
+  private let music: MusicSound?
   private var nextFrame = 0
   private var nextSampleFrame: Int64 = 0
   private let itemStartSamples: [Int64]
@@ -53,6 +54,10 @@ public final class CompositionInput: RecordingInput {
     pictures = try timeline.placements.map { try ItemPictures($0, video: video) }
     sounds = try audio.map { mix in try timeline.placements.map { try ItemSound($0, mix: mix) } }
       ?? Array(repeating: nil, count: timeline.placements.count)
+    music = try audio.flatMap { mix in try timeline.composition.music.map { try MusicSound($0, mix: mix) } }
+    if music != nil && timeline.composition.music?.replacesSound == true {
+      sounds = Array(repeating: nil, count: timeline.placements.count)
+    }
     let rate = audio?.sampleRate ?? 1
     itemStartSamples = timeline.placements.map { CompositionTimeline.samples($0.start, rate: rate) }
     itemEndSamples = timeline.placements.map { CompositionTimeline.samples($0.end, rate: rate) }
@@ -155,6 +160,11 @@ public final class CompositionInput: RecordingInput {
       }
       let offset = Int(from - first) * channels
       for i in 0..<part.count { mix[offset + i] += part[i] }
+    }
+    if let music, let volume = timeline.composition.music?.volume {
+      let samples = try music.next(count)
+      let gain = Float(volume)
+      for (i, v) in zip(mix.indices, samples) { mix[i] += Float(v) * gain }
     }
     // Fades from and to silence, reaching it on the first and last sample.
     let c = timeline.composition
