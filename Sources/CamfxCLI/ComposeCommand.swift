@@ -128,11 +128,17 @@ struct ComposeCommand: ParsableCommand {
       throw RecordingOptionError("--music-volume and --music-mode go with --music FILE")
     }
     let background = try BGRA(parsing: self.background)
-    let exportPreset = try preset.map(ExportPreset.init(parsing:))
+    let passthrough = preset?.lowercased() == ExportPreset.passthrough
+    let exportPreset = passthrough ? nil : try preset.map(ExportPreset.init(parsing:))
     guard (1...2).contains(channels) else { throw RecordingOptionError("--channels must be 1 or 2") }
     let plan = try outputOptions.plan(names: outputOptions.output, overwrite: overwrite)
     for item in composition.items { try plan.requireDistinct(fromInput: item.asset.path) }
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
+
+    if passthrough {
+      try runPassthrough(composition, plan: plan, statsFile: statsFile)
+      return
+    }
 
     // 2. Open the items: their lengths make the timeline, the first movie the defaults.
     let probe = try CompositionProbe(composition)
@@ -184,6 +190,38 @@ struct ComposeCommand: ParsableCommand {
       "composed \(timeline.placements.count) item(s), \(RecordingStatusLine.fixed(timeline.total.seconds, 3)) s at "
         + "\(renderSize) and \(RecordingStatusLine.fixed(1 / frameDuration.seconds, 3)) fps: "
         + RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded ", with: "wrote ") + "\n")
+    if let error = summary.error { throw RecordingFailure(message: error) }
+  }
+
+  /// `--preset passthrough`: the items' packets joined as they are.
+  private func runPassthrough(_ composition: Composition, plan: RecordingOutputPlan, statsFile: OutputFile?) throws {
+    let changes: [(String, Bool)] = [
+      ("--size", size != nil), ("--fps", fps != nil), ("--filter", !filters.isEmpty), ("--video-codec", videoCodec != nil),
+      ("--crf", crf != nil), ("--video-bitrate", videoBitrate != nil), ("--x264-preset", x264Preset != nil),
+      ("--background", background != "black"),
+    ]
+    if let (name, _) = changes.first(where: \.1) {
+      throw RecordingOptionError("--preset passthrough copies packets as they are: \(name) needs encoding")
+    }
+    let source = try PassthroughComposition(composition, audio: !noAudio)
+    signal(SIGPIPE, SIG_IGN)
+    let outputs = try plan.makeOutputs(file: MovieFileOutput.Options(overwrite: overwrite), segments: nil) {
+      RecordCommand.printToStderr("camfx: \($0)\n")
+    }
+    let session = try PacketCopySession(source: source, outputs: outputs)
+    let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in session.stop() }
+    defer { signals.cancel() }
+    let summary = session.run()
+    try statsFile.map { try RecordCommand.writeStats(summary, to: $0) }
+    for cut in source.cuts where cut.start != (cut.item.start ?? .zero) || (cut.item.end.map { $0 != cut.end } ?? false) {
+      RecordCommand.printToStderr(
+        "camfx: passthrough cuts on keyframes: \(cut.item) copied from \(RecordingStatusLine.fixed(cut.start.seconds, 3)) s "
+          + "to \(RecordingStatusLine.fixed(cut.end.seconds, 3)) s\n")
+    }
+    let name = outputs.first { !$0.isLive }?.report.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
+    RecordCommand.printToStderr(
+      "composed \(composition.items.count) item(s) by passthrough: "
+        + RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded ", with: "copied ") + "\n")
     if let error = summary.error { throw RecordingFailure(message: error) }
   }
 

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxCore
 
 /// An encoded packet on its way from an encoder to the outputs: the encoder's own
 /// `AVPacket`, lent for the call. An output that keeps it takes a reference
@@ -24,6 +25,30 @@ public struct EncodedPacket {
 
   /// True for a keyframe.
   public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+
+  /// The presentation (else decode) time, exactly.
+  public var presentationTime: MediaTime {
+    let ts = pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE ? pointer.pointee.pts : pointer.pointee.dts
+    return stream.time(ticks: ts)
+  }
+
+  /// The decode (else presentation) time, exactly.
+  public var decodeTime: MediaTime {
+    let ts = pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE ? pointer.pointee.dts : pointer.pointee.pts
+    return stream.time(ticks: ts)
+  }
+
+  /// The duration, exactly (zero when unset).
+  public var duration: MediaTime { stream.time(ticks: pointer.pointee.duration) }
+
+  /// Moves the packet later by `time` (earlier when negative), rounded to its stream's
+  /// ticks: how joined movies continue one another.
+  public func offset(by time: MediaTime) {
+    let tb = stream.timeBase
+    let ticks = Int64((Int128(time.value) * Int128(tb.den)) / (Int128(time.timescale) * Int128(tb.num)))
+    if pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE { pointer.pointee.pts += ticks }
+    if pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE { pointer.pointee.dts += ticks }
+  }
 
   /// Moves the packet `seconds` earlier on its stream's clock (a copy that starts at zero).
   public func shift(earlierBy seconds: Double) {

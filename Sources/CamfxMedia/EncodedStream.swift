@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxCore
 
 /// One stream that a `MovieWriter`'s encoders produce, as its outputs add it to their
 /// containers: the codec parameters (with the codec's global header) and the time
@@ -77,6 +78,29 @@ public final class EncodedStream: @unchecked Sendable {
     p.pointee.height = Int32(height)
     // A camera's JPEGs are full-range 4:2:2 or 4:2:0; players read it from the JPEG.
     p.pointee.color_range = AVCOL_RANGE_JPEG
+  }
+
+  /// `ticks` of this stream's time base as an exact time.
+  public func time(ticks: Int64) -> MediaTime { MediaTime(value: ticks * Int64(timeBase.num), timescale: timeBase.den) }
+
+  /// Why packets of `other` cannot follow this stream's in one stream (different codec,
+  /// size, pixel format, rate, channels or codec headers), or nil when they can.
+  public func differenceForJoining(_ other: EncodedStream) -> String? {
+    let a = parameters.pointee, b = other.parameters.pointee
+    if a.codec_id != b.codec_id { return "\(codecName) against \(other.codecName)" }
+    if kind == .video {
+      if a.width != b.width || a.height != b.height { return "\(a.width)x\(a.height) against \(b.width)x\(b.height)" }
+      if a.format != b.format { return "pixel format \(a.format) against \(b.format)" }
+      if a.profile != b.profile { return "\(codecName) profile \(a.profile) against \(b.profile)" }
+    } else {
+      if a.sample_rate != b.sample_rate { return "\(a.sample_rate) Hz against \(b.sample_rate) Hz" }
+      if a.ch_layout.nb_channels != b.ch_layout.nb_channels {
+        return "\(a.ch_layout.nb_channels) against \(b.ch_layout.nb_channels) channels"
+      }
+    }
+    let sameHeaders = a.extradata_size == b.extradata_size
+      && (a.extradata_size == 0 || memcmp(a.extradata, b.extradata, Int(a.extradata_size)) == 0)
+    return sameHeaders ? nil : "other \(codecName) settings (codec headers differ)"
   }
 
   /// The codec's name (`h264`, `mjpeg` ...).

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxCore
 
 /// Reads a movie's video (and sound) as the packets it holds, without decoding them,
 /// for `--video-codec copy`, as `AVAssetReaderTrackOutput` with nil output settings:
@@ -13,6 +14,12 @@ public final class MoviePacketReader {
   public let streams: [EncodedStream]
   private let input: InputContext
   private let inputIndex: [Int32: Int]
+  private let videoIndex: Int32
+  private let videoTimeBase: AVRational
+  /// The video's first timestamp, where times given to `seek` count from.
+  public let videoStartTime: MediaTime
+  /// The video stream's duration (else the container's), when stated.
+  public let videoDuration: MediaTime?
   private let packet: FFmpegPacket
 
   /// - Parameter audio: copy the first audio stream too.
@@ -27,7 +34,16 @@ public final class MoviePacketReader {
     guard videoIndex >= 0 else {
       throw FFmpegError(code: videoIndex, operation: "'\(path)'", message: "no video stream to copy")
     }
-    streams.append(try EncodedStream(kind: .video, index: 0, copying: ctx.pointee.streams[Int(videoIndex)]!))
+    let video = ctx.pointee.streams[Int(videoIndex)]!
+    self.videoIndex = videoIndex
+    videoTimeBase = video.pointee.time_base
+    let tb = videoTimeBase
+    videoStartTime = video.pointee.start_time != CAMFX_AV_NOPTS_VALUE
+      ? MediaTime(value: video.pointee.start_time * Int64(tb.num), timescale: tb.den) : .zero
+    videoDuration = video.pointee.duration > 0
+      ? MediaTime(value: video.pointee.duration * Int64(tb.num), timescale: tb.den)
+      : (ctx.pointee.duration > 0 ? MediaTime(value: ctx.pointee.duration, timescale: 1_000_000) : nil)
+    streams.append(try EncodedStream(kind: .video, index: 0, copying: video))
     map[videoIndex] = 0
     if audio {
       let audioIndex = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, videoIndex, nil, 0)
@@ -39,6 +55,14 @@ public final class MoviePacketReader {
     self.streams = streams
     inputIndex = map
     packet = try FFmpegPacket()
+  }
+
+  /// Moves to the last keyframe at or before `time` (from `videoStartTime`).
+  public func seek(to time: MediaTime) throws(FFmpegError) {
+    let target = videoStartTime + time
+    let ticks = Int64(
+      (Int128(target.value) * Int128(videoTimeBase.den)) / (Int128(target.timescale) * Int128(videoTimeBase.num)))
+    try check(av_seek_frame(input.context, videoIndex, ticks, AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
   }
 
   /// The next packet of a copied stream, lent until the next call; `nil` at the end.

@@ -170,6 +170,41 @@ final class ComposeTests: CLITestCase {
     XCTAssertEqual(power(part, 2000) / power(part, 1000), 0.09, accuracy: 0.03)
   }
 
+  private func packetHashes(_ file: String) throws -> [String] {
+    let text = String(decoding: try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-i", path(file), "-map", "0:v", "-c", "copy", "-f", "framemd5", "-",
+    ]).stdout, as: UTF8.self)
+    return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map(String.init) }
+  }
+
+  func testPassthroughCopiesPacketsAndCutsOnKeyframes() throws {
+    for name in ["p1.mp4", "p2.mp4"] {
+      // The same settings: a keyframe every second, no B-frames.
+      _ = try MovieOracle.run("ffmpeg", [
+        "-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=4", "-f", "lavfi", "-i",
+        "sine=f=1000:duration=4", "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-bf", "0", "-c:a", "aac",
+        "-shortest", path(name),
+      ])
+    }
+    let result = try compose(["p1.mp4@1.2s..2.5s", "p2.mp4", "--preset", "passthrough", "-o", "joined.mp4"])
+    XCTAssertTrue(
+      result.stderr.contains("passthrough cuts on keyframes: p1.mp4@1.2s..2.5s copied from 1.000 s to 3.000 s"), result.stderr)
+    let first = try packetHashes("p1.mp4"), second = try packetHashes("p2.mp4")
+    XCTAssertEqual(try packetHashes("joined.mp4"), Array(first[25..<75]) + second, "the video packets' bytes, unchanged")
+    XCTAssertEqual(try streamDuration("joined.mp4", "v"), 6.0, accuracy: 0.0005)
+    XCTAssertEqual(try MovieOracle.probe(path("joined.mp4"))["video"]?.frames, 150)
+    // Clips that differ cannot pass through, and say why.
+    try clip("small.mp4", "testsrc=size=160x120:rate=25", seconds: 1)
+    try assertFails(
+      ["compose", "p1.mp4", "small.mp4", "--preset", "passthrough", "-o", "no.mp4"],
+      stderr: "camfx: error: --preset passthrough: small.mp4 differs from p1.mp4 (320x240 against 160x120); use a preset that encodes, e.g. --preset 1080p",
+      keep: ["joined.mp4", "p1.mp4", "p2.mp4", "small.mp4"])
+    try assertFails(
+      ["compose", "p1.mp4", "p2.mp4", "--preset", "passthrough", "--transition", "fade=1s", "-o", "no.mp4"],
+      stderr: "camfx: error: --preset passthrough cannot fade: fades change pictures, which needs encoding",
+      keep: ["joined.mp4", "p1.mp4", "p2.mp4", "small.mp4"])
+  }
+
   func testBadItemsAreRefusedBeforeAnythingIsWritten() throws {
     try clip("a.mp4", "testsrc=size=320x240:rate=30", seconds: 2)
     try "not an image".write(to: dir.appendingPathComponent("photo.jpg"), atomically: true, encoding: .utf8)
@@ -191,7 +226,7 @@ final class ComposeTests: CLITestCase {
       stderr: "camfx: error: item 'a.mp4@3s..': START 3.0 s is past the end of a.mp4 (2.0 s)", keep: keep)
     try assertFails(
       ["compose", "a.mp4", "--preset", "999p", "-o", "o.mp4"],
-      stderr: "camfx: error: unknown --preset '999p' (expected 480p, 540p, 720p, 1080p, 2160p, hevc-1080p, hevc-2160p)",
+      stderr: "camfx: error: unknown --preset '999p' (expected 480p, 540p, 720p, 1080p, 2160p, hevc-1080p, hevc-2160p, passthrough)",
       keep: keep)
     try assertFails(
       ["compose", "a.mp4@..1s", "a.mp4@..1s", "--transition", "fade=2s", "-o", "o.mp4"],

@@ -30,7 +30,11 @@ public struct ExportPreset: Sendable, Equatable {
     ExportPreset(name: "hevc-2160p", codec: "libx265", maximumSize: FrameGeometry(width: 3840, height: 2160), videoBitrate: 20_000_000, audioBitrate: 192_000),
   ]
 
-  public static var names: [String] { all.map(\.name) }
+  /// `passthrough`: the packets as they are (`PassthroughComposition`), no preset of these.
+  public static let passthrough = "passthrough"
+
+  /// Every name `--preset` takes.
+  public static var names: [String] { all.map(\.name) + [passthrough] }
 
   /// - Throws: `RecordingOptionError` listing the presets.
   public init(parsing text: String) throws {
