@@ -16,6 +16,8 @@ extension RecordingPipeline {
     var displayRotation = 0
     /// What the input's timestamps mean on the calendar (for `text` and `timestamp`).
     var clock = FrameClock.wallClockAtFirstFrame
+    /// How many frames a movie or a composition holds, when known.
+    var expectedFrames: Int? = nil
   }
 
   /// Opens the one input a recording reads: a movie file, or a live source (testsrc, a
@@ -41,12 +43,15 @@ extension RecordingPipeline {
         input: opened, fps: rate,
         buffering: buffering, audioSampleRate: reader.audioSampleRate, audioChannels: reader.audioChannels,
         displayRotation: reader.displayRotation,
-        clock: reader.creationTime.map { .origin(epochSeconds: $0, at: reader.videoStartTime ?? .zero) } ?? .timestampOnly)
+        clock: reader.creationTime.map { .origin(epochSeconds: $0, at: reader.videoStartTime ?? .zero) } ?? .timestampOnly,
+        expectedFrames: reader.statedFrameCount > 0
+          ? reader.statedFrameCount : (reader.videoDuration ?? reader.duration).map { Int(($0.seconds * rate).rounded()) })
     case .composition(let composition):
       let duration = composition.video.frameDuration
       return OpenedInput(
         input: composition, fps: Double(duration.timescale) / Double(duration.value),
-        audioSampleRate: composition.audio?.sampleRate, audioChannels: composition.audio?.channels, clock: .timestampOnly)
+        audioSampleRate: composition.audio?.sampleRate, audioChannels: composition.audio?.channels, clock: .timestampOnly,
+        expectedFrames: composition.frameCount)
     case .live(let chosen):
       let spec = try chosen ?? {
         let found = try SourceSpec.defaultSource()

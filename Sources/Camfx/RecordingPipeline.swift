@@ -105,6 +105,9 @@ public final class RecordingPipeline {
   public let microphone: ALSAMicrophone?
   /// The frame rate the encoder was told.
   public let framesPerSecond: Double
+  /// The frames a movie or a composition will give (nil for a live source, or when the
+  /// file does not say): what a progress bar counts towards.
+  public let expectedFrames: Int?
   private let report: @Sendable (String) -> Void
 
   /// Opens the input, configures the chain for it, opens the microphone, the encoders
@@ -154,6 +157,7 @@ public final class RecordingPipeline {
     chain.setClock(opened.clock)
     outputGeometry = try chain.configure(input: opened.input.geometry)
     framesPerSecond = opened.fps
+    expectedFrames = opened.input.isLive || configuration.timelapse != nil ? nil : opened.expectedFrames
 
     guard let plan = configuration.outputs else {
       microphone = nil

@@ -180,7 +180,8 @@ struct ComposeCommand: ParsableCommand {
       guard showProgress else { return }
       RecordCommand.printToStderr(
         "\r\u{1B}[2K" + RecordingStatusLine.progress(
-          framesWritten: snapshot.framesWritten, totalFrames: input.frameCount, frameSeconds: frameDuration.seconds,
+          framesWritten: snapshot.framesWritten, totalFrames: pipeline.expectedFrames ?? input.frameCount,
+          frameSeconds: frameDuration.seconds,
           elapsed: elapsed))
     }
     if showProgress { RecordCommand.printToStderr("\r\u{1B}[2K") }

@@ -288,9 +288,12 @@ struct RecordCommand: ParsableCommand {
     let summary = try pipeline.run(statusInterval: 0.5) { snapshot, elapsed in
       if let line = progressLog?.line(for: snapshot, elapsed: elapsed) { Self.printToStderr(line + "\n") }
       guard showStatus else { return }
-      Self.printToStderr(
-        "\r\u{1B}[2K" + statusLine.text(for: snapshot, elapsed: elapsed)
-          + RecordingStatusLine.liveOutputs(pipeline.outputReports))
+      // A transcode knows its length: a progress bar; a live source: the status line.
+      let text = pipeline.expectedFrames.map {
+        RecordingStatusLine.progress(
+          framesWritten: snapshot.framesWritten, totalFrames: $0, frameSeconds: 1 / pipeline.framesPerSecond, elapsed: elapsed)
+      } ?? statusLine.text(for: snapshot, elapsed: elapsed)
+      Self.printToStderr("\r\u{1B}[2K" + text + RecordingStatusLine.liveOutputs(pipeline.outputReports))
     }
     stills.waitUntilWritten()
     if showStatus { Self.printToStderr("\r\u{1B}[2K") }
