@@ -49,7 +49,7 @@ extension RecordingPipeline {
     case .composition(let composition):
       let duration = composition.video.frameDuration
       return OpenedInput(
-        input: composition, fps: Double(duration.timescale) / Double(duration.value),
+        input: composition, fps: Double(duration.timescale) / Double(duration.value), buffering: .composition,
         audioSampleRate: composition.audio?.sampleRate, audioChannels: composition.audio?.channels, clock: .timestampOnly,
         expectedFrames: composition.frameCount)
     case .live(let chosen):

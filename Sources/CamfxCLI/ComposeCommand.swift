@@ -149,7 +149,7 @@ struct ComposeCommand: ParsableCommand {
     let video = VideoComposition(renderSize: renderSize, frameDuration: frameDuration, background: background)
     let mix = noAudio ? nil : AudioMix(sampleRate: sampleRate, channels: channels)
     let input = try CompositionInput(
-      timeline: timeline, video: video, audio: mix, poolCapacity: RecordingBuffering.file.poolCapacity)
+      timeline: timeline, video: video, audio: mix, poolCapacity: RecordingBuffering.composition.poolCapacity)
 
     var recording = RecordingPipeline.Configuration(source: .composition(input))
     recording.chain = try FilterRegistry.builtin.makeChain(filters)

@@ -17,7 +17,7 @@ import Glibc
 /// and to silence, reaching them on the first and last frame and sample.
 ///
 /// Not live: the pipeline waits for it, and nothing is dropped.
-public final class CompositionInput: RecordingInput {
+public final class CompositionInput: RecordingInput, YUV420RecordingInput {
   public typealias Audio = PCMBuffer
   public let timeline: CompositionTimeline
   public let video: VideoComposition
@@ -27,37 +27,38 @@ public final class CompositionInput: RecordingInput {
   /// Sample frames in its sound track.
   public let sampleCount: Int
 
-  private let pool: PixelBufferPool
-  private let backdrop: PixelBuffer
+  private let poolCapacity: Int
+  /// The frames handed on, made on first use in the format the pipeline asked for.
+  private var bgraPool: PixelBufferPool?
+  private var yuv420Pool: YUV420FramePool?
+  private var backdropBGRA: PixelBuffer?
+  private var backdropYUV: YUV420Planes?
+  private var rendersYUV420 = false
+  /// Each item's pictures and sound, opened when its turn comes and closed after it.
   private var pictures: [ItemPictures?]
   private var sounds: [ItemSound?]
+  private var opened: [Bool]
   private let music: MusicSound?
   private var nextFrame = 0
   private var nextSampleFrame: Int64 = 0
   private let itemStartSamples: [Int64]
   private let itemEndSamples: [Int64]
 
-  /// Opens every item (each is read from its start when its turn comes).
+  /// Checks the items can be read (each is opened when its turn comes).
   /// - Parameter audio: the mix, or nil for a silent movie.
-  /// - Throws: what opening a movie or a PNG throws.
+  /// - Throws: what opening the music throws.
   public init(timeline: CompositionTimeline, video: VideoComposition, audio: AudioMix?, poolCapacity: Int = 4) throws {
     self.timeline = timeline
     self.video = video
     self.audio = audio
+    self.poolCapacity = poolCapacity
     frameCount = timeline.frameCount(frameDuration: video.frameDuration)
     sampleCount = audio.map { timeline.sampleCount(rate: $0.sampleRate) } ?? 0
-    pool = PixelBufferPool(geometry: video.renderSize, capacity: poolCapacity)
-    backdrop = PixelBuffer(width: video.renderSize.width, height: video.renderSize.height)
-    backdrop.fill(video.background)
-    // Opened up front so that a bad file fails before anything is written; movies
-    // decode only when their turn comes.
-    pictures = try timeline.placements.map { try ItemPictures($0, video: video) }
-    sounds = try audio.map { mix in try timeline.placements.map { try ItemSound($0, mix: mix) } }
-      ?? Array(repeating: nil, count: timeline.placements.count)
+    let count = timeline.placements.count
+    pictures = Array(repeating: nil, count: count)
+    sounds = Array(repeating: nil, count: count)
+    opened = Array(repeating: false, count: count)
     music = try audio.flatMap { mix in try timeline.composition.music.map { try MusicSound($0, mix: mix) } }
-    if music != nil && timeline.composition.music?.replacesSound == true {
-      sounds = Array(repeating: nil, count: timeline.placements.count)
-    }
     let rate = audio?.sampleRate ?? 1
     itemStartSamples = timeline.placements.map { CompositionTimeline.samples($0.start, rate: rate) }
     itemEndSamples = timeline.placements.map { CompositionTimeline.samples($0.end, rate: rate) }
@@ -67,6 +68,16 @@ public final class CompositionInput: RecordingInput {
   public var frameDuration: MediaTime? { video.frameDuration }
   public var isLive: Bool { false }
   public var hasAudio: Bool { audio != nil }
+  public var pixelFormatName: String { rendersYUV420 ? "yuv420p" : "bgra" }
+
+  /// Frames can come as yuv420p: every picture is fitted on even corners (the render
+  /// size is even), and blends and fades work on the planes as they do on BGRA.
+  public var canDeliverYUV420Frames: Bool { video.renderSize.width % 2 == 0 && video.renderSize.height % 2 == 0 }
+
+  public func deliverYUV420Frames() {
+    precondition(nextFrame == 0, "the format is chosen before the first frame")
+    rendersYUV420 = true
+  }
 
   /// Sound up to the next frame's time, then that frame; `nil` at the end.
   public func nextSample() throws -> RecordingSample<PCMBuffer>? {
@@ -80,40 +91,100 @@ public final class CompositionInput: RecordingInput {
     }
     guard nextFrame < frameCount else { return nil }
     defer { nextFrame += 1 }
-    return .video(.bgra(try renderFrame(nextFrame)))
+    return .video(try renderFrame(nextFrame))
   }
 
   private func time(ofFrame k: Int) -> MediaTime {
     MediaTime(value: video.frameDuration.value * Int64(k), timescale: video.frameDuration.timescale)
   }
 
+  /// Opens item `index` when its turn comes (once).
+  private func open(_ index: Int) throws {
+    guard !opened[index] else { return }
+    opened[index] = true
+    let placement = timeline.placements[index]
+    pictures[index] = try ItemPictures(placement, video: video, yuv420: rendersYUV420, poolCapacity: poolCapacity)
+    if let audio, timeline.composition.music?.replacesSound != true {
+      sounds[index] = try ItemSound(placement, mix: audio)
+    }
+  }
+
   // MARK: Pictures
 
-  private func renderFrame(_ k: Int) throws -> PixelBuffer {
+  private func renderFrame(_ k: Int) throws -> VideoFrame {
     let t = time(ofFrame: k)
-    guard let output = pool.acquire(presentationTime: t) else {
-      throw RecordingOptionError("no frame buffer came back to the composition's pool")
-    }
     let placements = timeline.placements
-    // The items showing at t: one, or two in a cross-fade.
+    // The items showing at t: one, or two in a cross-fade. Items whose turn is over are
+    // closed (their decoders and buffers go).
     let showing = placements.indices.filter { placements[$0].start <= t && t < placements[$0].end }
-    if let first = showing.first {
-      let picture = try pictures[first]!.picture(at: t - placements[first].start)
-      output.copyPixels(from: picture)
-      if showing.count > 1, let second = showing.last {
-        let incoming = try pictures[second]!.picture(at: t - placements[second].start)
-        let opacity = Self.ratio(t - placements[second].start, timeline.composition.transition)
-        FrameBlender.blend(output, toward: incoming, weight: opacity)
+    for index in 0..<(showing.first ?? placements.count) where pictures[index] != nil { pictures[index] = nil }
+    var layers: [(ComposedPicture, Double)] = []
+    for (n, index) in showing.enumerated() {
+      try open(index)
+      guard let picture = try pictures[index]!.picture(at: t - placements[index].start) else { continue }
+      let opacity = n == 0 ? 1 : Self.ratio(t - placements[index].start, timeline.composition.transition)
+      layers.append((picture, opacity))
+    }
+    let fade = fadeLevel(at: t, last: time(ofFrame: frameCount - 1))
+    if rendersYUV420 {
+      // One decoded picture, shown as it is: it goes on without a copy.
+      if layers.count == 1, fade == nil, case .decoded(var decoded) = layers[0].0 {
+        decoded.presentationTime = t
+        return .yuv420(decoded)
       }
-      // Items whose turn is over are closed (their decoders and buffers go).
-      for index in 0..<first where pictures[index] != nil { pictures[index] = nil }
-    } else {
-      output.copyPixels(from: backdrop)
+      // Made when first needed: a join without fades may never need it.
+      let pool = try yuv420Pool ?? YUV420FramePool(geometry: video.renderSize, capacity: poolCapacity, kind: .owned)
+      yuv420Pool = pool
+      let backdrop = backdropYUV ?? {
+        let planes = YUV420Planes(width: video.renderSize.width, height: video.renderSize.height)
+        planes.picture.fill(video.background, outside: PixelRectangle(x: 0, y: 0, width: 0, height: 0))
+        return planes
+      }()
+      backdropYUV = backdrop
+      guard let frame = try pool.acquire(presentationTime: t) else {
+        throw RecordingOptionError("no frame came back to the composition's pool")
+      }
+      let output = frame.picture
+      var drawn = false
+      for (layer, opacity) in layers {
+        guard let picture = layer.yuv420Picture else { continue }
+        if drawn {
+          for plane in 0..<3 { FrameBlender.blend(output.plane(plane), toward: picture.plane(plane), weight: opacity) }
+        } else {
+          picture.copyPixels(to: output)
+          drawn = true
+        }
+      }
+      if !drawn { backdrop.picture.copyPixels(to: output) }
+      if let fade {
+        for plane in 0..<3 { FrameBlender.blend(output.plane(plane), toward: backdrop.picture.plane(plane), weight: 1 - fade) }
+      }
+      return .yuv420(frame)
     }
-    if let level = fadeLevel(at: t, last: time(ofFrame: frameCount - 1)) {
-      FrameBlender.blend(output, toward: backdrop, weight: 1 - level)
+    let pool = bgraPool ?? PixelBufferPool(geometry: video.renderSize, capacity: poolCapacity)
+    bgraPool = pool
+    let backdrop = backdropBGRA ?? {
+      let buffer = PixelBuffer(width: video.renderSize.width, height: video.renderSize.height)
+      buffer.fill(video.background)
+      return buffer
+    }()
+    backdropBGRA = backdrop
+    guard let output = pool.acquire(presentationTime: t) else {
+      throw RecordingOptionError("no frame came back to the composition's pool")
     }
-    return output
+    var drawn = false
+    for (layer, opacity) in layers {
+      guard case .bgra(let picture) = layer else { continue }
+      if drawn {
+        FrameBlender.blend(output, toward: picture, weight: opacity)
+      } else {
+        output.copyPixels(from: picture)
+        drawn = true
+      }
+    }
+    if !drawn { output.copyPixels(from: backdrop) }
+    if let fade { FrameBlender.blend(output, toward: backdrop, weight: 1 - fade) }
+    return .bgra(output)
   }
 
   /// How much of the picture or sound shows at `t` within the fades (nil: all of it):
@@ -144,6 +215,7 @@ public final class CompositionInput: RecordingInput {
         if stop <= first { sounds[index] = nil }  // its turn is over
         continue
       }
+      try open(index)
       guard let sound = sounds[index] else { continue }
       let from = max(first, start), to = min(end, stop)
       let hasPrevious = index > 0, hasNext = index < timeline.placements.count - 1
@@ -189,38 +261,50 @@ public final class CompositionInput: RecordingInput {
   }
 }
 
-/// Blends BGRA frames of one size in place.
+/// Blends pictures of one size in place: BGRA frames, or yuv420p planes one at a time.
 enum FrameBlender {
   /// `frame = frame · (1 − weight) + other · weight`, rounded, on every byte; at 0.5 the
   /// rounded mean.
   static func blend(_ frame: PixelBuffer, toward other: PixelBuffer, weight: Double) {
-    let w = UInt16((max(0, min(1, weight)) * 256).rounded())
-    guard w > 0 else { return }
-    if w >= 256 {
-      frame.copyPixels(from: other)
-      return
-    }
-    let keep = SIMD16<UInt16>(repeating: 256 - w), take = SIMD16<UInt16>(repeating: w)
-    let half = SIMD16<UInt16>(repeating: 128)
-    let rowBytes = frame.width * 4
     frame.withUnsafeMutableBytes { dst in
       other.withUnsafeBytes { src in
-        for y in 0..<frame.height {
-          let d = (dst + frame.offset + y * frame.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-          let s = (src + other.offset + y * other.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-          var x = 0
-          while x + 16 <= rowBytes {
-            let a = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(d + x).loadUnaligned(as: SIMD16<UInt8>.self))
-            let b = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(s + x).loadUnaligned(as: SIMD16<UInt8>.self))
-            let mixed = (a &* keep &+ b &* take &+ half) &>> 8
-            UnsafeMutableRawPointer(d + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: mixed), as: SIMD16<UInt8>.self)
-            x += 16
-          }
-          while x < rowBytes {
-            d[x] = UInt8((UInt16(d[x]) * (256 - w) + UInt16(s[x]) * w + 128) >> 8)
-            x += 1
-          }
-        }
+        blend(
+          (base: (dst + frame.offset).assumingMemoryBound(to: UInt8.self), stride: frame.bytesPerRow, width: frame.width * 4,
+           height: frame.height),
+          toward: (base: UnsafeMutablePointer(mutating: (src + other.offset).assumingMemoryBound(to: UInt8.self)),
+                   stride: other.bytesPerRow, width: other.width * 4, height: other.height),
+          weight: weight)
+      }
+    }
+  }
+
+  /// The same on one plane of bytes (`width` bytes a row).
+  static func blend(
+    _ plane: (base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int),
+    toward other: (base: UnsafeMutablePointer<UInt8>, stride: Int, width: Int, height: Int), weight: Double
+  ) {
+    let w = UInt16((max(0, min(1, weight)) * 256).rounded())
+    guard w > 0 else { return }
+    let keep = SIMD16<UInt16>(repeating: 256 - w), take = SIMD16<UInt16>(repeating: w)
+    let half = SIMD16<UInt16>(repeating: 128)
+    for y in 0..<plane.height {
+      let d = plane.base + y * plane.stride
+      let s = other.base + y * other.stride
+      if w >= 256 {
+        d.update(from: s, count: plane.width)
+        continue
+      }
+      var x = 0
+      while x + 16 <= plane.width {
+        let a = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(d + x).loadUnaligned(as: SIMD16<UInt8>.self))
+        let b = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(s + x).loadUnaligned(as: SIMD16<UInt8>.self))
+        let mixed = (a &* keep &+ b &* take &+ half) &>> 8
+        UnsafeMutableRawPointer(d + x).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: mixed), as: SIMD16<UInt8>.self)
+        x += 16
+      }
+      while x < plane.width {
+        d[x] = UInt8((UInt16(d[x]) * (256 - w) + UInt16(s[x]) * w + 128) >> 8)
+        x += 1
       }
     }
   }

@@ -1,47 +1,96 @@
 import CamfxCore
 import CamfxMedia
 import CamfxPNG
+import CamfxPixelFormats
+
+/// A picture of a composition, in the format it is rendered in: yuv420p planes (what
+/// the encoder takes; the usual case) or BGRA (when the chain after it needs BGRA).
+enum ComposedPicture {
+  case bgra(PixelBuffer)
+  case yuv420(YUV420Picture)
+  /// A decoded yuv420p frame that is already the picture (render size, upright): it can
+  /// go to the encoder as it is, without a copy.
+  case decoded(YUV420Frame)
+
+  var yuv420Picture: YUV420Picture? {
+    switch self {
+    case .yuv420(let picture): picture
+    case .decoded(let frame): frame.picture
+    case .bgra: nil
+    }
+  }
+}
 
 /// The pictures of one composition item at the render size: a movie's frames (turned
 /// upright, scaled to fit, centred on the background) chosen by timestamp, or a still
 /// fitted once.
 final class ItemPictures {
-  private let fitted: PixelBuffer
-  private let background: BGRA
+  private let renderSize: FrameGeometry
   private var fit: Fit
   private let movie: MovieFrames?
+  private let yuv420: Bool
+  /// The fitted picture (a still's, or the last movie frame's), in the render format.
+  private let fittedBGRA: PixelBuffer?
+  private let fittedYUV: YUV420Planes?
 
-  /// - Parameter start: where the cut starts in the movie (frames before it are skipped).
-  init(_ placement: CompositionTimeline.Placement, video: VideoComposition) throws {
+  /// - Parameter poolCapacity: decoded frames that may be in flight downstream.
+  init(_ placement: CompositionTimeline.Placement, video: VideoComposition, yuv420: Bool, poolCapacity: Int) throws {
     let size = video.renderSize
-    fitted = PixelBuffer(width: size.width, height: size.height)
-    background = video.background
+    renderSize = size
+    self.yuv420 = yuv420
     fit = Fit(width: size.width, height: size.height, method: video.scaleMethod, color: video.background)
     switch placement.item.asset {
     case .still(let path):
       movie = nil
       let image = try PNGFile.read(path: path)
       _ = try fit.configure(input: image.geometry)
-      var destination = fitted
-      fit.process(image, into: &destination)
-      Self.flatten(destination, on: video.background)
+      var fitted = PixelBuffer(width: size.width, height: size.height)
+      fit.process(image, into: &fitted)
+      Self.flatten(fitted, on: video.background)
+      if yuv420 {
+        let planes = YUV420Planes(width: size.width, height: size.height)
+        BGRAToYUV420.convert(fitted, into: planes)
+        fittedYUV = planes
+        fittedBGRA = nil
+      } else {
+        fittedBGRA = fitted
+        fittedYUV = nil
+      }
     case .movie(let path):
-      let frames = try MovieFrames(path: path, start: placement.sourceStart)
+      let frames = try MovieFrames(path: path, start: placement.sourceStart, yuv420: yuv420, poolCapacity: poolCapacity)
       _ = try fit.configure(input: frames.uprightGeometry)
       movie = frames
-      fitted.fill(video.background)
+      let sameSize = frames.uprightGeometry == size
+      fittedBGRA = yuv420 || sameSize ? nil : PixelBuffer(width: size.width, height: size.height)
+      fittedYUV = yuv420 && !sameSize ? YUV420Planes(width: size.width, height: size.height) : nil
     }
   }
 
-  /// The picture `local` into the item (its first frame at or after the cut's start
-  /// until a later one is due): a buffer this object keeps, valid until the next call.
-  func picture(at local: MediaTime) throws -> PixelBuffer {
-    guard let movie else { return fitted }
-    if let frame = try movie.frame(at: local), movie.takeChanged() {
-      var destination = fitted
-      fit.process(frame, into: &destination)
+  /// The picture `local` into the item (the first frame at or after the cut's start
+  /// until a later one is due); valid until the next call. A movie with no frame after
+  /// the cut's start shows nothing (nil).
+  func picture(at local: MediaTime) throws -> ComposedPicture? {
+    guard let movie else {
+      if let fittedYUV { return .yuv420(fittedYUV.picture) }
+      return fittedBGRA.map { .bgra($0) }
     }
-    return fitted
+    guard let frame = try movie.frame(at: local) else { return nil }
+    let changed = movie.takeChanged()
+    switch frame {
+    case .bgra(let buffer):
+      // A movie of the render size needs no fitting: its own frame is the picture.
+      guard var fitted = fittedBGRA else { return .bgra(buffer) }
+      if changed { fit.process(buffer, into: &fitted) }
+      return .bgra(fitted)
+    case .yuv420(let picture):
+      guard let fitted = fittedYUV else { return .yuv420(picture) }
+      if changed { fit.process(yuv420: picture, into: fitted.picture) }
+      return .yuv420(fitted.picture)
+    case .decoded(let decoded):
+      guard let fitted = fittedYUV else { return .decoded(decoded) }
+      if changed { fit.process(yuv420: decoded.picture, into: fitted.picture) }
+      return .yuv420(fitted.picture)
+    }
   }
 
   /// Composites a still's transparent pixels over the background, once.
@@ -63,33 +112,46 @@ final class ItemPictures {
   }
 }
 
-/// A movie's frames from a cut's start on, turned upright: the one showing at a time.
+/// A movie's frames from a cut's start on, turned upright: the one showing at a time,
+/// as BGRA or as yuv420p planes (the decoded picture itself when it is yuv420p).
 final class MovieFrames {
+  /// A frame held by the reader's pool, viewed as the render format.
+  enum Frame {
+    case bgra(PixelBuffer)
+    case yuv420(YUV420Picture)
+    /// The decoded frame itself (yuv420p, upright).
+    case decoded(YUV420Frame)
+  }
+
   private let reader: MovieReader
   private let origin: MediaTime
   private let start: MediaTime
+  private let yuv420: Bool
   private var rotate: Rotate?
-  private var upright: PixelBuffer?
+  private var uprightBGRA: PixelBuffer?
+  private var uprightYUV: YUV420Planes?
+  /// A BGRA frame (a format the reader does not hand on as yuv420p) in yuv420p.
+  private var convertedYUV: YUV420Planes?
   /// The frame showing now, and the next one decoded (`nil` at the end).
-  private var current: PixelBuffer?
-  private var next: PixelBuffer?
+  private var current: VideoFrame?
+  private var next: VideoFrame?
   private var ended = false
   private var changed = false
 
   /// The size of the frames after the display matrix's turn.
   let uprightGeometry: FrameGeometry
 
-  init(path: String, start: MediaTime) throws {
-    reader = try MovieReader(path: path, audio: nil, poolCapacity: 4)
+  init(path: String, start: MediaTime, yuv420: Bool, poolCapacity: Int) throws {
+    reader = try MovieReader(path: path, audio: nil, poolCapacity: poolCapacity)
+    reader.deliversYUV420Frames = yuv420
+    self.yuv420 = yuv420
     origin = reader.videoStartTime ?? .zero
     self.start = start
     if start > .zero { try reader.seek(to: start) }
     if let angle = Rotate.Angle(rawValue: reader.displayRotation), angle.rawValue != 0 {
       var r = Rotate(angle: angle)
-      let g = try r.configure(input: reader.geometry)
+      uprightGeometry = try r.configure(input: reader.geometry)
       rotate = r
-      upright = PixelBuffer(width: g.width, height: g.height)
-      uprightGeometry = g
     } else {
       uprightGeometry = reader.geometry
     }
@@ -98,7 +160,7 @@ final class MovieFrames {
   /// The frame showing `local` after the cut's start: the latest with a timestamp at or
   /// before it, never one from before the start (the first one at or after it stands in
   /// until then); `nil` for a movie with no frame after the start.
-  func frame(at local: MediaTime) throws -> PixelBuffer? {
+  func frame(at local: MediaTime) throws -> Frame? {
     let target = start + local
     if current == nil {
       current = try nextKeptFrame()
@@ -115,9 +177,7 @@ final class MovieFrames {
       changed = true
     }
     guard let current else { return nil }
-    guard let rotate, var upright else { return current }
-    if changed { rotate.process(current, into: &upright) }
-    return upright
+    return try upright(current)
   }
 
   /// True once after the frame `frame(at:)` returns has changed.
@@ -126,8 +186,39 @@ final class MovieFrames {
     return changed
   }
 
-  private func nextKeptFrame() throws -> PixelBuffer? {
-    while let frame = try reader.nextFrame() {
+  /// `frame` in the render format, turned upright (converted and turned only when it changed).
+  private func upright(_ frame: VideoFrame) throws -> Frame {
+    switch (frame, yuv420) {
+    case (.bgra(let buffer), false):
+      guard let rotate else { return .bgra(buffer) }
+      let g = uprightGeometry
+      var turned = uprightBGRA ?? PixelBuffer(width: g.width, height: g.height)
+      uprightBGRA = turned
+      if changed { rotate.process(buffer, into: &turned) }
+      return .bgra(turned)
+    case (.yuv420(let decoded), true):
+      return rotate == nil ? .decoded(decoded) : .yuv420(turn(decoded.picture))
+    case (.bgra(let buffer), true):
+      let planes = convertedYUV ?? YUV420Planes(width: buffer.width, height: buffer.height)
+      convertedYUV = planes
+      if changed { BGRAToYUV420.convert(buffer, into: planes) }
+      return .yuv420(turn(planes.picture))
+    case (.yuv420, false):
+      preconditionFailure("the reader hands on yuv420p frames only when asked to")
+    }
+  }
+
+  private func turn(_ picture: YUV420Picture) -> YUV420Picture {
+    guard let rotate else { return picture }
+    let planes = uprightYUV ?? YUV420Planes(width: uprightGeometry.width, height: uprightGeometry.height)
+    uprightYUV = planes
+    if changed { rotate.process(yuv420: picture, into: planes.picture) }
+    return planes.picture
+  }
+
+  private func nextKeptFrame() throws -> VideoFrame? {
+    while let sample = try reader.nextSample() {
+      guard case .video(let frame) = sample else { continue }
       if frame.presentationTime - origin >= start { return frame }
     }
     return nil

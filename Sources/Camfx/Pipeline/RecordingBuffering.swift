@@ -26,6 +26,10 @@ public struct RecordingBuffering: Sendable, Equatable {
 
   /// For a file input, which applies back-pressure instead of dropping.
   public static let file = RecordingBuffering(rawFrames: 8, filteredFrames: 8)
+  /// A composition: its frames are decoded pictures passed on by reference, so every
+  /// frame in the rings holds a decoder buffer; shallower rings keep memory below
+  /// ffmpeg's for the same job, and the composing stage does not stall the encoder.
+  public static let composition = RecordingBuffering(rawFrames: 4, filteredFrames: 4)
 
   /// Most bytes of frames a live recording may hold in its rings (at 1920x1080 BGRA,
   /// about 60 frames).
