@@ -205,6 +205,25 @@ final class ComposeTests: CLITestCase {
       keep: ["joined.mp4", "p1.mp4", "p2.mp4", "small.mp4"])
   }
 
+  func testAPhoneVideoIsTurnedUprightAndFittedBesideAWideOne() throws {
+    try clip("wide.mp4", "testsrc=size=320x180:rate=30", seconds: 1)
+    // Stored sideways with a 90° display matrix, as phones do.
+    _ = try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-i", path("wide.mp4"), "-c", "copy", "-metadata:s:v:0", "rotate=90", path("phone.mp4"),
+    ])
+    _ = try compose(["phone.mp4", "wide.mp4", "-o", "both.mp4"])
+    let video = try XCTUnwrap(MovieOracle.probe(path("both.mp4"))["video"])
+    XCTAssertEqual([video.width, video.height, video.frames], [180, 320, 60], "the first movie's upright size")
+    let frames = try luma("both.mp4", width: 180, height: 320)
+    // ffmpeg's own autorotate of the phone file is the reference for the first second.
+    let reference = Array(try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-i", path("phone.mp4"), "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-",
+    ]).stdout.prefix(180 * 320))
+    XCTAssertLessThan(meanDifference(frames[0], reference), 2.5, "upright, as ffmpeg turns it")
+    // The wide clip is letterboxed in the tall frame: black above and below.
+    XCTAssertEqual(meanLuma(Array(frames[45].prefix(180 * 100)), width: 180, columns: 0..<180), 16, accuracy: 2)
+  }
+
   func testBadItemsAreRefusedBeforeAnythingIsWritten() throws {
     try clip("a.mp4", "testsrc=size=320x240:rate=30", seconds: 2)
     try "not an image".write(to: dir.appendingPathComponent("photo.jpg"), atomically: true, encoding: .utf8)
