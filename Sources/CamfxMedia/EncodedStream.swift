@@ -18,43 +18,44 @@ public final class EncodedStream: @unchecked Sendable {
   let frameRate: AVRational
 
   init(kind: Kind, index: Int, encoder: UnsafeMutablePointer<AVCodecContext>) throws(FFmpegError) {
-    guard let p = avcodec_parameters_alloc() else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avcodec_parameters_alloc")
+    parameters = try Self.makeParameters { p throws(FFmpegError) in
+      try check(avcodec_parameters_from_context(p, encoder), "avcodec_parameters_from_context")
     }
-    parameters = p
     self.kind = kind
     self.index = index
     timeBase = encoder.pointee.time_base
     frameRate = kind == .video ? encoder.pointee.framerate : AVRational(num: 0, den: 1)
+  }
+
+  /// New codec parameters filled in by `fill` (freed again if it throws).
+  private static func makeParameters(
+    _ fill: (UnsafeMutablePointer<AVCodecParameters>) throws(FFmpegError) -> Void
+  ) throws(FFmpegError) -> UnsafeMutablePointer<AVCodecParameters> {
+    guard let p = avcodec_parameters_alloc() else {
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avcodec_parameters_alloc")
+    }
     do throws(FFmpegError) {
-      try check(avcodec_parameters_from_context(p, encoder), "avcodec_parameters_from_context")
+      try fill(p)
     } catch {
       var q: UnsafeMutablePointer<AVCodecParameters>? = p
       avcodec_parameters_free(&q)
       throw error
     }
+    return p
   }
 
   /// A stream copied from an input as it is (`--video-codec copy`): its codec
   /// parameters, time base and frame rate.
   init(kind: Kind, index: Int, copying stream: UnsafeMutablePointer<AVStream>) throws(FFmpegError) {
-    guard let p = avcodec_parameters_alloc() else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avcodec_parameters_alloc")
+    parameters = try Self.makeParameters { p throws(FFmpegError) in
+      try check(avcodec_parameters_copy(p, stream.pointee.codecpar), "avcodec_parameters_copy")
+      // The input's codec tag means nothing in another container.
+      p.pointee.codec_tag = 0
     }
-    parameters = p
     self.kind = kind
     self.index = index
     timeBase = stream.pointee.time_base
     frameRate = kind == .video ? stream.pointee.avg_frame_rate : AVRational(num: 0, den: 1)
-    do throws(FFmpegError) {
-      try check(avcodec_parameters_copy(p, stream.pointee.codecpar), "avcodec_parameters_copy")
-    } catch {
-      var q: UnsafeMutablePointer<AVCodecParameters>? = p
-      avcodec_parameters_free(&q)
-      throw error
-    }
-    // The input's codec tag means nothing in another container.
-    p.pointee.codec_tag = 0
   }
 
   /// A video stream of compressed frames made elsewhere (a camera's MJPEG), copied as
@@ -64,20 +65,18 @@ public final class EncodedStream: @unchecked Sendable {
     guard let descriptor = avcodec_descriptor_get_by_name(codec) else {
       throw FFmpegError.invalid("codec '\(codec)'", "FFmpeg does not know it")
     }
-    guard let p = avcodec_parameters_alloc() else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avcodec_parameters_alloc")
+    parameters = try Self.makeParameters { p in
+      p.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+      p.pointee.codec_id = descriptor.pointee.id
+      p.pointee.width = Int32(width)
+      p.pointee.height = Int32(height)
+      // A camera's JPEGs are full-range 4:2:2 or 4:2:0; players read it from the JPEG.
+      p.pointee.color_range = AVCOL_RANGE_JPEG
     }
-    parameters = p
     kind = .video
     index = 0
     timeBase = AVRational(num: 1, den: 1_000_000)
     frameRate = av_d2q(framesPerSecond, 1001 * 1000)
-    p.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-    p.pointee.codec_id = descriptor.pointee.id
-    p.pointee.width = Int32(width)
-    p.pointee.height = Int32(height)
-    // A camera's JPEGs are full-range 4:2:2 or 4:2:0; players read it from the JPEG.
-    p.pointee.color_range = AVCOL_RANGE_JPEG
   }
 
   /// `ticks` of this stream's time base as an exact time.

@@ -79,13 +79,7 @@ final class CodecTests: CLITestCase {
       prefix: "camfx: error: opening video encoder 'h264_v4l2m2m' failed: ")
   }
 
-  /// The MD5 of each video packet's bytes, as stored.
-  private func packetHashes(_ file: String) throws -> [String] {
-    let text = String(decoding: try MovieOracle.run("ffmpeg", [
-      "-v", "error", "-i", path(file), "-map", "0:v", "-c", "copy", "-f", "framemd5", "-",
-    ]).stdout, as: UTF8.self)
-    return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map(String.init) }
-  }
+  private func packetHashes(_ file: String) throws -> [String] { try MovieOracle.videoPacketHashes(path(file)) }
 
   func testCopyWritesTheInputsPacketsUnchanged() throws {
     // An MJPEG movie (what a camera's MJPEG recording is), and H.264 with B-frames.

@@ -79,6 +79,14 @@ enum MovieOracle {
     return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
   }
 
+  /// The MD5 of each video packet's bytes in `path`, as stored (no decoding).
+  static func videoPacketHashes(_ path: String) throws -> [String] {
+    let text = String(decoding: try run("ffmpeg", [
+      "-v", "error", "-i", path, "-map", "0:v", "-c", "copy", "-f", "framemd5", "-",
+    ]).stdout, as: UTF8.self)
+    return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last.map(String.init) }
+  }
+
   /// The frequency (in `step` Hz steps over `range`) with the most energy (Goertzel).
   static func dominantFrequency(_ samples: ArraySlice<Int16>, rate: Int, range: ClosedRange<Int> = 100...4000, step: Int = 5) -> Int {
     var best = (frequency: 0, power: -1.0)
