@@ -51,6 +51,22 @@ enum CLI {
     }
   }
 
+  /// Starts `camfx args...` in `dir` in the background, its stderr going to the file
+  /// `stderr` there, stdin and stdout to /dev/null.
+  static func start(_ args: [String], in dir: URL, stderr: String = "stderr.txt") throws -> Process {
+    let process = Process()
+    process.executableURL = try executable
+    process.arguments = withTestSource(args)
+    process.currentDirectoryURL = dir
+    let errPath = dir.appendingPathComponent(stderr).path
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    process.standardOutput = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
   /// Runs `camfx args...` in `dir` (default: the current directory) and waits for it.
   ///
   /// - Parameters:

@@ -18,14 +18,12 @@ final class ComposeTests: CLITestCase {
     return result
   }
 
-  /// The Y plane of every frame of `movie`.
+  /// The Y plane (limited range, as coded) of every frame of `movie`.
   private func luma(_ movie: String, width: Int, height: Int) throws -> [[UInt8]] {
     try MovieOracle.decodeYUV(path(movie), width: width, height: height).map { Array($0.prefix(width * height)) }
   }
 
-  private func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
-    Double(zip(a, b).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.count)
-  }
+  private func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double { MovieOracle.meanDifference(a, b) }
 
   /// Mean of the Y plane over columns `x` of every row.
   private func meanLuma(_ plane: [UInt8], width: Int, columns x: Range<Int>) -> Double {

@@ -20,18 +20,7 @@ final class LiveOutputTests: CLITestCase {
   }
 
   /// Starts camfx in the background (stderr to `stderr.txt`).
-  private func startRecording(_ args: [String]) throws -> Process {
-    let process = Process()
-    process.executableURL = try CLI.executable
-    process.arguments = CLI.withTestSource(args)
-    process.currentDirectoryURL = dir
-    _ = FileManager.default.createFile(atPath: path("stderr.txt"), contents: nil)
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: path("stderr.txt")))
-    process.standardOutput = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    return process
-  }
+  private func startRecording(_ args: [String]) throws -> Process { try CLI.start(args, in: dir) }
 
   private func wait(for process: Process, seconds: Double = 90) {
     let deadline = Date().addingTimeInterval(seconds)

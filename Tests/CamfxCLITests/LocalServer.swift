@@ -79,23 +79,20 @@ final class LocalServer {
 
   /// True when something accepts TCP connections on 127.0.0.1:`port`.
   static func isListening(tcp port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-      }
-    }
+    withLoopbackSocket(SOCK_STREAM, port: port) { fd, address, length in connect(fd, address, length) == 0 }
   }
 
   /// True when a UDP port on 127.0.0.1 is taken (an SRT listener has bound it).
   static func isBound(udp port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    withLoopbackSocket(SOCK_DGRAM, port: port) { fd, address, length in bind(fd, address, length) != 0 }
+  }
+
+  /// Calls `body` with a new socket of `type` and the address 127.0.0.1:`port`; false
+  /// when no socket can be made.
+  private static func withLoopbackSocket(
+    _ type: __socket_type, port: Int, _ body: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Bool
+  ) -> Bool {
+    let fd = socket(AF_INET, Int32(type.rawValue), 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }
     var address = sockaddr_in()
@@ -103,11 +100,10 @@ final class LocalServer {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) != 0
-      }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
   }
+
 }
 
 /// nginx with the RTMP module on a free port, recording every stream it receives

@@ -88,17 +88,8 @@ enum HTTPProbe {
 /// The preview server, against a socket client and a real browser (headless Chromium):
 /// what it serves is decoded and compared with what was recorded.
 final class PreviewTests: CLITestCase {
-  private func startCamfx(_ args: [String]) throws -> Process {
-    let process = Process()
-    process.executableURL = try CLI.executable
-    process.arguments = CLI.withTestSource(args)
-    process.currentDirectoryURL = dir
-    _ = FileManager.default.createFile(atPath: path("err.txt"), contents: nil)
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: path("err.txt")))
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    return process
-  }
+  private func startCamfx(_ args: [String]) throws -> Process { try CLI.start(args, in: dir, stderr: "err.txt") }
+
 
   /// Waits until the preview answers on `port`.
   private func waitForPreview(_ port: Int, _ process: Process) throws {
@@ -130,18 +121,9 @@ final class PreviewTests: CLITestCase {
     ]).stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
-  private func luma(_ file: String) throws -> [[UInt8]] {
-    let data = try MovieOracle.run("ffmpeg", ["-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", "gray", "-"]).stdout
-    let size = 640 * 360
-    return stride(from: 0, to: data.count - size + 1, by: size).map { Array(data[$0..<($0 + size)]) }
-  }
+  private func luma(_ file: String) throws -> [[UInt8]] { try MovieOracle.lumaFrames(file, width: 640, height: 360) }
 
-  private func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
-    guard a.count == b.count, !a.isEmpty else { return .infinity }
-    var total = 0
-    for i in stride(from: 0, to: a.count, by: 3) { total += abs(Int(a[i]) - Int(b[i])) }
-    return Double(total) / Double((a.count + 2) / 3)
-  }
+  private func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double { MovieOracle.meanDifference(a, b) }
 
   func testPageStreamSnapshotsAndStateWhileRecording() throws {
     let port = try LocalServer.freePort()

@@ -73,6 +73,22 @@ enum MovieOracle {
     return stride(from: 0, to: data.count - size + 1, by: size).map { Array(data[$0..<($0 + size)]) }
   }
 
+  /// The luma (gray) plane of every video frame of `path`, or of an image.
+  static func lumaFrames(_ path: String, width: Int, height: Int) throws -> [[UInt8]] {
+    let data = try run("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "gray", "-"]).stdout
+    let size = width * height
+    return stride(from: 0, to: data.count - size + 1, by: size).map { Array(data[$0..<($0 + size)]) }
+  }
+
+  /// Mean absolute difference of two planes over every 3rd sample (enough to tell frames
+  /// apart, and fast in a debug build); infinity for planes of other sizes.
+  static func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
+    guard a.count == b.count, !a.isEmpty else { return .infinity }
+    var total = 0
+    for i in stride(from: 0, to: a.count, by: 3) { total += abs(Int(a[i]) - Int(b[i])) }
+    return Double(total) / Double((a.count + 2) / 3)
+  }
+
   /// The audio of `path` decoded to mono S16 at `rate`.
   static func decodeMono(_ path: String, rate: Int = 48_000) throws -> [Int16] {
     let data = try run("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-ar", "\(rate)", "-f", "s16le", "-"]).stdout

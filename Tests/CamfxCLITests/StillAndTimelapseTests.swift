@@ -10,32 +10,17 @@ import Glibc
 final class StillAndTimelapseTests: CLITestCase {
   /// The luma plane of an image or of every frame of a movie.
   private func luma(_ file: String, width: Int, height: Int) throws -> [[UInt8]] {
-    let data = try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path(file), "-f", "rawvideo", "-pix_fmt", "gray", "-"]).stdout
-    let size = width * height
-    return stride(from: 0, to: data.count - size + 1, by: size).map { Array(data[$0..<($0 + size)]) }
+    try MovieOracle.lumaFrames(path(file), width: width, height: height)
   }
 
-  /// Mean absolute difference over every 3rd sample (enough to tell frames apart, and
-  /// fast in a debug build).
-  private func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
-    guard a.count == b.count, !a.isEmpty else { return .infinity }
-    var total = 0
-    for i in stride(from: 0, to: a.count, by: 3) { total += abs(Int(a[i]) - Int(b[i])) }
-    return Double(total) / Double((a.count + 2) / 3)
-  }
+  private func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double { MovieOracle.meanDifference(a, b) }
 
   func testSIGUSR1WritesTheCurrentFilteredFrameWithoutDisturbingTheRecording() throws {
     let args = [
       "--size", "640x360", "--duration", "4s", "--filter", "mirror", "--quiet", "--stats-json", "s.json",
       "--still", "shot-%H%M%S.png", "-o", "rec.mp4",
     ]
-    let process = Process()
-    process.executableURL = try CLI.executable
-    process.arguments = CLI.withTestSource(args)
-    process.currentDirectoryURL = dir
-    _ = FileManager.default.createFile(atPath: path("err.txt"), contents: nil)
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: path("err.txt")))
-    try process.run()
+    let process = try CLI.start(args, in: dir, stderr: "err.txt")
     usleep(1_500_000)
     kill(process.processIdentifier, SIGUSR1)
     usleep(1_200_000)
