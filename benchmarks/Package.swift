@@ -20,10 +20,15 @@ let package = Package(
     .target(
       name: "CPeers",
       linkerSettings: [
-        .linkedLibrary("yuv"), .linkedLibrary("avfilter"), .linkedLibrary("swscale"), .linkedLibrary("avutil"),
+        .linkedLibrary("yuv"), .linkedLibrary("avfilter"), .linkedLibrary("swscale"), .linkedLibrary("avcodec"),
+        .linkedLibrary("avutil"),
       ]),
     // Frames, peer handles and the operation table shared by the benchmarks and camfx-compare.
-    .target(name: "BenchSupport", dependencies: ["CPeers", .product(name: "Camfx", package: "camfx")]),
+    .target(
+      name: "BenchSupport",
+      dependencies: [
+        "CPeers", .product(name: "Camfx", package: "camfx"), .product(name: "CamfxPreview", package: "camfx"),
+      ]),
     .executableTarget(name: "camfx-compare", dependencies: ["BenchSupport", "CPeers"]),
 
     .executableTarget(

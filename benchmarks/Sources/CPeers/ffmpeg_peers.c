@@ -10,6 +10,7 @@
 #include <libavutil/pixfmt.h>
 #include <libswscale/swscale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static enum AVPixelFormat av_format(camfx_peer_format f) {
@@ -210,4 +211,61 @@ void camfx_avf_free(camfx_avf *g) {
   av_frame_free(&g->input);
   av_frame_free(&g->output);
   av_free(g);
+}
+
+// MARK: libavcodec's MJPEG encoder (the preview's peer)
+
+#include <libavcodec/avcodec.h>
+
+struct camfx_mjpeg {
+  AVCodecContext *context;
+  AVFrame *frame;
+  AVPacket *packet;
+};
+
+camfx_mjpeg *camfx_mjpeg_create(int width, int height, int qscale) {
+  const AVCodec *codec = avcodec_find_encoder(AV_CODEC_ID_MJPEG);
+  if (!codec) return NULL;
+  camfx_mjpeg *m = calloc(1, sizeof *m);
+  if (!m) return NULL;
+  m->context = avcodec_alloc_context3(codec);
+  m->frame = av_frame_alloc();
+  m->packet = av_packet_alloc();
+  if (!m->context || !m->frame || !m->packet) { camfx_mjpeg_free(m); return NULL; }
+  m->context->width = width;
+  m->context->height = height;
+  // yuv420p planes as camfx holds them (limited range), as a JPEG decoder expects them
+  // once marked: the encoder then writes the same picture TurboJPEG gets after its stretch.
+  m->context->pix_fmt = AV_PIX_FMT_YUVJ420P;
+  m->context->time_base = (AVRational){1, 30};
+  m->context->flags |= AV_CODEC_FLAG_QSCALE;
+  m->context->global_quality = FF_QP2LAMBDA * qscale;
+  m->context->thread_count = 1;
+  if (avcodec_open2(m->context, codec, NULL) < 0) { camfx_mjpeg_free(m); return NULL; }
+  m->frame->width = width;
+  m->frame->height = height;
+  m->frame->format = AV_PIX_FMT_YUVJ420P;
+  m->frame->quality = m->context->global_quality;
+  return m;
+}
+
+int camfx_mjpeg_encode(camfx_mjpeg *m, uint8_t *y, int y_stride, uint8_t *u, int u_stride, uint8_t *v, int v_stride) {
+  m->frame->data[0] = y; m->frame->linesize[0] = y_stride;
+  m->frame->data[1] = u; m->frame->linesize[1] = u_stride;
+  m->frame->data[2] = v; m->frame->linesize[2] = v_stride;
+  int r = avcodec_send_frame(m->context, m->frame);
+  if (r < 0) return r;
+  r = avcodec_receive_packet(m->context, m->packet);
+  if (r < 0) return r;
+  int size = m->packet->size;
+  av_packet_unref(m->packet);
+  return size;
+}
+
+void camfx_mjpeg_free(camfx_mjpeg *m) {
+  if (!m) return;
+  avcodec_free_context(&m->context);
+  av_frame_free(&m->frame);
+  av_packet_free(&m->packet);
+  free(m);
 }

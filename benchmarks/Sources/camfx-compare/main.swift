@@ -86,6 +86,10 @@ func runTable(_ options: Options) throws {
             + "\(String(Int(m.framesPerSecond.rounded())).padding(toLength: 10, withPad: " ", startingAt: 0)) fps  \(m.detail)")
       }
       all += results
+      if operation.name == "jpeg-yuv420p" {
+        let sizes = try Catalog.jpegSizes(at: geometry)
+        print("jpeg-yuv420p     \(geometry): TurboJPEG q80 \(sizes.turbo) bytes, libavcodec mjpeg qscale \(Catalog.mjpegQScale) \(sizes.mjpeg) bytes")
+      }
     }
   }
   let report = Report(date: utcNow(), rounds: options.rounds, budgetMilliseconds: options.budgetMilliseconds, measurements: all)

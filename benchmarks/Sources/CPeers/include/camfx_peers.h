@@ -104,6 +104,13 @@ int camfx_avf_run(camfx_avf *graph, uint8_t *frame, int stride, uint8_t *copy_ou
 void camfx_avf_free(camfx_avf *graph);
 
 /// FFmpeg's text for an AVERROR code.
+// libavcodec's MJPEG encoder from yuv420p planes at a fixed qscale (2 best ... 31):
+// the encoded size in bytes, or an AVERROR.
+typedef struct camfx_mjpeg camfx_mjpeg;
+camfx_mjpeg *camfx_mjpeg_create(int width, int height, int qscale);
+int camfx_mjpeg_encode(camfx_mjpeg *m, uint8_t *y, int y_stride, uint8_t *u, int u_stride, uint8_t *v, int v_stride);
+void camfx_mjpeg_free(camfx_mjpeg *m);
+
 void camfx_peer_strerror(int code, char *buffer, size_t size);
 
 #endif
