@@ -15,11 +15,13 @@
 #
 #   bash benchmarks/live-outputs.sh                  # 20 s runs, 2 rounds
 #   SECONDS_PER_RUN=10 ROUNDS=3 bash benchmarks/live-outputs.sh
+#   PARTS=3 bash benchmarks/live-outputs.sh          # the latency only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CAMFX=${CAMFX:-$PWD/.build/release/camfx}
 ROUNDS=${ROUNDS:-2}
 RUN=${SECONDS_PER_RUN:-20}
+PARTS=${PARTS:-123}
 WORK=$(mktemp -d "${BENCH_DIR:-/tmp}/camfx-live-outputs.XXXXXX")
 NGINX_PID=""
 cleanup() {
@@ -52,10 +54,10 @@ NGINX_PID=$!
 sleep 0.5
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); runs of ${RUN} s, ${ROUNDS} rounds"
 
-echo "1. preview cost (720p30 recording to a file)"
-for round in $(seq "$ROUNDS"); do
+[[ $PARTS == *1* ]] && echo "1. preview cost (720p30 recording to a file)"
+[[ $PARTS == *1* ]] && for round in $(seq "$ROUNDS"); do
   /usr/bin/time -o "$WORK/t" -f "%e %U %S" "$CAMFX" record "${source_args[@]}" --duration "${RUN}s" -y \
-    -o "$WORK/plain.mp4" --stats-json "$WORK/plain.json"
+    -o "$WORK/plain.mp4" --stats-json "$WORK/plain.json" 2>/dev/null
   printf '  no viewer     cpu %6s s  dropped %s\n' "$(cpu_of "$WORK/t")" "$(python3 -c "import json;print(json.load(open('$WORK/plain.json'))['dropped'])")"
   PORT=$(free_port)
   /usr/bin/time -o "$WORK/t" -f "%e %U %S" "$CAMFX" record "${source_args[@]}" --duration "${RUN}s" -y \
@@ -69,8 +71,8 @@ for round in $(seq "$ROUNDS"); do
     "$(python3 -c "import json;print(json.load(open('$WORK/viewed.json'))['dropped'])")" "$jpegs" "$(stat -c %s "$WORK/stream.mjpeg")"
 done
 
-echo "2. one encode to three outputs against three runs (file, RTMP, HLS)"
-for round in $(seq "$ROUNDS"); do
+[[ $PARTS == *2* ]] && echo "2. one encode to three outputs against three runs (file, RTMP, HLS)"
+[[ $PARTS == *2* ]] && for round in $(seq "$ROUNDS"); do
   mkdir -p "$WORK/hls1" "$WORK/hls2"
   /usr/bin/time -o "$WORK/t" -f "%e %U %S" "$CAMFX" record "${source_args[@]}" --duration "${RUN}s" -y \
     -o "$WORK/one.mp4" -o "rtmp://127.0.0.1:$RTMP_PORT/live/one" -o "$WORK/hls1/index.m3u8" 2>/dev/null
@@ -105,18 +107,19 @@ epoch = json.load(open(stats))["first_frame_epoch"]
 rows = [line.split() for line in open(arrivals) if len(line.split()) == 2]
 if not rows:
     print("no frames arrived"); sys.exit(0)
+# camfx's FLV and MPEG-TS timestamps start at 0 with the first frame it captured (a
+# player that joins later, at a keyframe, sees the same timeline).
 first_pts = float(rows[0][1].rstrip(","))
-lat = sorted((float(t) - (epoch + float(p.rstrip(",")) - first_pts)) * 1000 for t, p in rows
-             if float(p.rstrip(",")) - first_pts >= 3)
+lat = sorted((float(t) - (epoch + float(p.rstrip(",")))) * 1000 for t, p in rows if float(p.rstrip(",")) >= 3)
 if not lat:
     print("too few frames"); sys.exit(0)
-print(f"{len(rows)} frames; after the first 3 s: median {lat[len(lat)//2]:.0f} ms, p95 {lat[int(len(lat)*0.95)]:.0f} ms")
+print(f"{len(rows)} frames from {first_pts:.2f} s; after 3 s: median {lat[len(lat)//2]:.0f} ms, p95 {lat[int(len(lat)*0.95)]:.0f} ms")
 EOF
 player_flags=(-v error -fflags nobuffer -flags low_delay -probesize 32 -analyzeduration 0 -select_streams v
   -show_entries frame=pts_time -of csv=p=0)
 
-echo "3. latency, capture to player (frames after the first 3 s)"
-for round in $(seq "$ROUNDS"); do
+[[ $PARTS == *3* ]] && echo "3. latency, capture to player (frames after the first 3 s)"
+[[ $PARTS == *3* ]] && for round in $(seq "$ROUNDS"); do
   for tune in default zerolatency; do
     tune_args=(); [ "$tune" = zerolatency ] && tune_args=(--tune zerolatency)
     # RTMP: the player subscribes first; nginx holds it until camfx publishes.
