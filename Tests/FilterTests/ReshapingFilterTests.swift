@@ -216,8 +216,12 @@ final class ReshapingFilterTests: XCTestCase {
   /// The planes of a picture turned by rotate equal ffmpeg's transpose / hflip,vflip of
   /// the same raw picture, byte for byte (odd sizes: the chroma planes are turned too).
   func testRotateInYUV420IsFFmpegsTranspose() throws {
+    // 67×45 has whole 16×16 and 8×8 blocks of both planes and edges beside them.
+    for (width, height) in [(35, 17), (67, 45)] { try assertRotateInYUV420IsFFmpegsTranspose(width: width, height: height) }
+  }
+
+  private func assertRotateInYUV420IsFFmpegsTranspose(width: Int, height: Int) throws {
     let dir = try temporaryDirectory()
-    let (width, height) = (35, 17)
     let raw = dir.appendingPathComponent("in.yuv").path
     try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=\(width)x\(height):rate=1", "-frames:v", "1",
       "-pix_fmt", "yuv420p", "-f", "rawvideo", raw])
@@ -231,7 +235,7 @@ final class ReshapingFilterTests: XCTestCase {
       let output = try chain.configure(input: source.picture.geometry)
       let out = YUV420Planes(width: output.width, height: output.height)
       chain.process(yuv420: source.picture, into: out.picture, using: [])
-      XCTAssertEqual(rawBytes(out.picture), try Data(contentsOf: URL(fileURLWithPath: expectedPath)), "rotate \(angle.rawValue) vs \(vf)")
+      XCTAssertEqual(rawBytes(out.picture), try Data(contentsOf: URL(fileURLWithPath: expectedPath)), "rotate \(angle.rawValue) vs \(vf) at \(width)x\(height)")
     }
   }
 

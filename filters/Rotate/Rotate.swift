@@ -144,9 +144,15 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
           UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
           into: to.base, destinationStride: to.stride)
       } else {
+        #if arch(x86_64)
+        Self.quarterTurnBytesSSE2(
+          UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
+          into: to.base, destinationStride: to.stride, clockwise: angle == .quarter)
+        #else
         Self.quarterTurnBytes(
           UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
           into: to.base, destinationStride: to.stride, clockwise: angle == .quarter)
+        #endif
       }
     }
   }
