@@ -20,27 +20,12 @@ struct PlaneScaler: Sendable {
   let channels: Int
   /// True for `area` at exactly 2:1 both ways: the 2×2 mean loop.
   let halves: Bool
-  /// One-channel planes with at most 8 taps: each output's weights padded with zeros to
-  /// `lanes` (4 or 8), so that a window is one vector load of samples times one of
-  /// weights, summed across (the padding reads samples past the window, times zero).
-  let lanes: Int
-  let paddedWeights: [Int32]
 
   init(method: ScaleMethod, from source: FrameGeometry, to destination: FrameGeometry, channels: Int) {
     horizontal = ResamplingTable(method: method, sourceLength: source.width, destinationLength: destination.width)
     vertical = ResamplingTable(method: method, sourceLength: source.height, destinationLength: destination.height)
     self.channels = channels
     halves = method == .area && source.width == 2 * destination.width && source.height == 2 * destination.height
-    let taps = horizontal.tapCount
-    lanes = channels == 1 && taps <= 4 ? 4 : channels == 1 && taps <= 8 ? 8 : 0
-    var padded: [Int32] = []
-    if lanes > 0 {
-      padded = [Int32](repeating: 0, count: horizontal.destinationLength * lanes)
-      for x in 0..<horizontal.destinationLength {
-        for k in 0..<taps { padded[x * lanes + k] = horizontal.fixed[x * taps + k] }
-      }
-    }
-    paddedWeights = padded
   }
 
   /// Samples per row of the scratch rows this scaler needs.
@@ -123,26 +108,6 @@ struct PlaneScaler: Sendable {
             let clamped = sum.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 255))
             bytes.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: clamped), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
           }
-        } else if lanes == 4 {
-          let samples = UnsafeRawPointer(row)
-          paddedWeights.withUnsafeBufferPointer { padded in
-            let w = UnsafeRawPointer(padded.baseAddress!)
-            for x in 0..<count {
-              let p = SIMD4<Int32>(truncatingIfNeeded: samples.loadUnaligned(fromByteOffset: starts[x] * 2, as: SIMD4<Int16>.self))
-              let products = p &* w.loadUnaligned(fromByteOffset: x * 16, as: SIMD4<Int32>.self)
-              out[x] = Self.clampByte((half &+ products.wrappedSum()) &>> Self.horizontalShift)
-            }
-          }
-        } else if lanes == 8 {
-          let samples = UnsafeRawPointer(row)
-          paddedWeights.withUnsafeBufferPointer { padded in
-            let w = UnsafeRawPointer(padded.baseAddress!)
-            for x in 0..<count {
-              let p = SIMD8<Int32>(truncatingIfNeeded: samples.loadUnaligned(fromByteOffset: starts[x] * 2, as: SIMD8<Int16>.self))
-              let products = p &* w.loadUnaligned(fromByteOffset: x * 32, as: SIMD8<Int32>.self)
-              out[x] = Self.clampByte((half &+ products.wrappedSum()) &>> Self.horizontalShift)
-            }
-          }
         } else {
           for x in 0..<count {
             var sum = half
@@ -223,9 +188,8 @@ final class ScaleScratch: @unchecked Sendable {
     capacity = max(samples, 1)
     accumulator = .allocate(capacity: capacity)
     accumulator.initialize(repeating: 0, count: capacity)
-    // + 8: a SIMD4 load at the last pixel, or a SIMD8 load of a plane's last window.
-    row = .allocate(capacity: capacity + 8)
-    row.initialize(repeating: 0, count: capacity + 8)
+    row = .allocate(capacity: capacity + 4)  // + 4: a SIMD4 load at the last pixel
+    row.initialize(repeating: 0, count: capacity + 4)
   }
 
   deinit {
