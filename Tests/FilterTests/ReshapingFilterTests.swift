@@ -67,6 +67,9 @@ final class ReshapingFilterTests: XCTestCase {
     (FrameGeometry(width: 64, height: 48), FrameGeometry(width: 32, height: 24)),
     (FrameGeometry(width: 17, height: 5), FrameGeometry(width: 40, height: 11)),
     (FrameGeometry(width: 90, height: 30), FrameGeometry(width: 7, height: 4)),  // a wide shrink: many taps
+    // Wide enough for every vector step of the kernels (64 samples, 16 pixels) and a rest.
+    (FrameGeometry(width: 302, height: 10), FrameGeometry(width: 151, height: 5)),
+    (FrameGeometry(width: 301, height: 9), FrameGeometry(width: 200, height: 6)),
   ]
 
   func testScaleInBGRAIsWithinOneOfTheFloatingPointReference() throws {

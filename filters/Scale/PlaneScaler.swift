@@ -13,7 +13,9 @@ import CamfxCore
 /// allocated: the rows live in a `ScaleScratch` made at configure time.
 ///
 /// `area` at exactly 2:1 in both directions is the mean of each 2×2 block, rounded
-/// (`(a + b + c + d + 2) / 4`), and runs as its own loop in 16-bit SIMD lanes.
+/// (`(a + b + c + d + 2) / 4`), and runs as its own loop in 16-bit SIMD lanes; with
+/// AVX2 (AVX-512 BW), `pmaddubsw` adds the byte pairs 32 (64) bytes at a time, since the
+/// loop is bound by reading the source and LLVM does not form it from Swift SIMD code.
 struct PlaneScaler: Sendable {
   let horizontal: ResamplingTable
   let vertical: ResamplingTable
@@ -129,6 +131,12 @@ struct PlaneScaler: Sendable {
       let top = UnsafeRawPointer(source + 2 * y * sourceStride), bottom = top + sourceStride
       let out = UnsafeMutableRawPointer(destination + y * destinationStride)
       var x = 0
+      #if CAMFX_AVX512 && arch(x86_64)
+      x = Self.halveRowAVX512(top, bottom, into: out, width: width, channels: channels)
+      x += Self.halveRowAVX2(top + 2 * channels * x, bottom + 2 * channels * x, into: out + channels * x, width: width - x, channels: channels)
+      #elseif CAMFX_AVX2 && arch(x86_64)
+      x = Self.halveRowAVX2(top, bottom, into: out, width: width, channels: channels)
+      #endif
       if channels == 1 {
         // 16 outputs per step: each pair of source samples is one 16-bit lane.
         while x + 16 <= width {
