@@ -54,3 +54,187 @@ extension PlaneScaler {
   }
 }
 #endif
+
+#if CAMFX_AVX2 && arch(x86_64)
+extension PlaneScaler {
+  /// The horizontal weights of BGRA laid out for `horizontalBGRAAVX2`: per group of 8
+  /// destination pixels, per pair of taps (2p, 2p + 1; a missing last tap weighs 0),
+  /// four 16-lane vectors; vector s holds pixel s's pair in its low 128 bits and pixel
+  /// 4 + s's in its high ones, each as (w2p, w2p+1) four times (one pair per channel).
+  static func bgraPairWeights(_ table: ResamplingTable) -> [Int16] {
+    let groups = table.destinationLength / 8, pairs = (table.tapCount + 1) / 2, taps = table.tapCount
+    var packed = [Int16](repeating: 0, count: groups * pairs * 4 * 16)
+    for g in 0..<groups {
+      for p in 0..<pairs {
+        for s in 0..<4 {
+          for half in 0..<2 {
+            let x = 8 * g + s + 4 * half
+            let w0 = Int16(table.fixed[x * taps + 2 * p])
+            let w1 = 2 * p + 1 < taps ? Int16(table.fixed[x * taps + 2 * p + 1]) : 0
+            let base = ((g * pairs + p) * 4 + s) * 16 + 8 * half
+            for c in 0..<4 {
+              packed[base + 2 * c] = w0
+              packed[base + 2 * c + 1] = w1
+            }
+          }
+        }
+      }
+    }
+    return packed
+  }
+
+  /// The horizontal pass of BGRA for whole groups of 8 destination pixels, bit-identical
+  /// to the portable loop (the same 32-bit sums): for each pair of taps, a pixel's two
+  /// source pixels (16 bytes of the 16-bit row) are loaded together, their channels
+  /// interleaved by `pshufb` (B0 B1 G0 G1 …) and `pmaddwd` with the pair's weights adds
+  /// the two products of each channel in 32 bits. With pixels s and 4 + s in the halves
+  /// of sum s, `packssdw` and `packuswb` leave the 8 pixels in memory order. Returns how
+  /// many pixels it wrote.
+  @inline(__always)
+  func horizontalBGRAAVX2(
+    _ row: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<UInt8>, pairs: Int,
+    weights: UnsafePointer<Int16>, starts: UnsafePointer<Int>
+  ) -> Int {
+    let count = horizontal.destinationLength
+    let pixels = UnsafeRawPointer(row)
+    let interleave = _mm256_setr_epi8(
+      0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15,
+      0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15)
+    let half = _mm256_set1_epi32(1 << (Self.horizontalShift - 1))
+    var w = UnsafeRawPointer(weights)
+    var x = 0
+    while x + 8 <= count {
+      @inline(__always) func sum(_ s: Int) -> __m256i {
+        let low = starts[x &+ s] &* 8, high = starts[x &+ s &+ 4] &* 8
+        var acc = half
+        for p in 0..<pairs {
+          let two = _mm256_loadu2_m128i(
+            (pixels + (high &+ 16 &* p)).assumingMemoryBound(to: __m128i.self),
+            (pixels + (low &+ 16 &* p)).assumingMemoryBound(to: __m128i.self))
+          let products = _mm256_madd_epi16(
+            _mm256_shuffle_epi8(two, interleave), w.loadUnaligned(fromByteOffset: (p &* 4 &+ s) &* 32, as: __m256i.self))
+          acc = _mm256_add_epi32(acc, products)
+        }
+        return _mm256_srai_epi32(acc, Self.horizontalShift)
+      }
+      let first = _mm256_packs_epi32(sum(0), sum(1)), second = _mm256_packs_epi32(sum(2), sum(3))
+      UnsafeMutableRawPointer(out).storeBytes(
+        of: _mm256_packus_epi16(first, second), toByteOffset: x &* 4, as: __m256i.self)
+      w += pairs &* 128
+      x &+= 8
+    }
+    return x
+  }
+}
+#endif
+
+#if CAMFX_AVX2 && arch(x86_64)
+extension PlaneScaler {
+  /// The vertical pass for whole steps of 16 samples, bit-identical to the portable
+  /// loops (the same 32-bit sums, rounded and shifted the same way) but in one pass over
+  /// the row instead of one per tap: the samples of two source rows are widened to 16
+  /// bits and interleaved, and `pmaddwd` with the two rows' weights adds both products
+  /// in 32 bits; a missing last row (any row, weighing 0) adds nothing. `packssdw` of the sums of samples 0…3,
+  /// 8…11 and 4…7, 12…15 leaves the 16-bit row in memory order. Returns how many samples
+  /// it wrote.
+  @inline(__always)
+  static func verticalAVX2(
+    _ rows: UnsafePointer<UnsafePointer<UInt8>>, weights: UnsafePointer<__m256i>, pairs: Int,
+    into row: UnsafeMutablePointer<Int16>, samples: Int
+  ) -> Int {
+    let rounding = _mm256_set1_epi32(1 << (verticalShift - 1))
+    let out = UnsafeMutableRawPointer(row)
+    var x = 0
+    while x + 16 <= samples {
+      var low = rounding, high = rounding
+      for p in 0..<pairs {
+        let a = _mm256_cvtepu8_epi16(UnsafeRawPointer(rows[2 &* p] + x).loadUnaligned(as: __m128i.self))
+        let b = _mm256_cvtepu8_epi16(UnsafeRawPointer(rows[2 &* p &+ 1] + x).loadUnaligned(as: __m128i.self))
+        low = _mm256_add_epi32(low, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), weights[p]))
+        high = _mm256_add_epi32(high, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), weights[p]))
+      }
+      let packed = _mm256_packs_epi32(_mm256_srai_epi32(low, verticalShift), _mm256_srai_epi32(high, verticalShift))
+      out.storeBytes(of: packed, toByteOffset: x &* 2, as: __m256i.self)
+      x &+= 16
+    }
+    return x
+  }
+}
+#endif
+
+#if CAMFX_AVX2 && arch(x86_64)
+extension PlaneScaler {
+  /// Where the sums of slot `s` of a 32-sample step of `horizontalPlaneAVX2` land after
+  /// its `phaddd`, `packssdw` and `packuswb` (all within 128-bit halves): the step
+  /// loads each slot's taps from the source of that destination sample.
+  @inline(__always)
+  static func planeSlotOffset(_ s: Int) -> Int {
+    let q = s >> 2, r = s & 3
+    return r < 2 ? 2 &* q &+ r : 14 &+ 2 &* q &+ r
+  }
+
+  /// The horizontal weights of a 1-channel plane laid out for `horizontalPlaneAVX2`: per
+  /// step of 32 destination samples, per vector m (slots 4m … 4m + 3), per quad of taps
+  /// (4q … 4q + 3; missing taps weigh 0), the four slots' four weights.
+  static func planeQuadWeights(_ table: ResamplingTable) -> [Int16] {
+    let steps = table.destinationLength / 32, quads = (table.tapCount + 3) / 4, taps = table.tapCount
+    var packed = [Int16](repeating: 0, count: steps * 8 * quads * 16)
+    for g in 0..<steps {
+      for m in 0..<8 {
+        for q in 0..<quads {
+          for k in 0..<4 {
+            let x = 32 * g + planeSlotOffset(4 * m + k)
+            for t in 0..<4 where 4 * q + t < taps {
+              packed[((g * 8 + m) * quads + q) * 16 + 4 * k + t] = Int16(table.fixed[x * taps + 4 * q + t])
+            }
+          }
+        }
+      }
+    }
+    return packed
+  }
+
+  /// The horizontal pass of a 1-channel plane for whole steps of 32 destination samples,
+  /// bit-identical to the portable loop: each sample's taps are one 8-byte load of the
+  /// 16-bit row per quad of taps, four samples to a vector; `pmaddwd` with their weights
+  /// and `phaddd` of two such vectors give eight 32-bit sums. Returns how many samples
+  /// it wrote.
+  @inline(__always)
+  func horizontalPlaneAVX2(
+    _ row: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<UInt8>, quads: Int,
+    weights: UnsafePointer<Int16>, starts: UnsafePointer<Int>
+  ) -> Int {
+    let count = horizontal.destinationLength
+    let samples = UnsafeRawPointer(row)
+    let half = _mm256_set1_epi32(1 << (Self.horizontalShift - 1))
+    var w = UnsafeRawPointer(weights)
+    var x = 0
+    while x + 32 <= count {
+      /// Pair sums of slots 4m … 4m + 3 (two 32-bit lanes each).
+      @inline(__always) func products(_ m: Int) -> __m256i {
+        let o0 = starts[x &+ Self.planeSlotOffset(4 * m)] &* 2, o1 = starts[x &+ Self.planeSlotOffset(4 * m + 1)] &* 2
+        let o2 = starts[x &+ Self.planeSlotOffset(4 * m + 2)] &* 2, o3 = starts[x &+ Self.planeSlotOffset(4 * m + 3)] &* 2
+        var acc = _mm256_setzero_si256()
+        for q in 0..<quads {
+          let taps: __m256i = SIMD4(
+            samples.loadUnaligned(fromByteOffset: o0 &+ 8 &* q, as: Int64.self),
+            samples.loadUnaligned(fromByteOffset: o1 &+ 8 &* q, as: Int64.self),
+            samples.loadUnaligned(fromByteOffset: o2 &+ 8 &* q, as: Int64.self),
+            samples.loadUnaligned(fromByteOffset: o3 &+ 8 &* q, as: Int64.self))
+          acc = _mm256_add_epi32(
+            acc, _mm256_madd_epi16(taps, w.loadUnaligned(fromByteOffset: (m &* quads &+ q) &* 32, as: __m256i.self)))
+        }
+        return acc
+      }
+      @inline(__always) func sums(_ m: Int) -> __m256i {
+        _mm256_srai_epi32(_mm256_add_epi32(_mm256_hadd_epi32(products(m), products(m &+ 1)), half), Self.horizontalShift)
+      }
+      let low = _mm256_packs_epi32(sums(0), sums(2)), high = _mm256_packs_epi32(sums(4), sums(6))
+      UnsafeMutableRawPointer(out).storeBytes(of: _mm256_packus_epi16(low, high), toByteOffset: x, as: __m256i.self)
+      w += quads &* 256
+      x &+= 32
+    }
+    return x
+  }
+}
+#endif

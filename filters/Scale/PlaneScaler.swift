@@ -1,4 +1,7 @@
 import CamfxCore
+#if CAMFX_AVX2 && arch(x86_64)
+import _Builtin_intrinsics.intel
+#endif
 
 /// Scales one plane of 8-bit samples (1 channel: a Y, U or V plane; 4 interleaved
 /// channels: BGRA) with a horizontal and a vertical `ResamplingTable`, one destination
@@ -12,6 +15,13 @@ import CamfxCore
 /// floating point and rounded (a test checks every method on odd sizes). Nothing is
 /// allocated: the rows live in a `ScaleScratch` made at configure time.
 ///
+/// With AVX2 (`PlaneScaler+AVX2.swift`) both passes compute the same 32-bit sums with
+/// `pmaddwd` (two taps per instruction), so the results are bit-identical to the
+/// portable loops: the vertical pass in one sweep over the row for all taps, the
+/// horizontal one from weights rearranged at configure time (`vectorWeights`) so that
+/// each destination pixel or sample needs one load per pair (BGRA) or quad (1 channel)
+/// of taps; LLVM vectorizes neither from the scalar loops.
+///
 /// `area` at exactly 2:1 in both directions is the mean of each 2×2 block, rounded
 /// (`(a + b + c + d + 2) / 4`), and runs as its own loop in 16-bit SIMD lanes; with
 /// AVX2 (AVX-512 BW), `pmaddubsw` adds the byte pairs 32 (64) bytes at a time, since the
@@ -22,19 +32,28 @@ struct PlaneScaler: Sendable {
   let channels: Int
   /// True for `area` at exactly 2:1 both ways: the 2×2 mean loop.
   let halves: Bool
+  /// The horizontal weights rearranged for the AVX2 loop (empty without it).
+  let vectorWeights: [Int16]
 
   init(method: ScaleMethod, from source: FrameGeometry, to destination: FrameGeometry, channels: Int) {
     horizontal = ResamplingTable(method: method, sourceLength: source.width, destinationLength: destination.width)
     vertical = ResamplingTable(method: method, sourceLength: source.height, destinationLength: destination.height)
     self.channels = channels
     halves = method == .area && source.width == 2 * destination.width && source.height == 2 * destination.height
+    #if CAMFX_AVX2 && arch(x86_64)
+    vectorWeights =
+      halves || horizontal.isIdentity
+      ? [] : channels == 4 ? Self.bgraPairWeights(horizontal) : Self.planeQuadWeights(horizontal)
+    #else
+    vectorWeights = []
+    #endif
   }
 
   /// Samples per row of the scratch rows this scaler needs.
   var scratchSamples: Int { horizontal.sourceLength * channels }
 
-  private static let verticalShift: Int32 = 8  // 14 fractional bits in, 6 kept
-  private static let horizontalShift: Int32 = 20  // 14 + 6 fractional bits in, none kept
+  static let verticalShift: Int32 = 8  // 14 fractional bits in, 6 kept
+  static let horizontalShift: Int32 = 20  // 14 + 6 fractional bits in, none kept
 
   func scale(
     _ source: UnsafePointer<UInt8>, sourceStride: Int,
@@ -56,16 +75,39 @@ struct PlaneScaler: Sendable {
           let s = source + first * sourceStride
           for x in 0..<samples { row[x] = Int16(s[x]) &<< 6 }
         } else {
+          var done = 0
+          #if CAMFX_AVX2 && arch(x86_64)
+          let pairs = (vTaps + 1) / 2
+          done = withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 2 * pairs) { rows in
+            withUnsafeTemporaryAllocation(of: __m256i.self, capacity: pairs) { weights in
+              for k in 0..<2 * pairs { rows[k] = UnsafePointer(source + (first + min(k, vTaps - 1)) * sourceStride) }
+              for p in 0..<pairs {
+                let w0 = UInt16(truncatingIfNeeded: vWeights[y * vTaps + 2 * p])
+                let w1 = 2 * p + 1 < vTaps ? UInt16(truncatingIfNeeded: vWeights[y * vTaps + 2 * p + 1]) : 0
+                weights[p] = _mm256_set1_epi32(Int32(bitPattern: UInt32(w0) | UInt32(w1) << 16))
+              }
+              let r = UnsafePointer(rows.baseAddress!), w = UnsafePointer(weights.baseAddress!)
+              // The pair count as a constant for the common windows, so that the loop
+              // over pairs unrolls.
+              switch pairs {
+              case 1: return Self.verticalAVX2(r, weights: w, pairs: 1, into: row, samples: samples)
+              case 2: return Self.verticalAVX2(r, weights: w, pairs: 2, into: row, samples: samples)
+              case 3: return Self.verticalAVX2(r, weights: w, pairs: 3, into: row, samples: samples)
+              default: return Self.verticalAVX2(r, weights: w, pairs: pairs, into: row, samples: samples)
+              }
+            }
+          }
+          #endif
           var w = vWeights[y * vTaps]
           var s = source + first * sourceStride
-          for x in 0..<samples { acc[x] = Int32(s[x]) &* w }
+          for x in done..<samples { acc[x] = Int32(s[x]) &* w }
           for k in 1..<max(vTaps, 1) {
             w = vWeights[y * vTaps + k]
             if w == 0 { continue }
             s = source + (first + k) * sourceStride
-            for x in 0..<samples { acc[x] = acc[x] &+ Int32(s[x]) &* w }
+            for x in done..<samples { acc[x] = acc[x] &+ Int32(s[x]) &* w }
           }
-          for x in 0..<samples { row[x] = Int16(truncatingIfNeeded: (acc[x] &+ 128) &>> Self.verticalShift) }
+          for x in done..<samples { row[x] = Int16(truncatingIfNeeded: (acc[x] &+ 128) &>> Self.verticalShift) }
         }
         horizontalPass(row, into: destination + y * destinationStride)
       }
@@ -78,20 +120,50 @@ struct PlaneScaler: Sendable {
       for x in 0..<count * channels { out[x] = Self.clampByte((Int32(row[x]) &+ 32) &>> 6) }
       return
     }
+    var done = 0
+    #if CAMFX_AVX2 && arch(x86_64)
+    if channels == 4 {
+      let pairs = (horizontal.tapCount + 1) / 2
+      done = vectorWeights.withUnsafeBufferPointer { weights in
+        horizontal.start.withUnsafeBufferPointer { starts in
+          // The pair count as a constant for the common windows, so that the loop over
+          // pairs unrolls.
+          switch pairs {
+          case 1: horizontalBGRAAVX2(row, into: out, pairs: 1, weights: weights.baseAddress!, starts: starts.baseAddress!)
+          case 2: horizontalBGRAAVX2(row, into: out, pairs: 2, weights: weights.baseAddress!, starts: starts.baseAddress!)
+          case 3: horizontalBGRAAVX2(row, into: out, pairs: 3, weights: weights.baseAddress!, starts: starts.baseAddress!)
+          default:
+            horizontalBGRAAVX2(row, into: out, pairs: pairs, weights: weights.baseAddress!, starts: starts.baseAddress!)
+          }
+        }
+      }
+    } else {
+      let quads = (horizontal.tapCount + 3) / 4
+      done = vectorWeights.withUnsafeBufferPointer { weights in
+        horizontal.start.withUnsafeBufferPointer { starts in
+          quads == 1
+            ? horizontalPlaneAVX2(row, into: out, quads: 1, weights: weights.baseAddress!, starts: starts.baseAddress!)
+            : horizontalPlaneAVX2(row, into: out, quads: quads, weights: weights.baseAddress!, starts: starts.baseAddress!)
+        }
+      }
+    }
+    #endif
     // The common window lengths get loops the compiler unrolls (a constant tap count).
     switch horizontal.tapCount {
-    case 1: horizontalPass(row, into: out, taps: 1)
-    case 2: horizontalPass(row, into: out, taps: 2)
-    case 3: horizontalPass(row, into: out, taps: 3)
-    case 4: horizontalPass(row, into: out, taps: 4)
-    case 5: horizontalPass(row, into: out, taps: 5)
-    case 6: horizontalPass(row, into: out, taps: 6)
-    default: horizontalPass(row, into: out, taps: horizontal.tapCount)
+    case 1: horizontalPass(row, into: out, from: done, taps: 1)
+    case 2: horizontalPass(row, into: out, from: done, taps: 2)
+    case 3: horizontalPass(row, into: out, from: done, taps: 3)
+    case 4: horizontalPass(row, into: out, from: done, taps: 4)
+    case 5: horizontalPass(row, into: out, from: done, taps: 5)
+    case 6: horizontalPass(row, into: out, from: done, taps: 6)
+    default: horizontalPass(row, into: out, from: done, taps: horizontal.tapCount)
     }
   }
 
   @inline(__always)
-  private func horizontalPass(_ row: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<UInt8>, taps: Int) {
+  private func horizontalPass(
+    _ row: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<UInt8>, from done: Int, taps: Int
+  ) {
     let count = horizontal.destinationLength
     horizontal.fixed.withUnsafeBufferPointer { weights in
       horizontal.start.withUnsafeBufferPointer { starts in
@@ -99,7 +171,7 @@ struct PlaneScaler: Sendable {
         if channels == 4 {
           let pixels = UnsafeRawPointer(row)
           let bytes = UnsafeMutableRawPointer(out)
-          for x in 0..<count {
+          for x in done..<count {
             var sum = SIMD4<Int32>(repeating: half)
             let first = starts[x]
             for k in 0..<taps {
@@ -111,7 +183,7 @@ struct PlaneScaler: Sendable {
             bytes.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: clamped), toByteOffset: x * 4, as: SIMD4<UInt8>.self)
           }
         } else {
-          for x in 0..<count {
+          for x in done..<count {
             var sum = half
             let first = starts[x]
             for k in 0..<taps { sum = sum &+ Int32(row[first + k]) &* weights[x * taps + k] }
