@@ -5,7 +5,7 @@ OUT   ?= out
 # and libyuv-style kernels need AVX2 to be fast). For a binary to copy to other
 # x86-64 machines: make release CPU=x86-64
 CPU   ?= native
-# The intrinsic kernels (BGRA->yuv420p, YUYV/NV12/I420->BGRA) are compiled in only when
+# The intrinsic kernels (BGRA->yuv420p, YUYV/NV12/I420->BGRA, scale) are compiled in only when
 # the build targets this CPU and it has the instructions (the compiler crashes on them
 # for a target without, and Swift has no #if for CPU features): CAMFX_AVX2 with AVX2,
 # CAMFX_AVX512 with AVX-512 BW as well; else the portable SIMD kernels run.
@@ -19,7 +19,7 @@ RELEASE_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU) $(KERNEL_FLAGS)
 # (own build path: the default debug build stays portable for the qemu guest).
 NATIVE_KERNEL_FLAGS = $(if $(call cpu_has,avx2),-Xswiftc -DCAMFX_AVX2) $(if $(call cpu_has,avx512bw),-Xswiftc -DCAMFX_AVX512)
 NATIVE_TEST_FLAGS = --build-path .build-native -Xswiftc -target-cpu -Xswiftc native $(NATIVE_KERNEL_FLAGS)
-KERNEL_TESTS = BGRAToYUV420Tests|YUVToBGRAKernelTests|PixelConverterTests
+KERNEL_TESTS = BGRAToYUV420Tests|YUVToBGRAKernelTests|PixelConverterTests|ReshapingFilterTests
 
 PREFIX ?= /usr/local
 DESTDIR ?=
