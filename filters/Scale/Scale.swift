@@ -9,7 +9,7 @@ import CamfxCore
 /// even number (what yuv420p encoders need). The result is within ±1 of the same
 /// weights applied in floating point; `area` at an exact 2:1 is the mean of each 2×2
 /// block. Decoded yuv420p pictures are scaled plane by plane, each plane on its own
-/// grid (see `Scale+YUV420.swift`).
+/// grid (see `process(yuv420:into:)`).
 public struct Scale: ResizingVideoFilter, YUV420VideoFilter {
   public static let name = "scale"
   public static let summary = "Resizes the frame (-1 or -2 for a side keeps the aspect ratio)."
