@@ -118,27 +118,27 @@ EOF
 player_flags=(-v error -fflags nobuffer -flags low_delay -probesize 32 -analyzeduration 0 -select_streams v
   -show_entries frame=pts_time -of csv=p=0)
 
+# One latency run: the player reads PLAY_URL (started first, so that it is waiting),
+# camfx writes to OUT_URL with the tune; prints the figures on a line labelled LABEL.
+latency() {
+  local label=$1 play_url=$2 out_url=$3; shift 3
+  (stdbuf -oL ffprobe "${player_flags[@]}" "$play_url" 2>/dev/null | python3 "$WORK/stamp.py" >"$WORK/arrivals.txt") &
+  local player=$!
+  sleep 1
+  "$CAMFX" record "${source_args[@]}" "$@" --duration "${RUN}s" -y --stats-json "$WORK/latency.json" -o "$out_url" 2>/dev/null
+  sleep 1; pkill -f "ffprobe.*${play_url%%\?*}" 2>/dev/null || true; wait $player 2>/dev/null || true
+  printf '  %-17s %s\n' "$label" "$(python3 "$WORK/latency.py" "$WORK/latency.json" "$WORK/arrivals.txt")"
+}
+
 [[ $PARTS == *3* ]] && echo "3. latency, capture to player (frames after the first 3 s)"
 [[ $PARTS == *3* ]] && for round in $(seq "$ROUNDS"); do
   for tune in default zerolatency; do
     tune_args=(); [ "$tune" = zerolatency ] && tune_args=(--tune zerolatency)
     # RTMP: the player subscribes first; nginx holds it until camfx publishes.
-    name="lat$round$tune"
-    (stdbuf -oL ffprobe "${player_flags[@]}" "rtmp://127.0.0.1:$RTMP_PORT/live/$name" 2>/dev/null | python3 "$WORK/stamp.py" >"$WORK/rtmp.txt") &
-    player=$!
-    sleep 1
-    "$CAMFX" record "${source_args[@]}" "${tune_args[@]}" --duration "${RUN}s" -y --stats-json "$WORK/rtmp.json" \
-      -o "rtmp://127.0.0.1:$RTMP_PORT/live/$name" 2>/dev/null
-    sleep 1; pkill -f "ffprobe.*live/$name" 2>/dev/null || true; wait $player 2>/dev/null || true
-    printf '  RTMP %-12s %s\n' "$tune" "$(python3 "$WORK/latency.py" "$WORK/rtmp.json" "$WORK/rtmp.txt")"
+    url="rtmp://127.0.0.1:$RTMP_PORT/live/lat$round$tune"
+    latency "RTMP $tune" "$url" "$url" "${tune_args[@]}"
     # SRT: the player listens (latency 120 ms, SRT's default), camfx calls it.
     SRT_PORT=$(free_port)
-    (stdbuf -oL ffprobe "${player_flags[@]}" "srt://127.0.0.1:$SRT_PORT?mode=listener" 2>/dev/null | python3 "$WORK/stamp.py" >"$WORK/srt.txt") &
-    player=$!
-    sleep 1
-    "$CAMFX" record "${source_args[@]}" "${tune_args[@]}" --duration "${RUN}s" -y --stats-json "$WORK/srt.json" \
-      -o "srt://127.0.0.1:$SRT_PORT?mode=caller" 2>/dev/null
-    sleep 1; pkill -f "ffprobe.*:$SRT_PORT" 2>/dev/null || true; wait $player 2>/dev/null || true
-    printf '  SRT  %-12s %s\n' "$tune" "$(python3 "$WORK/latency.py" "$WORK/srt.json" "$WORK/srt.txt")"
+    latency "SRT  $tune" "srt://127.0.0.1:$SRT_PORT?mode=listener" "srt://127.0.0.1:$SRT_PORT?mode=caller" "${tune_args[@]}"
   done
 done

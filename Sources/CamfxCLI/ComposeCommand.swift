@@ -104,17 +104,13 @@ struct ComposeCommand: ParsableCommand {
     guard !items.isEmpty else { throw RecordingOptionError("nothing to compose: give movies and stills, e.g. camfx compose a.mp4 b.mp4 -o out.mp4") }
     guard !outputOptions.output.isEmpty else { throw RecordingOptionError("compose needs -o, e.g. -o out.mp4") }
     var composition = Composition(items: try items.map(CompositionItem.init(parsing:)))
-    for item in composition.items where access(item.asset.path, R_OK) != 0 {
-      throw RecordingOptionError("cannot read '\(item.asset.path)': \(String(cString: strerror(errno)))")
-    }
+    for item in composition.items { try Self.requireReadable(item.asset.path) }
     if let transition { composition.transition = try Self.fade(transition) }
-    composition.fadeIn = try fadeIn.map(Self.time) ?? .zero
-    composition.fadeOut = try fadeOut.map(Self.time) ?? .zero
+    composition.fadeIn = try fadeIn.map(RecordingLimits.parseDurationOrZero) ?? .zero
+    composition.fadeOut = try fadeOut.map(RecordingLimits.parseDurationOrZero) ?? .zero
     if let music {
       var track = try Composition.Music(parsing: music)
-      guard access(track.path, R_OK) == 0 else {
-        throw RecordingOptionError("cannot read '\(track.path)': \(String(cString: strerror(errno)))")
-      }
+      try Self.requireReadable(track.path)
       switch musicMode {
       case "mix": track.replacesSound = false
       case "replace": track.replacesSound = true
@@ -226,16 +222,19 @@ struct ComposeCommand: ParsableCommand {
     if let error = summary.error { throw RecordingFailure(message: error) }
   }
 
+  /// A one-line error for a file this process cannot read (missing, no permission).
+  static func requireReadable(_ path: String) throws {
+    guard access(path, R_OK) == 0 else {
+      throw RecordingOptionError("cannot read '\(path)': \(String(cString: strerror(errno)))")
+    }
+  }
+
   /// `fade=0.5s`.
   static func fade(_ text: String) throws -> MediaTime {
     guard text.hasPrefix("fade=") else {
       throw RecordingOptionError("invalid --transition '\(text)' (expected fade=TIME, e.g. fade=0.5s)")
     }
-    return try time(String(text.dropFirst(5)))
-  }
-
-  static func time(_ text: String) throws -> MediaTime {
-    text == "0" ? .zero : try RecordingLimits.parseDuration(text)
+    return try RecordingLimits.parseDurationOrZero(String(text.dropFirst(5)))
   }
 
   /// `30`, `25`, `29.97` or `30000/1001` frames per second as one frame's duration.

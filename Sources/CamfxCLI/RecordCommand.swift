@@ -229,7 +229,7 @@ struct RecordCommand: ParsableCommand {
     }
     let minimumFree = try minFree.map(RecordingLimits.parseByteCount)
     let fileOptions = MovieFileOutput.Options(
-      fragmentInterval: try fragment.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 1,
+      fragmentInterval: try fragment.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 1,
       faststart: faststart, overwrite: overwrite,
       minimumFreeBytes: segmentInterval == nil ? minimumFree : nil,
       maximumBytes: segmentInterval == nil ? limits.bytes : nil)
@@ -340,7 +340,7 @@ struct RecordCommand: ParsableCommand {
     recording.framesPerSecond = fps
     recording.realtime = realtime
     recording.camera = try camera.settings()
-    recording.reconnectTimeout = try reconnect.map { $0 == "0" ? 0 : try RecordingLimits.parseDuration($0).seconds } ?? 30
+    recording.reconnectTimeout = try reconnect.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 30
     recording.chain = try FilterRegistry.builtin.makeChain(filters)
     try applyVideoOptions(to: &recording.video)
     // Live sources default to veryfast, as OBS does: what 1080p30 needs on small

@@ -60,7 +60,7 @@ public final class AudioReader {
     let start = originStream.pointee.start_time
     let originBase = originStream.pointee.time_base
     origin = start != CAMFX_AV_NOPTS_VALUE
-      ? MediaTime(value: start * Int64(originBase.num), timescale: originBase.den) : .zero
+      ? MediaTime(ticks: start, in: originBase) : .zero
     duration = ctx.pointee.duration > 0 ? MediaTime(value: ctx.pointee.duration, timescale: 1_000_000) : nil
     for i in 0..<Int(ctx.pointee.nb_streams) where Int32(i) != a {
       ctx.pointee.streams[i]!.pointee.discard = AVDISCARD_ALL
@@ -73,8 +73,7 @@ public final class AudioReader {
   /// little earlier, for a caller that cuts to the sample.
   public func seek(to time: MediaTime) throws(FFmpegError) {
     let target = origin + time
-    let ticks = Int64((Int128(target.value) * Int128(timeBase.den)) / (Int128(target.timescale) * Int128(timeBase.num)))
-    try check(av_seek_frame(input.context, streamIndex, ticks, AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
+    try check(av_seek_frame(input.context, streamIndex, target.ticks(in: timeBase), AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
     avcodec_flush_buffers(decoder.pointer)
     resampler = nil
     endOfFile = false
@@ -121,7 +120,7 @@ public final class AudioReader {
         outputRate: sampleRate, outputChannels: channels, outputFormat: AV_SAMPLE_FMT_S16)
     }
     let ts = f.pointee.best_effort_timestamp != CAMFX_AV_NOPTS_VALUE ? f.pointee.best_effort_timestamp : f.pointee.pts
-    let time = ts != CAMFX_AV_NOPTS_VALUE ? MediaTime(value: ts * Int64(timeBase.num), timescale: timeBase.den) - origin : nil
+    let time = ts != CAMFX_AV_NOPTS_VALUE ? MediaTime(ticks: ts, in: timeBase) - origin : nil
     let samples = try resampler!.convertToInterleaved(
       planes: UnsafeMutableRawPointer(f.pointee.extended_data).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
       frames: Int(f.pointee.nb_samples))

@@ -41,19 +41,12 @@ public struct EncodedPacket {
   /// The duration, exactly (zero when unset).
   public var duration: MediaTime { stream.time(ticks: pointer.pointee.duration) }
 
-  /// Moves the packet later by `time` (earlier when negative), rounded to its stream's
-  /// ticks: how joined movies continue one another.
+  /// Moves the packet later by `time` (earlier when negative), rounded to the nearest of
+  /// its stream's ticks: how a copy starts at zero, and how joined movies continue one
+  /// another.
   public func offset(by time: MediaTime) {
-    let tb = stream.timeBase
-    let ticks = Int64((Int128(time.value) * Int128(tb.den)) / (Int128(time.timescale) * Int128(tb.num)))
+    let ticks = av_rescale_q(time.value, AVRational(num: 1, den: time.timescale), stream.timeBase)
     if pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE { pointer.pointee.pts += ticks }
     if pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE { pointer.pointee.dts += ticks }
-  }
-
-  /// Moves the packet `seconds` earlier on its stream's clock (a copy that starts at zero).
-  public func shift(earlierBy seconds: Double) {
-    let ticks = av_rescale_q(Int64((seconds * 1_000_000).rounded()), AVRational(num: 1, den: 1_000_000), stream.timeBase)
-    if pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE { pointer.pointee.pts -= ticks }
-    if pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE { pointer.pointee.dts -= ticks }
   }
 }

@@ -80,7 +80,7 @@ public final class EncodedStream: @unchecked Sendable {
   }
 
   /// `ticks` of this stream's time base as an exact time.
-  public func time(ticks: Int64) -> MediaTime { MediaTime(value: ticks * Int64(timeBase.num), timescale: timeBase.den) }
+  public func time(ticks: Int64) -> MediaTime { MediaTime(ticks: ticks, in: timeBase) }
 
   /// Why packets of `other` cannot follow this stream's in one stream (different codec,
   /// size, pixel format, rate, channels or codec headers), or nil when they can.

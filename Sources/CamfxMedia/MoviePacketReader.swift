@@ -39,9 +39,9 @@ public final class MoviePacketReader {
     videoTimeBase = video.pointee.time_base
     let tb = videoTimeBase
     videoStartTime = video.pointee.start_time != CAMFX_AV_NOPTS_VALUE
-      ? MediaTime(value: video.pointee.start_time * Int64(tb.num), timescale: tb.den) : .zero
+      ? MediaTime(ticks: video.pointee.start_time, in: tb) : .zero
     videoDuration = video.pointee.duration > 0
-      ? MediaTime(value: video.pointee.duration * Int64(tb.num), timescale: tb.den)
+      ? MediaTime(ticks: video.pointee.duration, in: tb)
       : (ctx.pointee.duration > 0 ? MediaTime(value: ctx.pointee.duration, timescale: 1_000_000) : nil)
     streams.append(try EncodedStream(kind: .video, index: 0, copying: video))
     map[videoIndex] = 0
@@ -60,9 +60,7 @@ public final class MoviePacketReader {
   /// Moves to the last keyframe at or before `time` (from `videoStartTime`).
   public func seek(to time: MediaTime) throws(FFmpegError) {
     let target = videoStartTime + time
-    let ticks = Int64(
-      (Int128(target.value) * Int128(videoTimeBase.den)) / (Int128(target.timescale) * Int128(videoTimeBase.num)))
-    try check(av_seek_frame(input.context, videoIndex, ticks, AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
+    try check(av_seek_frame(input.context, videoIndex, target.ticks(in: videoTimeBase), AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
   }
 
   /// The next packet of a copied stream, lent until the next call; `nil` at the end.

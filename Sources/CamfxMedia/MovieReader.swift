@@ -119,9 +119,9 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     frameDuration = rate.num > 0 && rate.den > 0 ? MediaTime(value: Int64(rate.den), timescale: rate.num) : nil
     statedFrameCount = Int(vs.pointee.nb_frames)
     let start = vs.pointee.start_time
-    videoStartTime = start != CAMFX_AV_NOPTS_VALUE ? Self.time(start, videoTimeBase) : nil
+    videoStartTime = start != CAMFX_AV_NOPTS_VALUE ? MediaTime(ticks: start, in: videoTimeBase) : nil
     duration = ctx.pointee.duration > 0 ? MediaTime(value: ctx.pointee.duration, timescale: 1_000_000) : nil
-    videoDuration = vs.pointee.duration > 0 ? Self.time(vs.pointee.duration, videoTimeBase) : nil
+    videoDuration = vs.pointee.duration > 0 ? MediaTime(ticks: vs.pointee.duration, in: videoTimeBase) : nil
     displayRotation = Self.displayRotation(of: vs)
     creationTime = Self.creationTime(ctx.pointee.metadata) ?? Self.creationTime(vs.pointee.metadata)
     pixelFormatName = av_get_pix_fmt_name(AVPixelFormat(rawValue: vc.pix_fmt.rawValue)).map { String(cString: $0) } ?? "unknown"
@@ -249,10 +249,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// - Throws: `FFmpegError` when the file cannot seek.
   public func seek(to time: MediaTime) throws(FFmpegError) {
     let target = (videoStartTime ?? .zero) + time
-    // ticks = seconds / time base = value * den / (timescale * num), rounded down.
-    let ticks = Int64(
-      (Int128(target.value) * Int128(videoTimeBase.den)) / (Int128(target.timescale) * Int128(videoTimeBase.num)))
-    try check(av_seek_frame(input.context, videoStreamIndex, ticks, AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
+    try check(av_seek_frame(input.context, videoStreamIndex, target.ticks(in: videoTimeBase), AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
     avcodec_flush_buffers(videoDecoder.pointer)
     if let audioDecoder { avcodec_flush_buffers(audioDecoder.pointer) }
     resampler = nil
@@ -285,12 +282,6 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
       if index == videoStreamIndex { return try videoSample() }
       if let pcm = try convertAudio() { return .audio(pcm) }
     }
-  }
-
-  /// The frame's time in the stream's time base, as an exact `MediaTime`.
-  private static func time(_ ticks: Int64, _ base: AVRational) -> MediaTime {
-    // value / (den / num) == ticks * num / den.
-    MediaTime(value: ticks * Int64(base.num), timescale: base.den)
   }
 
   /// Hands video on as yuv420p frames (`VideoFrame.yuv420`) instead of BGRA, for a
@@ -359,7 +350,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     if ts == CAMFX_AV_NOPTS_VALUE { ts = f.pointee.pts }
     let time: MediaTime
     if ts != CAMFX_AV_NOPTS_VALUE {
-      time = Self.time(ts, videoTimeBase)
+      time = MediaTime(ticks: ts, in: videoTimeBase)
     } else {
       time = (lastVideoTime ?? .zero) + (lastVideoTime == nil ? .zero : (frameDuration ?? MediaTime(value: 1, timescale: 25)))
     }
@@ -427,7 +418,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     let f = frame.pointer
     let resampler = try makeResampler()
     let ts = f.pointee.best_effort_timestamp != CAMFX_AV_NOPTS_VALUE ? f.pointee.best_effort_timestamp : f.pointee.pts
-    let time = ts != CAMFX_AV_NOPTS_VALUE ? Self.time(ts, audioTimeBase) : nil
+    let time = ts != CAMFX_AV_NOPTS_VALUE ? MediaTime(ticks: ts, in: audioTimeBase) : nil
     let samples = try resampler.convertToInterleaved(
       planes: UnsafeMutableRawPointer(f.pointee.extended_data).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
       frames: Int(f.pointee.nb_samples))

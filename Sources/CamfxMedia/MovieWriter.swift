@@ -310,9 +310,7 @@ public final class MovieWriter: @unchecked Sendable {
           packet.pointee.duration = av_rescale_q(1, av_inv_q(encoder.pointee.framerate), encoder.pointee.time_base)
         }
         if encoder.pointee.codec_type == AVMEDIA_TYPE_VIDEO, let end = sessionEnd, let start = sessionStart {
-          let tb = encoder.pointee.time_base
-          let length = end - start
-          let endTicks = Int64((Int128(length.value) * Int128(tb.den)) / (Int128(length.timescale) * Int128(tb.num)))
+          let endTicks = (end - start).ticks(in: encoder.pointee.time_base)
           let pts = packet.pointee.pts
           if pts < endTicks && pts + packet.pointee.duration > endTicks { packet.pointee.duration = endTicks - pts }
         }

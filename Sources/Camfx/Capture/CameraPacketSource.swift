@@ -32,7 +32,7 @@ public final class CameraPacketSource: PacketSource {
   public func nextPacket() throws -> EncodedPacket? {
     var packet: EncodedPacket?
     let taken = try camera.nextCompressedFrame { bytes, time in
-      let microseconds = Int64((time.seconds * 1_000_000).rounded())
+      let microseconds = time.converted(to: 1_000_000).value
       packet = try packager.packet(bytes, microseconds: microseconds, durationMicroseconds: frameMicroseconds)
     }
     return taken ? packet : nil

@@ -219,8 +219,7 @@ public final class CompositionInput: RecordingInput, YUV420RecordingInput {
       guard let sound = sounds[index] else { continue }
       let from = max(first, start), to = min(end, stop)
       let hasPrevious = index > 0, hasNext = index < timeline.placements.count - 1
-      var part = [Float](repeating: 0, count: Int(to - from) * channels)
-      try sound.add(from: from - start, count: Int(to - from), into: &part) { local in
+      try sound.add(from: from - start, count: Int(to - from), into: &mix, at: Int(from - first)) { local in
         // Equal-power ramps over the overlaps with the neighbours.
         if hasPrevious && fade > 0 && local < fade {
           return Float(sin(Double.pi / 2 * Double(local) / Double(fade)))
@@ -230,8 +229,6 @@ public final class CompositionInput: RecordingInput, YUV420RecordingInput {
         }
         return 1
       }
-      let offset = Int(from - first) * channels
-      for i in 0..<part.count { mix[offset + i] += part[i] }
     }
     if let music, let volume = timeline.composition.music?.volume {
       let samples = try music.next(count)

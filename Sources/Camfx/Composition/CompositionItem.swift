@@ -93,9 +93,8 @@ public struct CompositionItem: Sendable, Equatable, CustomStringConvertible {
 
   /// A time as `--duration` takes it (`5s`, `1m30s`, `1:02.5`), or `0`.
   private static func time(_ text: String, item: String, what: String) throws -> MediaTime {
-    if text == "0" { return .zero }
     do {
-      return try RecordingLimits.parseDuration(text)
+      return try RecordingLimits.parseDurationOrZero(text)
     } catch {
       throw RecordingOptionError("item '\(item)': \(what) '\(text)' is not a time such as 5s, 1m30s or 1:02.5")
     }

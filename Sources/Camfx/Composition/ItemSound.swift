@@ -29,9 +29,9 @@ final class ItemSound {
   }
 
   /// Adds `count` sample frames from `first` on (counted from the item's start),
-  /// multiplied by `gain(frame)`, to `mix` (interleaved, `count × channels`). Calls go
-  /// forward in time.
-  func add(from first: Int64, count: Int, into mix: inout [Float], gain: (Int64) -> Float) throws {
+  /// multiplied by `gain(frame)`, to `mix` (interleaved) from its sample frame `at` on.
+  /// Calls go forward in time.
+  func add(from first: Int64, count: Int, into mix: inout [Float], at: Int, gain: (Int64) -> Float) throws {
     guard let reader else { return }
     try fill(until: first + Int64(count), reader: reader)
     // Drop what is behind.
@@ -46,7 +46,7 @@ final class ItemSound {
       let index = Int(frame - bufferedFrom)
       guard index >= 0, index < available else { continue }
       let g = gain(frame)
-      for c in 0..<channels { mix[i * channels + c] += Float(buffer[index * channels + c]) * g }
+      for c in 0..<channels { mix[(at + i) * channels + c] += Float(buffer[index * channels + c]) * g }
     }
   }
 

@@ -34,7 +34,7 @@ public final class PacketCopySession: @unchecked Sendable {
     let started = MonotonicClock.nanoseconds()
     var reason = StopReason.endOfInput
     var failure: (any Error)?
-    var offset: Double?
+    var offset: MediaTime?
     var firstVideo: Double?
     var lastVideoEnd = 0.0
     var frames = 0
@@ -44,8 +44,8 @@ public final class PacketCopySession: @unchecked Sendable {
           reason = .interrupted
           break
         }
-        if offset == nil { offset = packet.decodeSeconds }
-        packet.shift(earlierBy: offset ?? 0)
+        if offset == nil { offset = packet.decodeTime }
+        packet.offset(by: .zero - (offset ?? .zero))
         if packet.stream.kind == .video {
           let pts = packet.presentationSeconds
           if firstVideo == nil { firstVideo = pts }

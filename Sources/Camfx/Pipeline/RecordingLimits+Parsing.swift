@@ -17,6 +17,11 @@ extension RecordingLimits {
     return MediaTime(value: Int64(milliseconds.rounded()), timescale: 1000)
   }
 
+  /// `parseDuration`, or `0` for none (`--fragment 0`, a cut from a movie's start).
+  public static func parseDurationOrZero(_ text: String) throws -> MediaTime {
+    text == "0" ? .zero : try parseDuration(text)
+  }
+
   /// `1h30m15s`, `90m`, `1.5s`, `10`: numbers with units from the largest down; a lone
   /// number is seconds.
   private static func unitMilliseconds(_ text: String) -> Double? {
