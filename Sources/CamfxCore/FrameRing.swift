@@ -17,6 +17,10 @@ import Synchronization
 ///
 /// Exactly one thread may push and exactly one thread may pop.
 ///
+/// `push` and `pop` sleep on a `WakeSignal` when the ring is full or empty; every push
+/// notifies `readable` and every pop `writable`, which costs a fence while nobody sleeps.
+/// A consumer that drains several rings passes one `readable` signal to all of them.
+///
 /// `@unchecked Sendable`: the slots are plain memory shared by two threads; the
 /// head/tail protocol above guarantees a slot is touched by one side at a time.
 public final class FrameRing<Element: Sendable>: @unchecked Sendable {
@@ -37,11 +41,19 @@ public final class FrameRing<Element: Sendable>: @unchecked Sendable {
   @usableFromInline var producerCachedHead = 0
   private let padding1: CacheLinePadding = .init()
   @usableFromInline let closed = Atomic<Bool>(false)
+  /// Notified after every push and on close: what the consumer sleeps on.
+  public let readable: WakeSignal
+  /// Notified after every pop: what a producer waiting for room sleeps on.
+  public let writable = WakeSignal()
 
-  /// - Parameter capacity: a power of two, at least 2.
-  public init(capacity: Int) {
+  /// - Parameters:
+  ///   - capacity: a power of two, at least 2.
+  ///   - readable: the signal the consumer waits on; share one between the rings a
+  ///     single thread drains.
+  public init(capacity: Int, readable: WakeSignal = WakeSignal()) {
     precondition(capacity >= 2 && capacity & (capacity - 1) == 0, "FrameRing capacity must be a power of two >= 2")
     self.capacity = capacity
+    self.readable = readable
     self.mask = capacity - 1
     self.slots = .allocate(capacity: capacity)
   }
@@ -74,6 +86,7 @@ public final class FrameRing<Element: Sendable>: @unchecked Sendable {
     }
     (slots + (t & mask)).initialize(to: element)
     tail.store(t &+ 1, ordering: .releasing)
+    readable.notify()
     return true
   }
 
@@ -81,16 +94,36 @@ public final class FrameRing<Element: Sendable>: @unchecked Sendable {
   /// - Returns: `false` if `shouldStop` became true before there was room.
   @inlinable
   public func push(_ element: Element, shouldStop: () -> Bool = { false }) -> Bool {
-    var waiter = Waiter()
+    var spins = 0
     while true {
       if _tryPush(element) { return true }
       if shouldStop() { return false }
-      waiter.wait()
+      spins += 1
+      if spins > Self.spinsBeforeSleeping {
+        writable.wait { hasRoom }
+      }
     }
   }
 
+  /// How often a side retries before it sleeps: a stage that keeps up finds room (or an
+  /// element) within a few tries; one that does not should not burn a core waiting.
+  @usableFromInline static var spinsBeforeSleeping: Int { 64 }
+
+  /// True when a push would succeed now. Producer thread only.
+  @usableFromInline var hasRoom: Bool {
+    tail.load(ordering: .relaxed) &- head.load(ordering: .acquiring) < capacity
+  }
+
+  /// True when a pop would find an element now. Consumer thread only.
+  public var hasElements: Bool {
+    tail.load(ordering: .acquiring) != head.load(ordering: .relaxed)
+  }
+
   /// Tells the consumer no more elements will come. Producer thread only.
-  public func close() { closed.store(true, ordering: .releasing) }
+  public func close() {
+    closed.store(true, ordering: .releasing)
+    readable.notify()
+  }
 
   // MARK: Consumer side
 
@@ -104,6 +137,7 @@ public final class FrameRing<Element: Sendable>: @unchecked Sendable {
     }
     let element = (slots + (h & mask)).move()
     head.store(h &+ 1, ordering: .releasing)
+    writable.notify()
     return element
   }
 
@@ -111,14 +145,17 @@ public final class FrameRing<Element: Sendable>: @unchecked Sendable {
   /// ring and every element has been taken, or when `shouldStop` becomes true.
   @inlinable
   public func pop(shouldStop: () -> Bool = { false }) -> Element? {
-    var waiter = Waiter()
+    var spins = 0
     while true {
       if let e = tryPop() { return e }
       if closed.load(ordering: .acquiring) {
         return tryPop()  // an element pushed just before close()
       }
       if shouldStop() { return nil }
-      waiter.wait()
+      spins += 1
+      if spins > Self.spinsBeforeSleeping {
+        readable.wait { hasElements || isClosed }
+      }
     }
   }
 
@@ -133,18 +170,4 @@ struct CacheLinePadding {
   let bytes: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
     (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
   init() {}
-}
-
-/// Spins briefly, then sleeps with growing intervals up to 1 ms: a full or empty ring
-/// costs little CPU without making a real-time stage late.
-@usableFromInline
-struct Waiter {
-  private var spins = 0
-  @usableFromInline init() {}
-  @usableFromInline mutating func wait() {
-    spins += 1
-    if spins < 64 { return }
-    if spins < 128 { sched_yield(); return }
-    usleep(UInt32(min(1000, 20 * (spins - 127))))
-  }
 }

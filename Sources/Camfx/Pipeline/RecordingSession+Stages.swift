@@ -24,6 +24,7 @@ extension RecordingSession {
         videoEndNanoseconds.store((lastTime + step).converted(to: Self.nanoseconds).value, ordering: .releasing)
       }
       videoFinished.store(true, ordering: .releasing)
+      videoProgress.notify()
       rawFrames.close()
       if input.hasAudio { audioBlocks?.close() }
     }
@@ -55,6 +56,7 @@ extension RecordingSession {
       lastTime = time
       // The audio stage may generate sound up to the start of this frame.
       videoEndNanoseconds.store(time.converted(to: Self.nanoseconds).value, ordering: .releasing)
+      videoProgress.notify()
       if let limit = limits.frames, accepted >= limit {
         requestStop(.frames)
         return false
@@ -146,13 +148,19 @@ extension RecordingSession {
   func runAudioStage() {
     guard let generator, let ring = audioBlocks else { return }
     defer { ring.close() }
-    var backoff = IdleBackoff()
     var started = false
+    var end = Int64.min
+    /// Sleeps until the video clock moves past `end` or the video ends.
+    func waitForVideo() {
+      videoProgress.wait {
+        videoFinished.load(ordering: .acquiring) || videoEndNanoseconds.load(ordering: .acquiring) != end
+      }
+    }
     while !isAborted {
       let start = videoStartNanoseconds.load(ordering: .acquiring)
       if start == .min {
         if videoFinished.load(ordering: .acquiring) { return }  // no video at all
-        backoff.wait()
+        waitForVideo()
         continue
       }
       if !started {
@@ -161,10 +169,10 @@ extension RecordingSession {
       }
       // Read "finished" first: if it is set, the end read after it is the final one.
       let finished = videoFinished.load(ordering: .acquiring)
-      let end = MediaTime(value: videoEndNanoseconds.load(ordering: .acquiring), timescale: Self.nanoseconds)
+      end = videoEndNanoseconds.load(ordering: .acquiring)
       let block: Audio?
       do {
-        block = try generator.nextChunk(until: end)
+        block = try generator.nextChunk(until: MediaTime(value: end, timescale: Self.nanoseconds))
       } catch {
         record(failure: error)
         requestStop(.failed)
@@ -172,11 +180,10 @@ extension RecordingSession {
       }
       if let block {
         if !ring.push(block, shouldStop: { self.isAborted }) { return }
-        backoff.reset()
       } else if finished {
         return
       } else {
-        backoff.wait()
+        waitForVideo()
       }
     }
   }
@@ -184,7 +191,7 @@ extension RecordingSession {
   /// Writer stage: drains the video and audio rings into the sink, watches `--max-size`,
   /// and finishes the file once both rings are closed and empty.
   func runWriterStage() {
-    var backoff = IdleBackoff()
+    let audioBlocks = self.audioBlocks
     do {
       while !isAborted {
         var didWork = false
@@ -220,7 +227,6 @@ extension RecordingSession {
           statistics.bytesWritten.store(bytes, ordering: .relaxed)
           if let limit = limits.bytes, bytes >= limit { requestStop(.maxSize) }
           if sink.stopRequest != nil { requestStop(.minFree) }
-          backoff.reset()
         } else if videoClosed && audioDone {
           let started = MonotonicClock.nanoseconds()
           try sink.finish()
@@ -229,7 +235,11 @@ extension RecordingSession {
           publishKeptVideo()
           return
         } else {
-          backoff.wait()
+          // Both rings share this signal (RecordingSession.init).
+          filteredFrames.readable.wait {
+            filteredFrames.hasElements || audioBlocks?.hasElements == true
+              || filteredFrames.isClosed && audioBlocks?.isClosed != false
+          }
         }
       }
     } catch {

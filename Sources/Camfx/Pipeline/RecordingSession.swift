@@ -76,6 +76,9 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   let firstFrameWallNanoseconds = Atomic<Int64>(.min)
   let videoEndNanoseconds = Atomic<Int64>(0)
   let videoFinished = Atomic<Bool>(false)
+  /// Notified when the video clock above moves or the video ends: the audio stage
+  /// sleeps on it.
+  let videoProgress = WakeSignal()
   /// Frames and nanoseconds of video the sink's output holds once it is finished
   /// (-1: not known); fewer than were written when it stopped at a size limit or was
   /// cancelled with frames still in the encoder.
@@ -124,7 +127,9 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     self.limits = limits
     self.outputGeometry = output
     self.rawFrames = FrameRing(capacity: buffering.rawFrames)
-    self.filteredFrames = FrameRing(capacity: buffering.filteredFrames)
+    // The writer drains both the video and the audio ring: one signal wakes it for either.
+    let writerWork = WakeSignal()
+    self.filteredFrames = FrameRing(capacity: buffering.filteredFrames, readable: writerWork)
     // Pictures: the writer's ring full, one being made, one being encoded.
     let pictures = buffering.filteredFrames + 2
     chainBuffers = chain.makeBuffers(capacity: pictures)
@@ -142,7 +147,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       yuv420Sink = nil
     }
     // Audio blocks are small; room for a few seconds keeps a file's interleaving slack.
-    self.audioBlocks = (generator != nil || input.hasAudio) ? FrameRing(capacity: 256) : nil
+    self.audioBlocks = (generator != nil || input.hasAudio) ? FrameRing(capacity: 256, readable: writerWork) : nil
   }
 
   /// The same session with `ringCapacity` frames between any two video stages.
