@@ -26,11 +26,11 @@ extension V4L2Camera {
   }
 
   /// True when the camera's format is one camfx converts straight to yuv420p (YUYV,
-  /// NV12, I420, YV12); MJPEG and RGB cameras deliver BGRA.
+  /// NV12, I420, YV12, MJPEG); RGB cameras deliver BGRA.
   public var canDeliverYUV420Frames: Bool {
     switch layout {
-    case .yuyv, .nv12, .planar420: return true
-    case .rgb24, .bgr24, .jpeg: return false
+    case .yuyv, .nv12, .planar420, .jpeg: return true
+    case .rgb24, .bgr24: return false
     }
   }
 
@@ -170,14 +170,19 @@ extension V4L2Camera {
     case .rgb24, .bgr24, .jpeg:
       yuv = nil
     }
-    // yuv420p straight from the camera's YUV, when asked for and possible.
-    if let yuv420Pool, let yuv {
+    // yuv420p straight from the camera's YUV or JPEG, when asked for.
+    if let yuv420Pool {
       // Never waits: a live source drops a frame when every pooled one is held.
       guard let frame = try yuv420Pool.acquire(presentationTime: time, shouldStop: { true }) else {
         droppedOutOfBuffers.add(1, ordering: .relaxed)
         return nil
       }
-      yuv.convert(to: frame.picture)
+      if let yuv {
+        yuv.convert(to: frame.picture)
+      } else if decoder?.decode(bytes, into: frame.picture) != true {
+        corrupt.add(1, ordering: .relaxed)
+        return nil
+      }
       delivered.add(1, ordering: .relaxed)
       return .yuv420(frame)
     }
@@ -191,7 +196,7 @@ extension V4L2Camera {
     case .bgr24(let stride):
       PixelConverter.convertBGR24(source: source, sourceBytesPerRow: stride, to: frame)
     case .jpeg:
-      guard let decoder, decoder.decode(source, count: used, into: frame) else {
+      guard let decoder, decoder.decode(bytes, into: frame) else {
         corrupt.add(1, ordering: .relaxed)
         return nil
       }

@@ -152,7 +152,7 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
 
     try device.setControls(settings.controls)
 
-    decoder = actualFormat.isCompressed ? try MJPEGDecoder(device: path) : nil
+    decoder = actualFormat.isCompressed ? try MJPEGDecoder() : nil
     pool = PixelBufferPool(geometry: size, capacity: settings.poolCapacity)
     framesToSkip = max(settings.skipFrames, 0)
     self.notes = notes

@@ -288,7 +288,8 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// pipeline that filters them as they are or converts them band by band itself
   /// (`YUV420FilterPass`, `RowBandPass`): a decoded yuv420p picture (BT.601 or untagged,
   /// limited range) is passed on by reference, a YUYV or NV12 one (a camera recorded as
-  /// rawvideo) is converted straight to yuv420p. Pictures of other formats still come as
+  /// rawvideo) or a full-range 4:2:0 or 4:2:2 one (Motion JPEG) is converted straight to
+  /// yuv420p. Pictures of other formats still come as
   /// BGRA, as does a picture for which no pooled frame came back within a second.
   public var deliversYUV420Frames = false
   /// Made on first use: most readers never hand out yuv420p frames.
@@ -306,6 +307,26 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   private func isPlainYUV420(_ f: AVFrame) -> Bool {
     f.format == AV_PIX_FMT_YUV420P.rawValue && isPlainBT601(f)
       && f.linesize.0 > 0 && f.linesize.1 > 0 && f.linesize.1 == f.linesize.2
+  }
+
+  /// How camfx converts picture `f` to yuv420p itself (YUYV, NV12, and the full-range
+  /// 4:2:0 and 4:2:2 pictures a Motion-JPEG movie decodes to), else nil.
+  private func yuv420Conversion(_ f: AVFrame) -> YUV420Conversion? {
+    if let layout = packedYUVLayout(f) { return .limitedRange(layout) }
+    guard Int(f.width) == geometry.width, Int(f.height) == geometry.height, let layout = FullRangeYUVLayout(f) else { return nil }
+    return .fullRange(layout)
+  }
+
+  private enum YUV420Conversion {
+    case limitedRange(YUVSourceLayout)
+    case fullRange(FullRangeYUVLayout)
+
+    func convert(to picture: YUV420Picture) {
+      switch self {
+      case .limitedRange(let layout): layout.convert(to: picture)
+      case .fullRange(let layout): layout.convert(to: picture)
+      }
+    }
   }
 
   /// The layout of a YUYV or NV12 picture camfx converts to yuv420p itself, else nil.
@@ -332,11 +353,11 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
         if let passed = decoded.adopt(frame.pointer, presentationTime: time, shouldStop: { deadline.hasPassed }) {
           return .video(.yuv420(passed))
         }
-      } else if let layout = packedYUVLayout(frame.pointer.pointee) {
+      } else if let conversion = yuv420Conversion(frame.pointer.pointee) {
         if convertedPool == nil { convertedPool = try YUV420FramePool(geometry: geometry, capacity: pool.capacity, kind: .owned) }
         guard let converted = convertedPool else { preconditionFailure("made above") }
         if let out = try converted.acquire(presentationTime: time, shouldStop: { deadline.hasPassed }) {
-          layout.convert(to: out.picture)
+          conversion.convert(to: out.picture)
           return .video(.yuv420(out))
         }
       }
@@ -378,20 +399,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
       convertI420(f.pointee, into: buffer)
       return buffer
     }
-    try scaler.prepare(
-      sourceWidth: Int(f.pointee.width), sourceHeight: Int(f.pointee.height),
-      sourceFormat: AVPixelFormat(rawValue: f.pointee.format),
-      colorspace: f.pointee.colorspace, fullRange: f.pointee.color_range == AVCOL_RANGE_JPEG)
-    let dst = (buffer.storage.baseAddress + buffer.offset).assumingMemoryBound(to: UInt8.self)
-    let planes = withUnsafePointer(to: f.pointee.data) {
-      $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 4) { p in
-        (0..<4).map { UnsafePointer(p[$0]) }
-      }
-    }
-    let strides = withUnsafePointer(to: f.pointee.linesize) {
-      $0.withMemoryRebound(to: Int32.self, capacity: 4) { p in (0..<4).map { p[$0] } }
-    }
-    try scaler.scale(source: planes, sourceStrides: strides, destination: [dst], destinationStrides: [Int32(buffer.bytesPerRow)])
+    try scaler.convert(f, to: buffer)
     return buffer
   }
 

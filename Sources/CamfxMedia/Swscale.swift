@@ -70,6 +70,52 @@ public final class Swscale {
     if rows < 0 { throw FFmpegError(code: rows, operation: "sws_scale") }
   }
 
+  /// Converts a decoded picture (any format, colour space and range libswscale knows)
+  /// into a BGRA buffer of this converter's size. Allocates nothing once prepared.
+  public func convert(_ frame: UnsafePointer<AVFrame>, to buffer: PixelBuffer) throws(FFmpegError) {
+    precondition(format == AV_PIX_FMT_BGRA && width == buffer.width && height == buffer.height)
+    let base = (buffer.storage.baseAddress + buffer.offset).assumingMemoryBound(to: UInt8.self)
+    try withExtendedLifetime(buffer) { () throws(FFmpegError) in
+      try convert(frame, destination: (base, nil, nil, nil), strides: (Int32(buffer.bytesPerRow), 0, 0, 0))
+    }
+  }
+
+  /// Converts a decoded picture into yuv420p planes of this converter's size.
+  public func convert(_ frame: UnsafePointer<AVFrame>, to picture: YUV420Picture) throws(FFmpegError) {
+    precondition(format == AV_PIX_FMT_YUV420P && width == picture.width && height == picture.height)
+    try convert(
+      frame, destination: (picture.y, picture.u, picture.v, nil),
+      strides: (Int32(picture.yStride), Int32(picture.uStride), Int32(picture.vStride), 0))
+  }
+
+  private typealias Planes = (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?)
+
+  /// The frame's planes straight from its AVFrame (no arrays: this runs per frame).
+  private func convert(
+    _ frame: UnsafePointer<AVFrame>, destination: Planes, strides: (Int32, Int32, Int32, Int32)
+  ) throws(FFmpegError) {
+    let f = frame.pointee
+    try prepare(
+      sourceWidth: Int(f.width), sourceHeight: Int(f.height), sourceFormat: AVPixelFormat(rawValue: f.format),
+      colorspace: f.colorspace, fullRange: f.color_range == AVCOL_RANGE_JPEG)
+    var destination = destination, strides = strides, sourcePlanes = f.data, sourceStrides = f.linesize
+    let rows = withUnsafePointer(to: &sourcePlanes) { source in
+      withUnsafePointer(to: &sourceStrides) { sourceStride in
+        withUnsafePointer(to: &destination) { target in
+          withUnsafePointer(to: &strides) { targetStride in
+            sws_scale(
+              context, UnsafeRawPointer(source).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+              UnsafeRawPointer(sourceStride).assumingMemoryBound(to: Int32.self), 0, f.height,
+              UnsafeRawPointer(target).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+              UnsafeRawPointer(targetStride).assumingMemoryBound(to: Int32.self))
+          }
+        }
+      }
+    }
+    if rows < 0 { throw FFmpegError(code: rows, operation: "sws_scale") }
+    if Int(rows) != height { throw FFmpegError.invalid("sws_scale", "converted \(rows) of \(height) rows") }
+  }
+
   /// Converts a BGRA `PixelBuffer` into I420 `planes` with libswscale (the reference
   /// for `BGRAToYUV420`).
   public func convert(_ buffer: PixelBuffer, into planes: YUV420Planes) throws(FFmpegError) {

@@ -5,15 +5,17 @@ import CamfxPixelFormats
 import Foundation
 import XCTest
 
-/// Camera formats (YUYV, NV12) recorded as rawvideo and played back like a camera's
-/// frames: with a chain that works on yuv420p they go straight to yuv420p and never
+/// Camera formats (YUYV, NV12, and MJPEG's full-range 4:2:2 and 4:2:0) recorded as
+/// movies and played back like a camera's frames: with a chain that works on yuv420p they go straight to yuv420p and never
 /// become BGRA, and the pictures are today's BGRA path's within ±2.
 final class CameraFormatPathTests: TranscodeTestCase {
+  /// A movie of a camera's frames: rawvideo in `format`, or Motion JPEG for the
+  /// full-range `yuvj…` formats an MJPEG camera's JPEGs decode to.
   func makeRawInput(_ format: String, width: Int = 160, height: Int = 90, frames: Int = 12) throws -> String {
     let path = directory.appendingPathComponent("cam-\(format).nut").path
     _ = try runTool("ffmpeg", [
       "-v", "error", "-f", "lavfi", "-i", "gradients=size=\(width)x\(height):rate=30:speed=0.05", "-frames:v", "\(frames)",
-      "-pix_fmt", format, "-c:v", "rawvideo", path,
+      "-pix_fmt", format, "-c:v", format.hasPrefix("yuvj") ? "mjpeg" : "rawvideo", "-q:v", "2", path,
     ])
     return path
   }
@@ -59,7 +61,7 @@ final class CameraFormatPathTests: TranscodeTestCase {
   /// Through a recording with mirror: the yuv420p path, no frame in BGRA, and the same
   /// movie as the BGRA path's within coding noise.
   func testMirrorTakesTheYUV420PathAndMakesNoBGRA() throws {
-    for format in ["yuyv422", "nv12"] {
+    for format in ["yuyv422", "nv12", "yuvj422p", "yuvj420p"] {
       let input = try makeRawInput(format)
       let fast = try transcode(input, ["mirror"])
       XCTAssertEqual(fast.path, .yuv420, format)

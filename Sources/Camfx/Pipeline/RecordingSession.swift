@@ -162,7 +162,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   /// The formats and filters the video goes through, from the input's pixel format to
   /// the encoder's yuv420p, e.g. `yuyv422 → yuv420p → mirror → encoder` (no BGRA at all)
-  /// or `mjpeg → bgra → watermark → yuv420p → encoder`.
+  /// or `rgb24 → bgra → frei0r → yuv420p → encoder`.
   public var videoPath: String {
     let source = input.pixelFormatName
     var steps = [source]
