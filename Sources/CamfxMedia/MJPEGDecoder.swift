@@ -107,13 +107,21 @@ extension FullRangeYUVLayout {
     case AV_PIX_FMT_YUV422P where jpegRange: chromaRows = .full
     default: return nil
     }
-    switch f.colorspace {
-    case AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG: break
-    default: return nil  // another matrix: libswscale converts it
-    }
-    guard let y = f.data.0, let u = f.data.1, let v = f.data.2, f.linesize.0 > 0, f.linesize.1 > 0, f.linesize.1 == f.linesize.2
+    // Another matrix: libswscale converts it.
+    guard f.colorspace.isBT601, let y = f.data.0, let u = f.data.1, let v = f.data.2, f.linesize.0 > 0, f.linesize.1 > 0, f.linesize.1 == f.linesize.2
     else { return nil }
     self.init(
       luma: y, lumaBytesPerRow: Int(f.linesize.0), cb: u, cr: v, chromaBytesPerRow: Int(f.linesize.1), chromaRows: chromaRows)
+  }
+}
+
+extension AVColorSpace {
+  /// True for BT.601 (how JPEGs and SD video are coded) or untagged, the matrix camfx's
+  /// own converters use.
+  var isBT601: Bool {
+    switch self {
+    case AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG: return true
+    default: return false
+    }
   }
 }

@@ -124,6 +124,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     videoDuration = vs.pointee.duration > 0 ? MediaTime(ticks: vs.pointee.duration, in: videoTimeBase) : nil
     displayRotation = Self.displayRotation(of: vs)
     creationTime = Self.creationTime(ctx.pointee.metadata) ?? Self.creationTime(vs.pointee.metadata)
+    canDeliverYUV420Frames = Self.decodesToYUV420(vc)
     pixelFormatName = av_get_pix_fmt_name(AVPixelFormat(rawValue: vc.pix_fmt.rawValue)).map { String(cString: $0) } ?? "unknown"
 
     if let audio, case let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, v, nil, 0), a >= 0 {
@@ -300,7 +301,25 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// or untagged, limited range.
   private func isPlainBT601(_ f: AVFrame) -> Bool {
     Int(f.width) == geometry.width && Int(f.height) == geometry.height && f.color_range != AVCOL_RANGE_JPEG
-      && [AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG].contains(f.colorspace)
+      && f.colorspace.isBT601
+  }
+
+  /// True when the decoder's pictures are of a kind camfx passes on or converts to
+  /// yuv420p itself (yuv420p, YUYV and NV12 in limited range, full-range 4:2:0 and 4:2:2,
+  /// BT.601 or untagged), so that asking for yuv420p frames avoids BGRA. Other movies
+  /// (RGB, 4:4:4, BT.709 HD) hand on BGRA frames either way.
+  public let canDeliverYUV420Frames: Bool
+
+  static func decodesToYUV420(_ c: AVCodecContext) -> Bool {
+    guard c.colorspace.isBT601 else { return false }
+    let fullRange = c.color_range == AVCOL_RANGE_JPEG
+    switch c.pix_fmt {
+    case AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P: return true
+    case AV_PIX_FMT_YUV420P: return true
+    case AV_PIX_FMT_YUV422P: return fullRange
+    case AV_PIX_FMT_YUYV422, AV_PIX_FMT_NV12: return !fullRange
+    default: return false
+    }
   }
 
   /// True when frame `f` is a yuv420p picture camfx passes on or converts itself.

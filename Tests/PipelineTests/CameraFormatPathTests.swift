@@ -80,4 +80,15 @@ final class CameraFormatPathTests: TranscodeTestCase {
       XCTAssertLessThan(mean, 1.5, format)
     }
   }
+
+  /// A movie whose pictures camfx does not convert itself (4:4:4 here) takes the BGRA
+  /// path, and its path and counts say so, rather than naming a yuv420p path it does not take.
+  func testAPictureFormatWithoutADirectPathSaysItGoesThroughBGRA() throws {
+    let input = try makeRawInput("yuv444p")
+    let result = try transcode(input, ["mirror"])
+    XCTAssertEqual(result.path, .wholeFrames)
+    XCTAssertEqual(result.summary.videoPath, "yuv444p → bgra → mirror → yuv420p → encoder")
+    XCTAssertEqual(result.summary.bgraFrames, 12)
+    XCTAssertEqual(result.summary.framesOut, 12)
+  }
 }

@@ -18,7 +18,7 @@ public final class MovieReaderInput: RecordingInput, YUV420RecordingInput {
   public var hasAudio: Bool { reader.audioSampleRate != nil }
   public var pixelFormatName: String { reader.pixelFormatName }
 
-  public var canDeliverYUV420Frames: Bool { true }
+  public var canDeliverYUV420Frames: Bool { reader.canDeliverYUV420Frames }
 
   public func deliverYUV420Frames() {
     reader.deliversYUV420Frames = true
