@@ -45,7 +45,7 @@ let package = Package(
     .target(name: "CamfxPNG", dependencies: ["CamfxCore", "CPNG"]),
     .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CamfxPixelFormats", "CFFmpeg"]),
     .target(
-      name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxPixelFormats", "CamfxMedia", "CV4L2", "CALSA", "CFFmpeg"]),
+      name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxPixelFormats", "CamfxMedia", "CV4L2", "CALSA"]),
 
     // Built-in filters: each on the same public API a user's own filter uses.
     .target(name: "GrayscaleFilter", dependencies: ["CamfxCore"], path: "filters/Grayscale"),

@@ -178,18 +178,21 @@ public final class ALSAMicrophone: @unchecked Sendable {
   /// `end`, so the sound track keeps up with the video (`silenceFilled` counts it).
   /// - Throws: the `ALSAError` that ended capture (device unplugged).
   public func nextBuffer(until end: MediaTime) throws -> PCMBuffer? {
-    var waitedMicroseconds = 0
-    let patience = max(periodFrames * 1_000_000 / sampleRate + 20_000, 1_000_000)
+    let patience = Int64(max(periodFrames * 1_000_000 / sampleRate + 20_000, 1_000_000)) * 1000
+    var giveUp: Int64?
     defer { filledFrames.store(cutter.framesFilled, ordering: .relaxed) }
     while true {
       if let chunk = try cutter.next(until: end, pop: { try nextBuffer() }) { return chunk }
       // Something is pending, at or after `end`: wait for the video to move on.
       if cutter.pending != nil || ring.isClosed { return nil }
-      if waitedMicroseconds >= patience {
+      let now = MonotonicClock.nanoseconds()
+      let deadline = giveUp ?? now + patience
+      giveUp = deadline
+      if now >= deadline {
         return cutter.silence(until: end, channels: channels, sampleRate: sampleRate)
       }
-      usleep(2_000)
-      waitedMicroseconds += 2_000
+      // Until the capture thread pushes the next period (or closes the ring).
+      ring.readable.wait(timeoutNanoseconds: Int(min(deadline - now, 20_000_000))) { ring.hasElements || ring.isClosed }
     }
   }
 
@@ -228,11 +231,9 @@ public final class ALSAMicrophone: @unchecked Sendable {
         return
       }
       // The read's last frame was captured `delay` frames before now.
-      var now = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &now)
+      let nowNanos = MonotonicClock.nanoseconds()
       var delay: snd_pcm_sframes_t = 0
       if snd_pcm_delay(pcm, &delay) < 0 { delay = 0 }
-      let nowNanos = Int64(now.tv_sec) * nanosPerSecond + Int64(now.tv_nsec)
       let measuredStart = nowNanos - (Int64(read) + Int64(delay)) * nanosPerSecond / Int64(sampleRate)
       if let a = anchor {
         let expected = a + framesSinceAnchor * nanosPerSecond / Int64(sampleRate)

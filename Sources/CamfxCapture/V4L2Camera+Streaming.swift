@@ -84,9 +84,9 @@ extension V4L2Camera {
     // However the driver behaves (poll ready but nothing to dequeue, only bad frames),
     // this call gives up after `frameTimeout` seconds without a frame, so a recording's
     // source stage always gets to see a stop request.
-    let deadline = Self.monotonicSeconds() + Double(Self.frameTimeout)
+    let deadline = MonotonicClock.seconds() + Double(Self.frameTimeout)
     while streaming {
-      if Self.monotonicSeconds() > deadline {
+      if MonotonicClock.seconds() > deadline {
         throw V4L2Error(.failed, code: ETIMEDOUT, operation: "VIDIOC_DQBUF", device: path,
                         detail: "no frame for \(Self.frameTimeout) s")
       }
@@ -138,9 +138,7 @@ extension V4L2Camera {
       let micros = Int64(buffer.timestamp.tv_sec) * 1_000_000 + Int64(buffer.timestamp.tv_usec)
       time = MediaTime(value: micros, timescale: 1_000_000)
     } else {
-      var now = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &now)
-      time = MediaTime(value: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000, timescale: 1_000_000)
+      time = MediaTime(value: MonotonicClock.nanoseconds() / 1000, timescale: 1_000_000)
     }
     let mapped = buffers[Int(buffer.index)]
     let used = min(buffer.bytesused == 0 ? mapped.length : Int(buffer.bytesused), mapped.length)
@@ -205,12 +203,6 @@ extension V4L2Camera {
     }
     delivered.add(1, ordering: .relaxed)
     return .bgra(frame)
-  }
-
-  static func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
   }
 
   /// Opens the first `/dev/video*` node that is a camera and accepts `settings`, or

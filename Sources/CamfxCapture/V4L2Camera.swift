@@ -12,7 +12,10 @@ import Glibc
 /// native format for the `CameraSettings`, sets the controls and rate, maps at least
 /// four driver buffers and streams.
 ///
-///     poll -> VIDIOC_DQBUF -> convert into a pooled BGRA buffer -> VIDIOC_QBUF (at once)
+///     poll -> VIDIOC_DQBUF -> convert (or decode) into a pooled frame -> VIDIOC_QBUF (at once)
+///
+/// The pooled frame is BGRA, or yuv420p once the pipeline asks for it
+/// (`deliverYUV420Frames()`: YUYV, NV12, I420, YV12 and MJPEG cameras).
 ///
 /// Frames carry the driver's monotonic timestamp (microseconds on CLOCK_MONOTONIC, the
 /// microphone's clock too). Gaps in the driver's `sequence` count as dropped frames, as

@@ -58,6 +58,9 @@ public final class WakeSignal: @unchecked Sendable {
   /// notice a condition nobody notifies (a stop request).
   public func wait(timeoutNanoseconds: Int = 20_000_000, until isReady: () -> Bool) {
     sleepers.add(1, ordering: .sequentiallyConsistent)
+    // Orders the test below after the increment on every CPU (x86's locked add already
+    // does; a weaker model's need not), pairing with the fence in `notify()`.
+    atomicMemoryFence(ordering: .sequentiallyConsistent)
     defer { sleepers.subtract(1, ordering: .relaxed) }
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }

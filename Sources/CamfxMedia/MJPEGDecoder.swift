@@ -15,10 +15,6 @@ public final class MJPEGDecoder {
   /// are neither 4:2:0 nor 4:2:2 (grey, 4:4:4).
   private var toBGRA: Swscale?
   private var toYUV420: Swscale?
-  /// A copy of the compressed frame with the zeroed padding libavcodec may read past
-  /// the end; grown only when a frame is larger than any before.
-  private var input: UnsafeMutableRawPointer
-  private var inputCapacity = 0
 
   /// - Throws: `FFmpegError` when libavcodec has no MJPEG decoder or cannot open it.
   public init() throws(FFmpegError) {
@@ -32,10 +28,7 @@ public final class MJPEGDecoder {
     try check(avcodec_open2(context.pointer, codec, nil), "avcodec_open2(mjpeg)")
     packet = try FFmpegPacket()
     frame = try FFmpegFrame()
-    input = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 64)
   }
-
-  deinit { input.deallocate() }
 
   /// Decodes one JPEG image of exactly `destination`'s size into it.
   /// - Returns: `false` when the data is not a complete, valid JPEG of that size (the
@@ -43,7 +36,11 @@ public final class MJPEGDecoder {
   public func decode(_ jpeg: UnsafeRawBufferPointer, into destination: PixelBuffer) -> Bool {
     guard let decoded = decode(jpeg, width: destination.width, height: destination.height) else { return false }
     defer { av_frame_unref(decoded) }
-    let scaler = toBGRA ?? Swscale(width: destination.width, height: destination.height, format: AV_PIX_FMT_BGRA)
+    let scaler =
+      toBGRA
+      ?? Swscale(
+        width: destination.width, height: destination.height, format: AV_PIX_FMT_BGRA,
+        flags: Int32(SWS_BILINEAR | SWS_ACCURATE_RND))
     toBGRA = scaler
     return (try? scaler.convert(decoded, to: destination)) != nil
   }
@@ -65,16 +62,10 @@ public final class MJPEGDecoder {
   /// The decoded picture (unref it after use), or nil for a corrupt or wrong-sized one.
   private func decode(_ jpeg: UnsafeRawBufferPointer, width: Int, height: Int) -> UnsafeMutablePointer<AVFrame>? {
     guard let data = jpeg.baseAddress, jpeg.count > 0 else { return nil }
-    let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
-    if jpeg.count + padding > inputCapacity {
-      input.deallocate()
-      inputCapacity = jpeg.count + padding
-      input = UnsafeMutableRawPointer.allocate(byteCount: inputCapacity, alignment: 64)
-    }
-    input.copyMemory(from: data, byteCount: jpeg.count)
-    (input + jpeg.count).initializeMemory(as: UInt8.self, repeating: 0, count: padding)
     let p = packet.pointer, f = frame.pointer
-    p.pointee.data = input.assumingMemoryBound(to: UInt8.self)
+    // The bytes as they are (a driver's buffer): a packet without a buffer of its own is
+    // copied by avcodec_send_packet into a padded one, so no copy of camfx's is needed.
+    p.pointee.data = UnsafeMutablePointer(mutating: data.assumingMemoryBound(to: UInt8.self))
     p.pointee.size = Int32(jpeg.count)
     defer {
       p.pointee.data = nil

@@ -402,13 +402,8 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// a non-escaping closure, so the wait allocates nothing).
   private struct Deadline {
     let end: Double
-    init(seconds: Double) { end = Self.now() + seconds }
-    var hasPassed: Bool { Self.now() > end }
-    static func now() -> Double {
-      var t = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &t)
-      return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
-    }
+    init(seconds: Double) { end = MonotonicClock.seconds() + seconds }
+    var hasPassed: Bool { MonotonicClock.seconds() > end }
   }
 
   private func convertVideo(at time: MediaTime) throws(FFmpegError) -> PixelBuffer {

@@ -5,9 +5,10 @@ import CamfxPixelFormats
 /// Owns one libswscale context (`sws_getCachedContext` / `sws_freeContext`) converting
 /// between two pixel formats at one size.
 ///
-/// camfx uses it where speed does not matter: decoding files to BGRA (`MovieReader`)
-/// and as the reference ("oracle") its own `BGRAToYUV420` kernel is tested and
-/// benchmarked against.
+/// camfx uses it for the pictures its own converters do not take: decoded movies and
+/// JPEGs to BGRA (`MovieReader`, `MJPEGDecoder`), 4:4:4 or grey JPEGs to yuv420p; and
+/// as the reference ("oracle") its own `BGRAToYUV420` kernel is tested and benchmarked
+/// against.
 public final class Swscale {
   private var context: OpaquePointer?
   public private(set) var sourceWidth = 0, sourceHeight = 0

@@ -173,6 +173,30 @@ final class RecordingSessionTests: XCTestCase {
     XCTAssertEqual(audio.map(\.count).reduce(0, +), 48_000)
   }
 
+  /// CPU seconds this process has used so far.
+  private func processCPUSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+  }
+
+  /// While a source is slow to deliver its first frame (a camera warming up), every
+  /// stage sleeps: the audio stage waits for the video clock to start instead of spinning
+  /// (0.6 s of waiting costs far less than 0.3 s of CPU), and the sound still starts at
+  /// the first frame.
+  func testStagesSleepWhileTheFirstFrameIsLate() throws {
+    let input = CountingInput(live: false, total: 5)
+    input.beforeFrame = { n in if n == 0 { usleep(600_000) } }
+    let generator = CountingToneGenerator()
+    let before = processCPUSeconds()
+    let (summary, record) = try run(input, generator: generator)
+    let used = processCPUSeconds() - before
+    XCTAssertEqual(summary.framesOut, 5)
+    XCTAssertEqual(generator.startTime, .zero)
+    XCTAssertEqual(record.audio.map(\.count).reduce(0, +), 8_000)
+    XCTAssertLessThan(used, 0.3, "the stages used \(used) s of CPU while waiting 0.6 s for the first frame")
+  }
+
   func testInputSoundTrackPassesThroughItsOwnRing() throws {
     let input = CountingInput(live: false, total: 120, audioPerFrame: 1600)
     let (summary, record) = try run(input)

@@ -132,13 +132,10 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, Int
 
   /// Tries to reopen the camera twice a second until `timeout` or an interrupt.
   private func waitForCamera() throws -> V4L2Camera? {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    let deadline = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 + timeout
+    let deadline = MonotonicClock.seconds() + timeout
     while !interrupted.load(ordering: .acquiring) {
       if let camera = try? reopen() { return camera }
-      clock_gettime(CLOCK_MONOTONIC, &now)
-      if Double(now.tv_sec) + Double(now.tv_nsec) / 1e9 >= deadline { return nil }
+      if MonotonicClock.seconds() >= deadline { return nil }
       usleep(250_000)
     }
     return nil

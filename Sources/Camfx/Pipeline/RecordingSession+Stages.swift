@@ -150,17 +150,15 @@ extension RecordingSession {
     defer { ring.close() }
     var started = false
     var end = Int64.min
-    /// Sleeps until the video clock moves past `end` or the video ends.
-    func waitForVideo() {
-      videoProgress.wait {
-        videoFinished.load(ordering: .acquiring) || videoEndNanoseconds.load(ordering: .acquiring) != end
-      }
+    /// Sleeps until `moved` or the video ends (or an abort or the time-out wakes it).
+    func waitForVideo(until moved: () -> Bool) {
+      videoProgress.wait { videoFinished.load(ordering: .acquiring) || isAborted || moved() }
     }
     while !isAborted {
       let start = videoStartNanoseconds.load(ordering: .acquiring)
       if start == .min {
         if videoFinished.load(ordering: .acquiring) { return }  // no video at all
-        waitForVideo()
+        waitForVideo { videoStartNanoseconds.load(ordering: .acquiring) != .min }
         continue
       }
       if !started {
@@ -183,7 +181,7 @@ extension RecordingSession {
       } else if finished {
         return
       } else {
-        waitForVideo()
+        waitForVideo { videoEndNanoseconds.load(ordering: .acquiring) != end }
       }
     }
   }
@@ -238,7 +236,7 @@ extension RecordingSession {
           // Both rings share this signal (RecordingSession.init).
           filteredFrames.readable.wait {
             filteredFrames.hasElements || audioBlocks?.hasElements == true
-              || filteredFrames.isClosed && audioBlocks?.isClosed != false
+              || filteredFrames.isClosed && audioBlocks?.isClosed != false || isAborted
           }
         }
       }
@@ -246,6 +244,7 @@ extension RecordingSession {
       record(failure: error)
       aborted.store(true, ordering: .releasing)
       stopRequested.store(true, ordering: .releasing)
+      wakeAllStages()
     }
     sink.cancel()
     statistics.bytesWritten.store(sink.bytesWritten, ordering: .relaxed)

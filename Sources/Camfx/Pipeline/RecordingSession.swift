@@ -211,6 +211,16 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     aborted.store(true, ordering: .releasing)
     stopRequested.store(true, ordering: .releasing)
     (input as? any InterruptibleRecordingInput)?.interrupt()
+    wakeAllStages()
+  }
+
+  /// Wakes every stage asleep on a ring or the video clock, so that an abort is seen at
+  /// once rather than at the sleeper's time-out.
+  func wakeAllStages() {
+    for signal in [rawFrames.readable, rawFrames.writable, filteredFrames.readable, filteredFrames.writable, videoProgress] {
+      signal.notify()
+    }
+    audioBlocks?.writable.notify()
   }
 
   /// Waits until every stage has ended, calling `status` every `statusInterval` seconds

@@ -22,7 +22,7 @@ struct FramePacer {
   ///   - queueDepth: frames that may be due at once before the oldest is lost (a V4L2
   ///     camera here has at least 4 buffers).
   ///   - clock: monotonic nanoseconds (a fake one in tests).
-  init(frameDuration: MediaTime, queueDepth: Int = 4, clock: @escaping () -> Int64 = FramePacer.now) {
+  init(frameDuration: MediaTime, queueDepth: Int = 4, clock: @escaping () -> Int64 = MonotonicClock.nanoseconds) {
     frameNanoseconds = max(1, frameDuration.value * 1_000_000_000 / Int64(frameDuration.timescale))
     self.queueDepth = Int64(max(1, queueDepth))
     self.clock = clock
@@ -48,11 +48,5 @@ struct FramePacer {
       while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
     }
     return n
-  }
-
-  static func now() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
   }
 }
