@@ -19,7 +19,9 @@ public struct OutputReport: Sendable, Codable, Equatable {
   public var state: State
   /// Bytes written (a file) or packet bytes sent (a stream).
   public var bytes: Int64
-  /// Video frames written or sent.
+  /// Video frames written or sent. For a stream, "sent" means handed to the connection:
+  /// frames still in its buffers or in flight when the server goes away count as sent
+  /// though the server never gets them.
   public var videoFrames: Int
   /// Video frames a live output dropped because it could not keep up or was
   /// disconnected, in whole GOPs, and how many times it dropped.

@@ -34,15 +34,22 @@ struct PlaneScaler: Sendable {
   let halves: Bool
   /// The horizontal weights rearranged for the AVX2 loop (empty without it).
   let vectorWeights: [Int16]
+  /// False: the portable loops even in a build with the intrinsic kernels (the tests
+  /// compare the two byte for byte).
+  let usesIntrinsics: Bool
 
-  init(method: ScaleMethod, from source: FrameGeometry, to destination: FrameGeometry, channels: Int) {
+  init(
+    method: ScaleMethod, from source: FrameGeometry, to destination: FrameGeometry, channels: Int,
+    usesIntrinsics: Bool = true
+  ) {
     horizontal = ResamplingTable(method: method, sourceLength: source.width, destinationLength: destination.width)
     vertical = ResamplingTable(method: method, sourceLength: source.height, destinationLength: destination.height)
     self.channels = channels
     halves = method == .area && source.width == 2 * destination.width && source.height == 2 * destination.height
+    self.usesIntrinsics = usesIntrinsics
     #if CAMFX_AVX2 && arch(x86_64)
     vectorWeights =
-      halves || horizontal.isIdentity
+      halves || horizontal.isIdentity || !usesIntrinsics
       ? [] : channels == 4 ? Self.bgraPairWeights(horizontal) : Self.planeQuadWeights(horizontal)
     #else
     vectorWeights = []
@@ -78,22 +85,24 @@ struct PlaneScaler: Sendable {
           var done = 0
           #if CAMFX_AVX2 && arch(x86_64)
           let pairs = (vTaps + 1) / 2
-          done = withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 2 * pairs) { rows in
-            withUnsafeTemporaryAllocation(of: __m256i.self, capacity: pairs) { weights in
-              for k in 0..<2 * pairs { rows[k] = UnsafePointer(source + (first + min(k, vTaps - 1)) * sourceStride) }
-              for p in 0..<pairs {
-                let w0 = UInt16(truncatingIfNeeded: vWeights[y * vTaps + 2 * p])
-                let w1 = 2 * p + 1 < vTaps ? UInt16(truncatingIfNeeded: vWeights[y * vTaps + 2 * p + 1]) : 0
-                weights[p] = _mm256_set1_epi32(Int32(bitPattern: UInt32(w0) | UInt32(w1) << 16))
-              }
-              let r = UnsafePointer(rows.baseAddress!), w = UnsafePointer(weights.baseAddress!)
-              // The pair count as a constant for the common windows, so that the loop
-              // over pairs unrolls.
-              switch pairs {
-              case 1: return Self.verticalAVX2(r, weights: w, pairs: 1, into: row, samples: samples)
-              case 2: return Self.verticalAVX2(r, weights: w, pairs: 2, into: row, samples: samples)
-              case 3: return Self.verticalAVX2(r, weights: w, pairs: 3, into: row, samples: samples)
-              default: return Self.verticalAVX2(r, weights: w, pairs: pairs, into: row, samples: samples)
+          if usesIntrinsics {
+            done = withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 2 * pairs) { rows in
+              withUnsafeTemporaryAllocation(of: __m256i.self, capacity: pairs) { weights in
+                for k in 0..<2 * pairs { rows[k] = UnsafePointer(source + (first + min(k, vTaps - 1)) * sourceStride) }
+                for p in 0..<pairs {
+                  let w0 = UInt16(truncatingIfNeeded: vWeights[y * vTaps + 2 * p])
+                  let w1 = 2 * p + 1 < vTaps ? UInt16(truncatingIfNeeded: vWeights[y * vTaps + 2 * p + 1]) : 0
+                  weights[p] = _mm256_set1_epi32(Int32(bitPattern: UInt32(w0) | UInt32(w1) << 16))
+                }
+                let r = UnsafePointer(rows.baseAddress!), w = UnsafePointer(weights.baseAddress!)
+                // The pair count as a constant for the common windows, so that the loop
+                // over pairs unrolls.
+                switch pairs {
+                case 1: return Self.verticalAVX2(r, weights: w, pairs: 1, into: row, samples: samples)
+                case 2: return Self.verticalAVX2(r, weights: w, pairs: 2, into: row, samples: samples)
+                case 3: return Self.verticalAVX2(r, weights: w, pairs: 3, into: row, samples: samples)
+                default: return Self.verticalAVX2(r, weights: w, pairs: pairs, into: row, samples: samples)
+                }
               }
             }
           }
@@ -122,7 +131,7 @@ struct PlaneScaler: Sendable {
     }
     var done = 0
     #if CAMFX_AVX2 && arch(x86_64)
-    if channels == 4 {
+    if usesIntrinsics, channels == 4 {
       let pairs = (horizontal.tapCount + 1) / 2
       done = vectorWeights.withUnsafeBufferPointer { weights in
         horizontal.start.withUnsafeBufferPointer { starts in
@@ -137,7 +146,7 @@ struct PlaneScaler: Sendable {
           }
         }
       }
-    } else {
+    } else if usesIntrinsics {
       let quads = (horizontal.tapCount + 3) / 4
       done = vectorWeights.withUnsafeBufferPointer { weights in
         horizontal.start.withUnsafeBufferPointer { starts in
@@ -204,10 +213,12 @@ struct PlaneScaler: Sendable {
       let out = UnsafeMutableRawPointer(destination + y * destinationStride)
       var x = 0
       #if CAMFX_AVX512 && arch(x86_64)
-      x = Self.halveRowAVX512(top, bottom, into: out, width: width, channels: channels)
-      x += Self.halveRowAVX2(top + 2 * channels * x, bottom + 2 * channels * x, into: out + channels * x, width: width - x, channels: channels)
+      if usesIntrinsics {
+        x = Self.halveRowAVX512(top, bottom, into: out, width: width, channels: channels)
+        x += Self.halveRowAVX2(top + 2 * channels * x, bottom + 2 * channels * x, into: out + channels * x, width: width - x, channels: channels)
+      }
       #elseif CAMFX_AVX2 && arch(x86_64)
-      x = Self.halveRowAVX2(top, bottom, into: out, width: width, channels: channels)
+      if usesIntrinsics { x = Self.halveRowAVX2(top, bottom, into: out, width: width, channels: channels) }
       #endif
       if channels == 1 {
         // 16 outputs per step: each pair of source samples is one 16-bit lane.
