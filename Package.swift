@@ -33,8 +33,11 @@ let package = Package(
     // frei0r plugins are loaded at run time (dlopen): only the header, nothing linked.
     .systemLibrary(name: "CFrei0r", providers: [.apt(["frei0r-plugins-dev"])]),
 
-    // Core: pixel buffers, pools, geometry, time, the filter API, rings. No C.
-    .target(name: "CamfxCore"),
+    // Linux calls Swift cannot make (membarrier through variadic syscall, a compiler
+    // fence): what the rings' wake-ups need.
+    .target(name: "CCamfxLinux"),
+    // Core: pixel buffers, pools, geometry, time, the filter API, rings. No C of its own.
+    .target(name: "CamfxCore", dependencies: ["CCamfxLinux"]),
 
     // Pixel-format converters every stage uses (BGRA, yuv420p, YUYV, NV12, RGB). Pure
     // Swift SIMD, optimized in debug builds too: unoptimized it is ~100x slower, too
