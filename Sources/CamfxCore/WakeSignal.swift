@@ -87,11 +87,9 @@ public final class WakeSignal: @unchecked Sendable {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     if isReady() { return }
-    var deadline = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &deadline)
-    let nanoseconds = Int(deadline.tv_nsec) + timeoutNanoseconds
-    deadline.tv_sec += nanoseconds / 1_000_000_000
-    deadline.tv_nsec = nanoseconds % 1_000_000_000
+    // The condition variable runs on CLOCK_MONOTONIC (init).
+    let end = MonotonicClock.nanoseconds() + Int64(timeoutNanoseconds)
+    var deadline = timespec(tv_sec: Int(end / 1_000_000_000), tv_nsec: Int(end % 1_000_000_000))
     _ = pthread_cond_timedwait(condition, mutex, &deadline)
   }
 }

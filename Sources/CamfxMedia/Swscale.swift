@@ -57,20 +57,6 @@ public final class Swscale {
     }
   }
 
-  /// Converts one picture given as plane pointers and strides (up to 4 planes).
-  public func scale(
-    source: [UnsafePointer<UInt8>?], sourceStrides: [Int32],
-    destination: [UnsafeMutablePointer<UInt8>?], destinationStrides: [Int32]
-  ) throws(FFmpegError) {
-    guard let context else { throw FFmpegError.invalid("sws_scale", "Swscale.prepare was not called") }
-    let src = source + Array(repeating: nil, count: 4 - source.count)
-    let srcStrides = sourceStrides + Array(repeating: 0, count: 4 - sourceStrides.count)
-    let dst = destination + Array(repeating: nil, count: 4 - destination.count)
-    let dstStrides = destinationStrides + Array(repeating: 0, count: 4 - destinationStrides.count)
-    let rows = sws_scale(context, src, srcStrides, 0, Int32(sourceHeight), dst, dstStrides)
-    if rows < 0 { throw FFmpegError(code: rows, operation: "sws_scale") }
-  }
-
   /// Converts a decoded picture (any format, colour space and range libswscale knows)
   /// into a BGRA buffer of this converter's size. Allocates nothing once prepared.
   public func convert(_ frame: UnsafePointer<AVFrame>, to buffer: PixelBuffer) throws(FFmpegError) {
@@ -89,24 +75,37 @@ public final class Swscale {
       strides: (Int32(picture.yStride), Int32(picture.uStride), Int32(picture.vStride), 0))
   }
 
-  private typealias Planes = (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?)
+  private typealias Planes<Pointer> = (Pointer?, Pointer?, Pointer?, Pointer?)
+  private typealias Strides = (Int32, Int32, Int32, Int32)
 
-  /// The frame's planes straight from its AVFrame (no arrays: this runs per frame).
+  /// A decoded picture's planes, straight from its AVFrame.
   private func convert(
-    _ frame: UnsafePointer<AVFrame>, destination: Planes, strides: (Int32, Int32, Int32, Int32)
+    _ frame: UnsafePointer<AVFrame>, destination: Planes<UnsafeMutablePointer<UInt8>>, strides: Strides
   ) throws(FFmpegError) {
     let f = frame.pointee
     try prepare(
       sourceWidth: Int(f.width), sourceHeight: Int(f.height), sourceFormat: AVPixelFormat(rawValue: f.format),
       colorspace: f.colorspace, fullRange: f.color_range == AVCOL_RANGE_JPEG)
-    var destination = destination, strides = strides, sourcePlanes = f.data, sourceStrides = f.linesize
-    let rows = withUnsafePointer(to: &sourcePlanes) { source in
+    let d = f.data, l = f.linesize
+    try scale(
+      source: (UnsafePointer(d.0), UnsafePointer(d.1), UnsafePointer(d.2), UnsafePointer(d.3)),
+      sourceStrides: (l.0, l.1, l.2, l.3), destination: destination, destinationStrides: strides)
+  }
+
+  /// One `sws_scale` call on plane tuples (no arrays: this runs per frame).
+  private func scale(
+    source: Planes<UnsafePointer<UInt8>>, sourceStrides: Strides, destination: Planes<UnsafeMutablePointer<UInt8>>,
+    destinationStrides: Strides
+  ) throws(FFmpegError) {
+    guard let context else { throw FFmpegError.invalid("sws_scale", "Swscale.prepare was not called") }
+    var source = source, sourceStrides = sourceStrides, destination = destination, destinationStrides = destinationStrides
+    let rows = withUnsafePointer(to: &source) { source in
       withUnsafePointer(to: &sourceStrides) { sourceStride in
         withUnsafePointer(to: &destination) { target in
-          withUnsafePointer(to: &strides) { targetStride in
+          withUnsafePointer(to: &destinationStrides) { targetStride in
             sws_scale(
               context, UnsafeRawPointer(source).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-              UnsafeRawPointer(sourceStride).assumingMemoryBound(to: Int32.self), 0, f.height,
+              UnsafeRawPointer(sourceStride).assumingMemoryBound(to: Int32.self), 0, Int32(sourceHeight),
               UnsafeRawPointer(target).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
               UnsafeRawPointer(targetStride).assumingMemoryBound(to: Int32.self))
           }
@@ -126,9 +125,9 @@ public final class Swscale {
     let src = (buffer.storage.baseAddress + buffer.offset).assumingMemoryBound(to: UInt8.self)
     try withExtendedLifetime(buffer) { () throws(FFmpegError) in
       try scale(
-        source: [UnsafePointer(src)], sourceStrides: [Int32(buffer.bytesPerRow)],
-        destination: [planes.y, planes.u, planes.v],
-        destinationStrides: [Int32(planes.yStride), Int32(planes.uStride), Int32(planes.vStride)])
+        source: (UnsafePointer(src), nil, nil, nil), sourceStrides: (Int32(buffer.bytesPerRow), 0, 0, 0),
+        destination: (planes.y, planes.u, planes.v, nil),
+        destinationStrides: (Int32(planes.yStride), Int32(planes.uStride), Int32(planes.vStride), 0))
     }
   }
 
