@@ -201,6 +201,12 @@ wait_for_frames() {  # wait_for_frames NAME: frames reach $out/NAME (fragments o
 hold_camera() {  # hold_camera SECONDS: keeps /dev/video0 open that long, in the background
   sh -c 'exec 3</dev/video0; sleep "$0"' "$1" &
   holder=$!
+  # Only once the holder has the device open may it be unplugged: a disconnect before
+  # that lets the camera come back as soon as camfx closes it (a gap of 0.1 s, seen in CI).
+  tries=0
+  until [ "$(readlink "/proc/$holder/fd/3" 2>/dev/null)" = /dev/video0 ] || [ "$tries" -ge 100 ]; do
+    sleep 0.05; tries=$((tries + 1))
+  done
 }
 if has record-camera; then
   audio="--audio none"
