@@ -27,13 +27,14 @@ final class ReshapingFilterTests: XCTestCase {
         let overlap = min(hi, Double(j + 1)) - max(lo, Double(j))
         if overlap > 0 { w[j] += overlap }
       }
-    case .bilinear, .bicubic:
-      let c = (Double(i) + 0.5) * s - 0.5, f = max(1, s)
-      let radius = method == .bilinear ? 1.0 : 2.0
+    case .bilinear, .fastBilinear, .bicubic:
+      // fast_bilinear: the triangle never widened.
+      let c = (Double(i) + 0.5) * s - 0.5, f = method == .fastBilinear ? 1 : max(1, s)
+      let radius = method == .bicubic ? 2.0 : 1.0
       for j in Int(floor(c - radius * f))...Int(ceil(c + radius * f)) {
         let t = abs((Double(j) - c) / f)
         let k: Double
-        if method == .bilinear {
+        if method != .bicubic {
           k = max(0, 1 - t)
         } else {
           let a = -0.6

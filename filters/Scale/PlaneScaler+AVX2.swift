@@ -140,11 +140,11 @@ extension PlaneScaler {
   @inline(__always)
   static func verticalAVX2(
     _ rows: UnsafePointer<UnsafePointer<UInt8>>, weights: UnsafePointer<__m256i>, pairs: Int,
-    into row: UnsafeMutablePointer<Int16>, samples: Int
+    into row: UnsafeMutablePointer<Int16>, samples: Int, from start: Int = 0
   ) -> Int {
     let rounding = _mm256_set1_epi32(1 << (verticalShift - 1))
     let out = UnsafeMutableRawPointer(row)
-    var x = 0
+    var x = start
     while x + 16 <= samples {
       var low = rounding, high = rounding
       for p in 0..<pairs {

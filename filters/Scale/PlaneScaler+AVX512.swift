@@ -50,3 +50,106 @@ extension PlaneScaler {
   }
 }
 #endif
+
+#if CAMFX_AVX512 && arch(x86_64)
+extension PlaneScaler {
+  /// The horizontal pass laid out for `horizontalAVX512`, or nil when some group's
+  /// window is wider than 64 samples (a shrink of more than about 3:1; the AVX2 loop
+  /// runs then). A group is 16 destination values: 16 samples of a plane or 4 BGRA
+  /// pixels. Per group and pair of taps (2p, 2p + 1; a missing last tap weighs 0), 32
+  /// sample indices into the 64 samples from the group's first window start, and the
+  /// 32 matching weights: value o's pair in lanes 2o and 2o + 1.
+  static func windowPermutes(_ table: ResamplingTable, channels: Int) -> (indices: [Int16], weights: [Int16])? {
+    let pixelsPerGroup = 16 / channels
+    let groups = table.destinationLength / pixelsPerGroup
+    let taps = table.tapCount, pairs = (taps + 1) / 2
+    guard groups > 0 else { return nil }
+    var indices = [Int16](repeating: 0, count: groups * pairs * 32)
+    var weights = [Int16](repeating: 0, count: groups * pairs * 32)
+    for g in 0..<groups {
+      let first = g * pixelsPerGroup
+      for p in 0..<pairs {
+        for o in 0..<16 {
+          let x = first + o / channels
+          for h in 0..<2 {
+            let t = 2 * p + h
+            let index = (table.start[x] - table.start[first] + min(t, taps - 1)) * channels + o % channels
+            guard index < 64 else { return nil }
+            let lane = (g * pairs + p) * 32 + 2 * o + h
+            indices[lane] = Int16(index)
+            weights[lane] = t < taps ? Int16(table.fixed[x * taps + t]) : 0
+          }
+        }
+      }
+    }
+    return (indices, weights)
+  }
+
+  /// The horizontal pass for whole groups (`windowPermutes`), bit-identical to the
+  /// portable loop (the same 32-bit sums): the 64 samples of a group's window are two
+  /// loads, `vpermi2w` picks every value's pair of taps from them in one instruction
+  /// per pair, and `pmaddwd` adds the pair's two products; the 16 sums are shifted,
+  /// clamped and narrowed to bytes in order. The AVX2 loop needs a load, a shuffle and
+  /// an insert per destination pixel and pair instead. Returns how many destination
+  /// samples or pixels it wrote.
+  @inline(__always)
+  func horizontalAVX512(
+    _ row: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<UInt8>, pairs: Int,
+    indices: UnsafePointer<Int16>, weights: UnsafePointer<Int16>, starts: UnsafePointer<Int>
+  ) -> Int {
+    let pixelsPerGroup = 16 / channels
+    let count = horizontal.destinationLength
+    let half = _mm512_set1_epi32(1 << (Self.horizontalShift - 1))
+    let zero = _mm512_setzero_si512()
+    var i = UnsafeRawPointer(indices), w = UnsafeRawPointer(weights)
+    var x = 0
+    while x + pixelsPerGroup <= count {
+      let window = UnsafeRawPointer(row + starts[x] &* channels)
+      let low = window.loadUnaligned(as: __m512i.self), high = window.loadUnaligned(fromByteOffset: 64, as: __m512i.self)
+      var acc = half
+      for p in 0..<pairs {
+        let pair = _mm512_permutex2var_epi16(low, i.loadUnaligned(fromByteOffset: p &* 64, as: __m512i.self), high)
+        acc = _mm512_add_epi32(acc, _mm512_madd_epi16(pair, w.loadUnaligned(fromByteOffset: p &* 64, as: __m512i.self)))
+      }
+      let sums = _mm512_max_epi32(_mm512_srai_epi32(acc, UInt32(Self.horizontalShift)), zero)
+      UnsafeMutableRawPointer(out + x &* channels).storeBytes(of: _mm512_cvtusepi32_epi8(sums), as: __m128i.self)
+      i += pairs &* 64
+      w += pairs &* 64
+      x &+= pixelsPerGroup
+    }
+    return x
+  }
+}
+#endif
+
+#if CAMFX_AVX512 && arch(x86_64)
+extension PlaneScaler {
+  /// `verticalAVX2` at twice the width: 32 samples a step, the same sums (the 16-bit
+  /// unpacks and packs work within 128-bit lanes at both widths, so the order comes out
+  /// the same). Returns how many samples it wrote.
+  @inline(__always)
+  static func verticalAVX512(
+    _ rows: UnsafePointer<UnsafePointer<UInt8>>, weights: UnsafePointer<__m256i>, pairs: Int,
+    into row: UnsafeMutablePointer<Int16>, samples: Int
+  ) -> Int {
+    let rounding = _mm512_set1_epi32(1 << (verticalShift - 1))
+    let shift = UInt32(verticalShift)
+    let out = UnsafeMutableRawPointer(row)
+    var x = 0
+    while x + 32 <= samples {
+      var low = rounding, high = rounding
+      for p in 0..<pairs {
+        let w = _mm512_broadcast_i64x4(weights[p])
+        let a = _mm512_cvtepu8_epi16(UnsafeRawPointer(rows[2 &* p] + x).loadUnaligned(as: __m256i.self))
+        let b = _mm512_cvtepu8_epi16(UnsafeRawPointer(rows[2 &* p &+ 1] + x).loadUnaligned(as: __m256i.self))
+        low = _mm512_add_epi32(low, _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), w))
+        high = _mm512_add_epi32(high, _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), w))
+      }
+      let packed = _mm512_packs_epi32(_mm512_srai_epi32(low, shift), _mm512_srai_epi32(high, shift))
+      out.storeBytes(of: packed, toByteOffset: x &* 2, as: __m512i.self)
+      x &+= 32
+    }
+    return x
+  }
+}
+#endif

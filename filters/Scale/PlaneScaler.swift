@@ -20,7 +20,10 @@ import _Builtin_intrinsics.intel
 /// portable loops: the vertical pass in one sweep over the row for all taps, the
 /// horizontal one from weights rearranged at configure time (`vectorWeights`) so that
 /// each destination pixel or sample needs one load per pair (BGRA) or quad (1 channel)
-/// of taps; LLVM vectorizes neither from the scalar loops.
+/// of taps; LLVM vectorizes neither from the scalar loops. With AVX-512 BW
+/// (`PlaneScaler+AVX512.swift`) the vertical pass takes 32 samples a step, and the
+/// horizontal pass of a plane picks the taps of 16 samples at once out of a 64-sample
+/// window (`permuteIndices`), where windows are that narrow.
 ///
 /// `area` at exactly 2:1 in both directions is the mean of each 2×2 block, rounded
 /// (`(a + b + c + d + 2) / 4`), and runs as its own loop in 16-bit SIMD lanes; with
@@ -34,6 +37,10 @@ struct PlaneScaler: Sendable {
   let halves: Bool
   /// The horizontal weights rearranged for the AVX2 loop (empty without it).
   let vectorWeights: [Int16]
+  /// The horizontal pass laid out for the AVX-512 loop (empty without it, or when a
+  /// window is too wide for it).
+  let permuteIndices: [Int16]
+  let permuteWeights: [Int16]
   /// False: the portable loops even in a build with the intrinsic kernels (the tests
   /// compare the two byte for byte).
   let usesIntrinsics: Bool
@@ -53,6 +60,17 @@ struct PlaneScaler: Sendable {
       ? [] : channels == 4 ? Self.bgraPairWeights(horizontal) : Self.planeQuadWeights(horizontal)
     #else
     vectorWeights = []
+    #endif
+    #if CAMFX_AVX512 && arch(x86_64)
+    // Planes only: for BGRA (4 pixels a group) the AVX2 loop is faster.
+    let permutes =
+      halves || horizontal.isIdentity || !usesIntrinsics || channels != 1
+      ? nil : Self.windowPermutes(horizontal, channels: channels)
+    permuteIndices = permutes?.indices ?? []
+    permuteWeights = permutes?.weights ?? []
+    #else
+    permuteIndices = []
+    permuteWeights = []
     #endif
   }
 
@@ -95,13 +113,20 @@ struct PlaneScaler: Sendable {
                   weights[p] = _mm256_set1_epi32(Int32(bitPattern: UInt32(w0) | UInt32(w1) << 16))
                 }
                 let r = UnsafePointer(rows.baseAddress!), w = UnsafePointer(weights.baseAddress!)
+                @inline(__always) func sweep(pairs: Int) -> Int {
+                  var x = 0
+                  #if CAMFX_AVX512
+                  x = Self.verticalAVX512(r, weights: w, pairs: pairs, into: row, samples: samples)
+                  #endif
+                  return Self.verticalAVX2(r, weights: w, pairs: pairs, into: row, samples: samples, from: x)
+                }
                 // The pair count as a constant for the common windows, so that the loop
                 // over pairs unrolls.
                 switch pairs {
-                case 1: return Self.verticalAVX2(r, weights: w, pairs: 1, into: row, samples: samples)
-                case 2: return Self.verticalAVX2(r, weights: w, pairs: 2, into: row, samples: samples)
-                case 3: return Self.verticalAVX2(r, weights: w, pairs: 3, into: row, samples: samples)
-                default: return Self.verticalAVX2(r, weights: w, pairs: pairs, into: row, samples: samples)
+                case 1: return sweep(pairs: 1)
+                case 2: return sweep(pairs: 2)
+                case 3: return sweep(pairs: 3)
+                default: return sweep(pairs: pairs)
                 }
               }
             }
@@ -130,8 +155,31 @@ struct PlaneScaler: Sendable {
       return
     }
     var done = 0
+    #if CAMFX_AVX512 && arch(x86_64)
+    if !permuteIndices.isEmpty, channels == 1 {
+      let pairs = (horizontal.tapCount + 1) / 2
+      done = permuteIndices.withUnsafeBufferPointer { indices in
+        permuteWeights.withUnsafeBufferPointer { weights in
+          horizontal.start.withUnsafeBufferPointer { starts in
+            let i = indices.baseAddress!, w = weights.baseAddress!, s = starts.baseAddress!
+            // The pair count as a constant for the common windows, so that the loop
+            // over pairs unrolls.
+            switch pairs {
+            case 1: return horizontalAVX512(row, into: out, pairs: 1, indices: i, weights: w, starts: s)
+            case 2: return horizontalAVX512(row, into: out, pairs: 2, indices: i, weights: w, starts: s)
+            case 3: return horizontalAVX512(row, into: out, pairs: 3, indices: i, weights: w, starts: s)
+            case 4: return horizontalAVX512(row, into: out, pairs: 4, indices: i, weights: w, starts: s)
+            default: return horizontalAVX512(row, into: out, pairs: pairs, indices: i, weights: w, starts: s)
+            }
+          }
+        }
+      }
+    }
+    #endif
     #if CAMFX_AVX2 && arch(x86_64)
-    if usesIntrinsics, channels == 4 {
+    if done > 0 {
+      // The AVX-512 loop did the whole groups; the portable loop finishes the row.
+    } else if usesIntrinsics, channels == 4 {
       let pairs = (horizontal.tapCount + 1) / 2
       done = vectorWeights.withUnsafeBufferPointer { weights in
         horizontal.start.withUnsafeBufferPointer { starts in
@@ -279,8 +327,9 @@ final class ScaleScratch: @unchecked Sendable {
     capacity = max(samples, 1)
     accumulator = .allocate(capacity: capacity)
     accumulator.initialize(repeating: 0, count: capacity)
-    row = .allocate(capacity: capacity + 4)  // + 4: a SIMD4 load at the last pixel
-    row.initialize(repeating: 0, count: capacity + 4)
+    // + 64: the AVX-512 horizontal pass loads 64 samples from a window's start.
+    row = .allocate(capacity: capacity + 64)
+    row.initialize(repeating: 0, count: capacity + 64)
   }
 
   deinit {

@@ -47,9 +47,9 @@ public struct ResamplingTable: Sendable {
           add(j, min(hi, Double(j + 1)) - max(lo, Double(j)))
           j += 1
         }
-      case .bilinear, .bicubic:
+      case .bilinear, .fastBilinear, .bicubic:
         let c = (Double(i) + 0.5) * s - 0.5
-        let f = max(1, s)
+        let f = method.widening(s)
         let reach = method.radius * f
         var j = Int((c - reach).rounded(.down))
         while Double(j) < c + reach {

@@ -1,7 +1,8 @@
 import CamfxCore
 
-/// Resizes the frame to `width` × `height` with one of four methods (`ScaleMethod`:
-/// `bicubic` by default, as ffmpeg's `scale`; `bilinear`, `area`, `nearest`).
+/// Resizes the frame to `width` × `height` with one of five methods (`ScaleMethod`:
+/// `bicubic` by default, as ffmpeg's `scale`; `bilinear`, `fast_bilinear`, `area`,
+/// `nearest`).
 ///
 ///     camfx snapshot --size 1280x720 --filter scale=width=640:height=-2 -o small.png
 ///
@@ -23,7 +24,7 @@ public struct Scale: ResizingVideoFilter, YUV420VideoFilter {
       help: "height in pixels; -1 keeps the aspect ratio, -2 too with an even result"),
     FilterOption(
       "method", .choice(ScaleMethod.allCases.map(\.rawValue)), default: ScaleMethod.bicubic.rawValue,
-      help: "how source pixels are weighed: bicubic (as ffmpeg), bilinear, area (box mean) or nearest"),
+      help: "how source pixels are weighed: bicubic (as ffmpeg), bilinear, fast_bilinear (2 taps, aliases below 1:2), area (box mean) or nearest"),
   ]
 
   public let requestedWidth: Int

@@ -2,18 +2,28 @@ import Camfx
 import CPeers
 
 /// The filters that reshape the picture (issue 12), each with libyuv and libswscale
-/// doing the same: scale (bilinear, bicubic, box/area) in BGRA and in yuv420p, a
-/// quarter turn, and camfx's text and colour (no peer with the same work on BGRA).
+/// doing the same: scale (bilinear, fast bilinear, bicubic, box/area) in BGRA and in yuv420p, a
+/// quarter turn, and camfx's text and colour (no peer with the same work on BGRA). Each
+/// scale also runs `ReferenceKernels.readThenWrite` on its frames: the memory-speed
+/// ceiling for any scaler of that size.
 extension Catalog {
   public static func reshapeOperations(at g: FrameGeometry) -> [FrameOperation] {
     let twoThirds = FrameGeometry(width: g.width * 2 / 3 & ~1, height: g.height * 2 / 3 & ~1)
     let half = FrameGeometry(width: g.width / 2, height: g.height / 2)
+    // Each camfx method against the peers' filter that weighs the same pixels: libyuv's
+    // kFilterBilinear takes the two nearest pixels as camfx's fast_bilinear does (and
+    // libswscale's SWS_FAST_BILINEAR, horizontally), while camfx's bilinear widens its
+    // kernel when shrinking as libswscale's SWS_BILINEAR does. At 2:1, libyuv's box and
+    // bilinear and camfx's area and fast_bilinear are all the 2×2 mean.
     return [
-      scaleBGRA("scale-bilinear-2of3", g, to: twoThirds, .bilinear, CAMFX_PEER_SCALE_BILINEAR, libyuv: true),
-      scaleBGRA("scale-bilinear-half", g, to: half, .bilinear, CAMFX_PEER_SCALE_BILINEAR, libyuv: true),
+      scaleBGRA("scale-bilinear-2of3", g, to: twoThirds, .bilinear, CAMFX_PEER_SCALE_BILINEAR, libyuv: false),
+      scaleBGRA("scale-fast-bilinear-2of3", g, to: twoThirds, .fastBilinear, CAMFX_PEER_SCALE_FAST_BILINEAR, libyuv: true),
+      scaleBGRA("scale-bilinear-half", g, to: half, .bilinear, CAMFX_PEER_SCALE_BILINEAR, libyuv: false),
       scaleBGRA("scale-area-half", g, to: half, .area, CAMFX_PEER_SCALE_AREA, libyuv: true),
       scaleBGRA("scale-bicubic-2of3", g, to: twoThirds, .bicubic, CAMFX_PEER_SCALE_BICUBIC, libyuv: false),
-      scaleI420("scale-bilinear-2of3-i420", g, to: twoThirds, .bilinear, CAMFX_PEER_SCALE_BILINEAR, libyuv: true),
+      scaleI420("scale-bilinear-2of3-i420", g, to: twoThirds, .bilinear, CAMFX_PEER_SCALE_BILINEAR, libyuv: false),
+      scaleI420(
+        "scale-fast-bilinear-2of3-i420", g, to: twoThirds, .fastBilinear, CAMFX_PEER_SCALE_FAST_BILINEAR, libyuv: true),
       scaleI420("scale-area-half-i420", g, to: half, .area, CAMFX_PEER_SCALE_AREA, libyuv: true),
       scaleI420("scale-bicubic-2of3-i420", g, to: twoThirds, .bicubic, CAMFX_PEER_SCALE_BICUBIC, libyuv: false),
       rotateBGRA(g), rotateI420(g), timestamp(g), color(g),
@@ -39,6 +49,10 @@ extension Catalog {
         return { try sws.scale(source, into: destination) }
       },
     ]
+    contenders.append(Contender(.reference, "read source + write destination") {
+      let source = TestImages.frame(g), destination = PixelBuffer(width: out.width, height: out.height)
+      return { ReferenceKernels.readThenWrite(source, into: destination) }
+    })
     if libyuv {
       contenders.insert(
         Contender(.libyuv, "ARGBScale \(method == .area ? "kFilterBox" : "kFilterBilinear")") {
@@ -72,6 +86,10 @@ extension Catalog {
         return { try sws.scale(from, into: to) }
       },
     ]
+    contenders.append(Contender(.reference, "read source + write destination") {
+      let from = source(), to = PlanarImage.yuv420p(width: out.width, height: out.height)
+      return { ReferenceKernels.readThenWrite(from, into: to) }
+    })
     if libyuv {
       contenders.insert(
         Contender(.libyuv, "I420Scale \(method == .area ? "kFilterBox" : "kFilterBilinear")") {

@@ -52,6 +52,7 @@ camfx_sws *camfx_sws_create_scaled(int width, int height, int out_width, int out
   int flags = method == CAMFX_PEER_SCALE_BICUBIC ? SWS_BICUBIC
             : method == CAMFX_PEER_SCALE_AREA    ? SWS_AREA
             : method == CAMFX_PEER_SCALE_POINT   ? SWS_POINT
+            : method == CAMFX_PEER_SCALE_FAST_BILINEAR ? SWS_FAST_BILINEAR
                                                  : SWS_BILINEAR;
   struct SwsContext *c = sws_getContext(width, height, av_format(format), out_width, out_height, av_format(format),
                                         flags, NULL, NULL, NULL);

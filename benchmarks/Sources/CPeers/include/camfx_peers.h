@@ -19,6 +19,7 @@ typedef enum {
   CAMFX_PEER_SCALE_BICUBIC = 1,  // libswscale only
   CAMFX_PEER_SCALE_AREA = 2,     // libyuv kFilterBox, libswscale SWS_AREA
   CAMFX_PEER_SCALE_POINT = 3,
+  CAMFX_PEER_SCALE_FAST_BILINEAR = 4,  // libswscale SWS_FAST_BILINEAR; libyuv has only kFilterBilinear
 } camfx_peer_scale_method;
 
 // MARK: libyuv
