@@ -33,11 +33,8 @@ let package = Package(
     // frei0r plugins are loaded at run time (dlopen): only the header, nothing linked.
     .systemLibrary(name: "CFrei0r", providers: [.apt(["frei0r-plugins-dev"])]),
 
-    // Linux calls Swift cannot make (membarrier through variadic syscall, a compiler
-    // fence): what the rings' wake-ups need.
-    .target(name: "CCamfxLinux"),
     // Core: pixel buffers, pools, geometry, time, the filter API, rings. No C of its own.
-    .target(name: "CamfxCore", dependencies: ["CCamfxLinux"]),
+    .target(name: "CamfxCore"),
 
     // Pixel-format converters every stage uses (BGRA, yuv420p, YUYV, NV12, RGB). Pure
     // Swift SIMD, optimized in debug builds too: unoptimized it is ~100x slower, too
@@ -61,7 +58,9 @@ let package = Package(
       name: "ScaleFilter", dependencies: ["CamfxCore"], path: "filters/Scale", swiftSettings: [.unsafeFlags(["-O"])]),
     .target(name: "FitFilter", dependencies: ["CamfxCore", "ScaleFilter"], path: "filters/Fit"),
     .target(name: "PadFilter", dependencies: ["CamfxCore"], path: "filters/Pad"),
-    .target(name: "ColorFilter", dependencies: ["CamfxCore"], path: "filters/Color"),
+    // Optimized in debug builds too: its 16-pixel SIMD steps run ~100x slower unoptimized.
+    .target(
+      name: "ColorFilter", dependencies: ["CamfxCore"], path: "filters/Color", swiftSettings: [.unsafeFlags(["-O"])]),
     .target(name: "Frei0rFilter", dependencies: ["CamfxCore", "CFrei0r"], path: "filters/Frei0r"),
     .target(name: "TextFilter", dependencies: ["CamfxCore", "CFreeType"], path: "filters/Text"),
     .target(name: "RotateFilter", dependencies: ["CamfxCore"], path: "filters/Rotate", swiftSettings: [.unsafeFlags(["-O"])]),

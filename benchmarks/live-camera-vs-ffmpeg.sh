@@ -8,9 +8,12 @@
 #
 #   bash benchmarks/live-camera-vs-ffmpeg.sh                     # 60 s, 2 rounds
 #   LIVE_SECONDS=20 ROUNDS=3 bash benchmarks/live-camera-vs-ffmpeg.sh
+#   CAMFX_B=.build-other/release/camfx bash benchmarks/live-camera-vs-ffmpeg.sh
+#                       # also a second camfx build each round (camfx-b): two builds A/B
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CAMFX=${CAMFX:-.build/release/camfx}
+CAMFX_B=${CAMFX_B:-}
 ROUNDS=${ROUNDS:-2}
 LIVE_SECONDS=${LIVE_SECONDS:-60}
 # The raw movie is large (1920 × 1080 × 2 bytes × 30 fps: 124 MB a second), so it lives
@@ -20,6 +23,7 @@ trap 'rm -rf "$WORK"' EXIT
 FONT=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 
 [ -x "$CAMFX" ] || { echo "no $CAMFX: run make release first" >&2; exit 1; }
+[ -z "$CAMFX_B" ] || [ -x "$CAMFX_B" ] || { echo "no $CAMFX_B (CAMFX_B)" >&2; exit 1; }
 command -v ffmpeg >/dev/null || { echo "ffmpeg is not installed (apt-get install ffmpeg)" >&2; exit 1; }
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -35,8 +39,9 @@ timed() {
   printf '  %-7s wall %6.2f s   cpu %6.2f s' "$name" "$wall" "$cpu"
   echo "$cpu" >>"$WORK/$name.cpu"
 }
-camfx() {
-  timed camfx "$CAMFX" record --input "$WORK/cam.nut" --realtime --filter mirror --filter timestamp=size=32 \
+camfx() {  # camfx [NAME BINARY]
+  local name=${1:-camfx} binary=${2:-$CAMFX}
+  timed "$name" "$binary" record --input "$WORK/cam.nut" --realtime --filter mirror --filter timestamp=size=32 \
     --x264-preset veryfast --crf 23 --gop 60 --quiet -v --stats-json "$WORK/stats.json" -y -o "$WORK/camfx.mp4"
   python3 - "$WORK/stats.json" <<'PY'
 import json, sys
@@ -53,8 +58,12 @@ ffmpeg_() {
 echo "$ROUNDS rounds, alternating (CPU seconds are what counts: both run on the wall clock):"
 for round in $(seq "$ROUNDS"); do
   echo " round $round:"
-  if ((round % 2)); then camfx; ffmpeg_; else ffmpeg_; camfx; fi
+  if [ -n "$CAMFX_B" ]; then
+    if ((round % 2)); then camfx; camfx camfx-b "$CAMFX_B"; ffmpeg_; else ffmpeg_; camfx camfx-b "$CAMFX_B"; camfx; fi
+  elif ((round % 2)); then camfx; ffmpeg_; else ffmpeg_; camfx; fi
 done
-paste "$WORK/camfx.cpu" "$WORK/ffmpeg.cpu" | awk '
-  { n++; if ($1 < $2) k++; a += $1; b += $2 }
-  END { printf "camfx used less CPU in %d of %d rounds; mean %.1f s against %.1f s (%+.1f %%)\n", k, n, a / n, b / n, 100 * (a / b - 1) }'
+for name in camfx ${CAMFX_B:+camfx-b}; do
+  paste "$WORK/$name.cpu" "$WORK/ffmpeg.cpu" | awk -v name="$name" '
+    { n++; if ($1 < $2) k++; a += $1; b += $2 }
+    END { printf "%s used less CPU in %d of %d rounds; mean %.1f s against %.1f s (%+.1f %%)\n", name, k, n, a / n, b / n, 100 * (a / b - 1) }'
+done

@@ -11,7 +11,8 @@ struct BenchCommand: ParsableCommand {
     discussion: """
       Rows: memcpy of the frame (the reference), each built-in filter, \
       bgra-to-yuv420p (the encoder adaptor's converter), yuyv-to-bgra and nv12-to-bgra \
-      (the camera converters), yuv420-filter-pass, row-band-pass and whole-frame-pass \
+      (the camera converters), nv12-to-yuv420p (an NV12 camera's frame into the planes \
+      the filters and the encoder work on), yuv420-filter-pass, row-band-pass and whole-frame-pass \
       (a transcode's filter stage on one decoded yuv420p picture through \
       mirror,watermark: on the yuv420p planes as camfx runs these filters; to BGRA and \
       back in 16-row bands, as it runs a chain with a BGRA-only filter; and as three \
@@ -32,7 +33,7 @@ struct BenchCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Seconds to time each row, after warm-up.", valueName: "S"))
   var seconds: Double = 0.5
 
-  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, yuv420-filter-pass, row-band-pass, whole-frame-pass, yuyv-mirror-via-bgra, yuyv-mirror-yuv420p, ring or transcode; memcpy is always shown); repeatable.", valueName: "NAME"))
+  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, nv12-to-yuv420p, yuv420-filter-pass, row-band-pass, whole-frame-pass, yuyv-mirror-via-bgra, yuyv-mirror-yuv420p, ring or transcode; memcpy is always shown); repeatable.", valueName: "NAME"))
   var filter: [String] = []
 
   @Flag(name: .long, help: "Print JSON instead of a table.")

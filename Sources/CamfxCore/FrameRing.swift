@@ -18,8 +18,8 @@ import Synchronization
 /// Exactly one thread may push and exactly one thread may pop.
 ///
 /// `push` and `pop` sleep on a `WakeSignal` when the ring is full or empty; every push
-/// notifies `readable` and every pop `writable`, which costs a load while nobody sleeps
-/// (and a fence where the kernel has no membarrier; see `WakeSignal`).
+/// notifies `readable` and every pop `writable`, which costs a fence and a load while
+/// nobody sleeps (see `WakeSignal`).
 /// A consumer that drains several rings passes one `readable` signal to all of them.
 ///
 /// `@unchecked Sendable`: the slots are plain memory shared by two threads; the

@@ -1,4 +1,3 @@
-import CCamfxLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,13 +16,10 @@ import Synchronization
 /// Polling instead (spin, yield, sleep in steps) kept two of a live recording's threads
 /// waking thousands of times a second between frames.
 ///
-/// The two fences that make this safe are asymmetric where the kernel allows
-/// (membarrier(2)): `notify()`, which runs on every push and pop of a ring, only keeps
-/// the compiler from reordering, and `wait` (a few hundred times a second at most) makes
-/// every thread of the process pass a full barrier before it tests, so a notifier's
-/// store is visible to the test or the notifier sees the sleeper. A full fence on every
-/// push and pop cut a ring's throughput about six times. Without membarrier both sides
-/// fence.
+/// Both fences are full fences. Asymmetric ones (membarrier(2): only a compiler barrier
+/// in `notify()`, a process-wide barrier in `wait`) made a ring several times faster
+/// between two spinning threads, but cost a live recording more CPU than they saved: each
+/// barrier interrupts every thread of the process, the encoder's included.
 public final class WakeSignal: @unchecked Sendable {
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
   private let condition: UnsafeMutablePointer<pthread_cond_t>
@@ -50,18 +46,9 @@ public final class WakeSignal: @unchecked Sendable {
   /// Wakes every thread waiting on this signal. Call it after publishing the work.
   @inlinable @inline(__always)
   public func notify() {
-    if hasProcessWideBarriers {
-      camfx_compiler_barrier()
-    } else {
-      atomicMemoryFence(ordering: .sequentiallyConsistent)
-    }
+    atomicMemoryFence(ordering: .sequentiallyConsistent)
     if hasSleepers { wakeSleepers() }
   }
-
-  /// True once the process is registered for membarrier(2)'s expedited barriers; kept
-  /// per signal too, so that `notify()` reads a field rather than a lazily made global.
-  static let processWideBarriers = camfx_membarrier_register() == 0
-  @usableFromInline let hasProcessWideBarriers = WakeSignal.processWideBarriers
 
   @usableFromInline var hasSleepers: Bool { sleepers.load(ordering: .relaxed) != 0 }
 
@@ -76,13 +63,8 @@ public final class WakeSignal: @unchecked Sendable {
   /// notice a condition nobody notifies (a stop request).
   public func wait(timeoutNanoseconds: Int = 20_000_000, until isReady: () -> Bool) {
     sleepers.add(1, ordering: .sequentiallyConsistent)
-    // Orders the test below after the increment, pairing with `notify()`: every other
-    // thread passes a full barrier too (so a notifier's store before its check of the
-    // sleepers is visible below), or, without membarrier, this thread fences and so
-    // does every notify.
-    if !hasProcessWideBarriers || camfx_membarrier() != 0 {
-      atomicMemoryFence(ordering: .sequentiallyConsistent)
-    }
+    // Orders the test below after the increment, pairing with the fence in `notify()`.
+    atomicMemoryFence(ordering: .sequentiallyConsistent)
     defer { sleepers.subtract(1, ordering: .relaxed) }
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }

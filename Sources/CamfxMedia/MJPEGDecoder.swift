@@ -89,30 +89,10 @@ extension FullRangeYUVLayout {
   /// The layout of a decoded full-range 4:2:0 or 4:2:2 picture (what JPEGs decode to),
   /// else nil.
   init?(_ f: AVFrame) {
-    let jpegRange = f.color_range == AVCOL_RANGE_JPEG
-    let chromaRows: ChromaRows
-    switch AVPixelFormat(rawValue: f.format) {
-    case AV_PIX_FMT_YUVJ420P: chromaRows = .half
-    case AV_PIX_FMT_YUVJ422P: chromaRows = .full
-    case AV_PIX_FMT_YUV420P where jpegRange: chromaRows = .half
-    case AV_PIX_FMT_YUV422P where jpegRange: chromaRows = .full
-    default: return nil
-    }
-    // Another matrix: libswscale converts it.
-    guard f.colorspace.isBT601, let y = f.data.0, let u = f.data.1, let v = f.data.2, f.linesize.0 > 0, f.linesize.1 > 0, f.linesize.1 == f.linesize.2
+    guard case .fullRange(let chromaRows)? = YUV420Route(f), let y = f.data.0, let u = f.data.1, let v = f.data.2,
+      f.linesize.0 > 0, f.linesize.1 > 0, f.linesize.1 == f.linesize.2
     else { return nil }
     self.init(
       luma: y, lumaBytesPerRow: Int(f.linesize.0), cb: u, cr: v, chromaBytesPerRow: Int(f.linesize.1), chromaRows: chromaRows)
-  }
-}
-
-extension AVColorSpace {
-  /// True for BT.601 (how JPEGs and SD video are coded) or untagged, the matrix camfx's
-  /// own converters use.
-  var isBT601: Bool {
-    switch self {
-    case AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG: return true
-    default: return false
-    }
   }
 }

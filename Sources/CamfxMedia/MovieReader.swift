@@ -124,7 +124,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     videoDuration = vs.pointee.duration > 0 ? MediaTime(ticks: vs.pointee.duration, in: videoTimeBase) : nil
     displayRotation = Self.displayRotation(of: vs)
     creationTime = Self.creationTime(ctx.pointee.metadata) ?? Self.creationTime(vs.pointee.metadata)
-    canDeliverYUV420Frames = Self.decodesToYUV420(vc)
+    canDeliverYUV420Frames = YUV420Route(format: vc.pix_fmt, range: vc.color_range, matrix: vc.colorspace) != nil
     pixelFormatName = av_get_pix_fmt_name(AVPixelFormat(rawValue: vc.pix_fmt.rawValue)).map { String(cString: $0) } ?? "unknown"
 
     if let audio, case let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, v, nil, 0), a >= 0 {
@@ -297,43 +297,40 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   private var decodedPool: YUV420FramePool?
   private var convertedPool: YUV420FramePool?
 
-  /// True for a picture camfx's own converters take: 8-bit, this reader's size, BT.601
-  /// or untagged, limited range.
-  private func isPlainBT601(_ f: AVFrame) -> Bool {
-    Int(f.width) == geometry.width && Int(f.height) == geometry.height && f.color_range != AVCOL_RANGE_JPEG
-      && f.colorspace.isBT601
-  }
-
   /// True when the decoder's pictures are of a kind camfx passes on or converts to
-  /// yuv420p itself (yuv420p, YUYV and NV12 in limited range, full-range 4:2:0 and 4:2:2,
-  /// BT.601 or untagged), so that asking for yuv420p frames avoids BGRA. Other movies
-  /// (RGB, 4:4:4, BT.709 HD) hand on BGRA frames either way.
+  /// yuv420p itself (`YUV420Route`: yuv420p, YUYV and NV12 in limited range, full-range
+  /// 4:2:0 and 4:2:2, BT.601 or untagged), so that asking for yuv420p frames avoids
+  /// BGRA. Other movies (RGB, 4:4:4, BT.709 HD) hand on BGRA frames either way.
   public let canDeliverYUV420Frames: Bool
 
-  static func decodesToYUV420(_ c: AVCodecContext) -> Bool {
-    guard c.colorspace.isBT601 else { return false }
-    let fullRange = c.color_range == AVCOL_RANGE_JPEG
-    switch c.pix_fmt {
-    case AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P: return true
-    case AV_PIX_FMT_YUV420P: return true
-    case AV_PIX_FMT_YUV422P: return fullRange
-    case AV_PIX_FMT_YUYV422, AV_PIX_FMT_NV12: return !fullRange
-    default: return false
-    }
+  /// Picture `f`'s route to yuv420p (`YUV420Route`), when it has this reader's size.
+  private func route(_ f: AVFrame) -> YUV420Route? {
+    guard Int(f.width) == geometry.width, Int(f.height) == geometry.height, f.linesize.0 > 0 else { return nil }
+    return YUV420Route(f)
   }
 
   /// True when frame `f` is a yuv420p picture camfx passes on or converts itself.
   private func isPlainYUV420(_ f: AVFrame) -> Bool {
-    f.format == AV_PIX_FMT_YUV420P.rawValue && isPlainBT601(f)
-      && f.linesize.0 > 0 && f.linesize.1 > 0 && f.linesize.1 == f.linesize.2
+    route(f) == .asIs && f.linesize.1 > 0 && f.linesize.1 == f.linesize.2
   }
 
   /// How camfx converts picture `f` to yuv420p itself (YUYV, NV12, and the full-range
   /// 4:2:0 and 4:2:2 pictures a Motion-JPEG movie decodes to), else nil.
   private func yuv420Conversion(_ f: AVFrame) -> YUV420Conversion? {
-    if let layout = packedYUVLayout(f) { return .limitedRange(layout) }
-    guard Int(f.width) == geometry.width, Int(f.height) == geometry.height, let layout = FullRangeYUVLayout(f) else { return nil }
-    return .fullRange(layout)
+    let d = f.data, l = f.linesize
+    switch route(f) {
+    case .yuyv?:
+      guard let base = d.0 else { return nil }
+      return .limitedRange(.yuyv(UnsafeRawPointer(base), bytesPerRow: Int(l.0)))
+    case .nv12?:
+      guard let luma = d.0, let chroma = d.1, l.1 > 0 else { return nil }
+      return .limitedRange(
+        .nv12(luma: UnsafeRawPointer(luma), lumaBytesPerRow: Int(l.0), chroma: UnsafeRawPointer(chroma), chromaBytesPerRow: Int(l.1)))
+    case .fullRange?:
+      return FullRangeYUVLayout(f).map { .fullRange($0) }
+    case .asIs?, nil:
+      return nil
+    }
   }
 
   private enum YUV420Conversion {
@@ -346,19 +343,6 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
       case .fullRange(let layout): layout.convert(to: picture)
       }
     }
-  }
-
-  /// The layout of a YUYV or NV12 picture camfx converts to yuv420p itself, else nil.
-  private func packedYUVLayout(_ f: AVFrame) -> YUVSourceLayout? {
-    guard isPlainBT601(f), f.linesize.0 > 0 else { return nil }
-    let d = f.data, l = f.linesize
-    if f.format == AV_PIX_FMT_YUYV422.rawValue, let base = d.0 {
-      return .yuyv(UnsafeRawPointer(base), bytesPerRow: Int(l.0))
-    }
-    if f.format == AV_PIX_FMT_NV12.rawValue, let luma = d.0, let chroma = d.1, l.1 > 0 {
-      return .nv12(luma: UnsafeRawPointer(luma), lumaBytesPerRow: Int(l.0), chroma: UnsafeRawPointer(chroma), chromaBytesPerRow: Int(l.1))
-    }
-    return nil
   }
 
   /// The decoded picture in `frame` as a sample: passed on, or converted to BGRA.

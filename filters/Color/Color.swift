@@ -44,6 +44,11 @@ public struct Color: InPlaceVideoFilter, RowLocalVideoFilter, YUV420VideoFilter 
   /// The tables, made once.
   let lumaTable: [UInt8]
   let chromaTable: [UInt8]
+  /// `lut` as `(c, b)` of the fixed-point form, `clamp(⌊x · c / 4096⌋ + b)`, when both
+  /// tables have it (gamma 1; the identity is `(4096, 0)`): the BGRA path then computes
+  /// 16 pixels at a time instead of looking each one up.
+  let linearLuma: (c: Int32, b: Int32)?
+  let linearChroma: (c: Int32, b: Int32)?
 
   public init(brightness: Double = 0, contrast: Double = 1, saturation: Double = 1, gamma: Double = 1) {
     self.brightness = brightness
@@ -55,6 +60,16 @@ public struct Color: InPlaceVideoFilter, RowLocalVideoFilter, YUV420VideoFilter 
     func single(_ d: Double) -> Double { Double(Float(d)) }
     lumaTable = Self.table(contrast: single(contrast), brightness: single(brightness), gamma: single(gamma))
     chromaTable = Self.table(contrast: single(saturation), brightness: 0, gamma: 1)
+    linearLuma = Self.linearForm(contrast: single(contrast), brightness: single(brightness), gamma: single(gamma))
+    linearChroma = Self.linearForm(contrast: single(saturation), brightness: 0, gamma: 1)
+  }
+
+  /// `(c, b)` of `table`'s fixed-point form, or nil when it takes the floating-point one.
+  static func linearForm(contrast: Double, brightness: Double, gamma: Double) -> (c: Int32, b: Int32)? {
+    if contrast == 1 && brightness == 0 && gamma == 1 { return (4096, 0) }
+    guard gamma == 1 && abs(contrast) < 7.9 else { return nil }
+    let c = Int(contrast * 4096)
+    return (Int32(c), Int32(Int(100 * brightness + 100) * 511 / 200 - 128 - c / 32))
   }
 
   public init(options: FilterOptions) throws {
@@ -98,7 +113,14 @@ public struct Color: InPlaceVideoFilter, RowLocalVideoFilter, YUV420VideoFilter 
         frame.withUnsafeMutableBytes { base in
           for y in 0..<height {
             let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
-            for x in 0..<width {
+            var x = 0
+            if let luma = linearLuma, let chroma = linearChroma {
+              while x + 16 <= width {
+                Self.linearStep(UnsafeMutableRawPointer(row + x * 4), luma: luma, chroma: chroma)
+                x += 16
+              }
+            }
+            for x in x..<width {
               let p = row + x * 4
               let b = Int(p[0]), g = Int(p[1]), r = Int(p[2])
               // BT.601 limited range, as the encoder path converts.
@@ -118,6 +140,30 @@ public struct Color: InPlaceVideoFilter, RowLocalVideoFilter, YUV420VideoFilter 
 
   @inline(__always)
   static func clamp(_ v: Int) -> UInt8 { UInt8(min(max(v, 0), 255)) }
+
+  /// The per-pixel loop's arithmetic for 16 pixels at `p`, with the tables in their
+  /// fixed-point form: the same integers, so the same bytes.
+  @inline(__always)
+  static func linearStep(_ p: UnsafeMutableRawPointer, luma: (c: Int32, b: Int32), chroma: (c: Int32, b: Int32)) {
+    typealias V = SIMD16<Int32>
+    let zero = V(repeating: 0), top = V(repeating: 255)
+    @inline(__always) func lut(_ x: V, _ form: (c: Int32, b: Int32)) -> V {
+      ((x &* form.c) &>> 12 &+ form.b).clamped(lowerBound: zero, upperBound: top)
+    }
+    let pixels = p.loadUnaligned(as: SIMD16<UInt32>.self)
+    let b = V(truncatingIfNeeded: pixels & 0xFF), g = V(truncatingIfNeeded: (pixels &>> 8) & 0xFF)
+    let r = V(truncatingIfNeeded: (pixels &>> 16) & 0xFF)
+    let yy = lut((66 &* r &+ 129 &* g &+ 25 &* b &+ 128) &>> 8 &+ 16, luma)
+    let cb = lut((-38 &* r &- 74 &* g &+ 112 &* b &+ 128) &>> 8 &+ 128, chroma) &- 128
+    let cr = lut((112 &* r &- 94 &* g &- 18 &* b &+ 128) &>> 8 &+ 128, chroma) &- 128
+    let c = 298 &* (yy &- 16)
+    let blue = ((c &+ 516 &* cb &+ 128) &>> 8).clamped(lowerBound: zero, upperBound: top)
+    let green = ((c &- 100 &* cb &- 208 &* cr &+ 128) &>> 8).clamped(lowerBound: zero, upperBound: top)
+    let red = ((c &+ 409 &* cr &+ 128) &>> 8).clamped(lowerBound: zero, upperBound: top)
+    let out = SIMD16<UInt32>(truncatingIfNeeded: blue) | SIMD16<UInt32>(truncatingIfNeeded: green) &<< 8
+      | SIMD16<UInt32>(truncatingIfNeeded: red) &<< 16 | (pixels & 0xFF00_0000)
+    p.storeBytes(of: out, as: SIMD16<UInt32>.self)
+  }
 
   public var acceptsYUV420: Bool { true }
 

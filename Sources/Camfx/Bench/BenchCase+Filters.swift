@@ -29,7 +29,10 @@ extension BenchCase {
       cases.append(watermark(size))
       let twoThirds = FrameGeometry(width: size.width * 2 / 3 & ~1, height: size.height * 2 / 3 & ~1)
       let half = FrameGeometry(width: size.width / 2, height: size.height / 2)
-      for (target, method) in [(twoThirds, ScaleMethod.bilinear), (twoThirds, .bicubic), (half, .bilinear), (half, .area)] {
+      let scales: [(FrameGeometry, ScaleMethod)] = [
+        (twoThirds, .bilinear), (twoThirds, .fastBilinear), (twoThirds, .bicubic), (half, .bilinear), (half, .area),
+      ]
+      for (target, method) in scales {
         cases.append(resizing(
           "scale \(target) \(method.rawValue)", size, try? Scale(width: target.width, height: target.height, method: method)))
       }

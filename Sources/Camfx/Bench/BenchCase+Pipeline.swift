@@ -12,6 +12,9 @@ extension BenchCase {
   /// The camera converters, packed YUYV and two-plane NV12 to BGRA.
   public static let yuyvToBGRAName = "yuyv-to-bgra"
   public static let nv12ToBGRAName = "nv12-to-bgra"
+  /// An NV12 camera frame into the yuv420p picture a chain and the encoder work on (Y
+  /// copied, U and V split): what a filter working on NV12 itself would save.
+  public static let nv12ToYUV420Name = "nv12-to-yuv420p"
   /// A YUYV camera frame through `mirror` into the encoder's yuv420p picture: converted
   /// to BGRA, mirrored and converted back (the path every camera took before format
   /// negotiation), and converted straight to yuv420p and mirrored there (what a chain
@@ -44,7 +47,7 @@ extension BenchCase {
 
   /// The names of the pipeline rows, which `--filter` also accepts.
   public static let pipelineNames = [
-    bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, yuv420FilterPassName, rowBandPassName, wholeFramePassName,
+    bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, nv12ToYUV420Name, yuv420FilterPassName, rowBandPassName, wholeFramePassName,
     yuyvMirrorViaBGRAName, yuyvMirrorYUV420Name, ringName,
   ]
 
@@ -61,6 +64,7 @@ extension BenchCase {
       cases.append(bgraToYUV420(size))
       cases.append(yuyvToBGRA(size))
       cases.append(nv12ToBGRA(size))
+      cases.append(nv12ToYUV420(size))
       cases.append(transcodePass(size, .yuv420))
       cases.append(transcodePass(size, .rowBands))
       cases.append(transcodePass(size, .wholeFrames))
@@ -121,6 +125,26 @@ extension BenchCase {
   }
 
   /// `PixelConverter.convertNV12` from prepared Y and CbCr planes; bytes are the BGRA frame's.
+  /// `YUVSourceLayout.nv12(…).convert(to:)` a yuv420p picture; bytes are the picture's.
+  static func nv12ToYUV420(_ size: FrameGeometry) -> BenchCase {
+    let bytes = size.width * size.height + 2 * ((size.width + 1) / 2) * ((size.height + 1) / 2)
+    return BenchCase(name: nv12ToYUV420Name, size: size, bytesPerFrame: bytes, filter: nv12ToYUV420Name) {
+      let lumaRow = size.width, chromaRow = (size.width + 1) / 2 * 2
+      let luma = patternBytes(lumaRow * size.height)
+      let chroma = patternBytes(chromaRow * ((size.height + 1) / 2))
+      let planes = YUV420Planes(width: size.width, height: size.height)
+      return {
+        luma.withUnsafeBytes { y in
+          chroma.withUnsafeBytes { c in
+            YUVSourceLayout.nv12(
+              luma: y.baseAddress!, lumaBytesPerRow: lumaRow, chroma: c.baseAddress!, chromaBytesPerRow: chromaRow
+            ).convert(to: planes.picture)
+          }
+        }
+      }
+    }
+  }
+
   static func nv12ToBGRA(_ size: FrameGeometry) -> BenchCase {
     BenchCase(name: nv12ToBGRAName, size: size, bytesPerFrame: size.pixelCount * 4, filter: nv12ToBGRAName) {
       let lumaRow = size.width, chromaRow = (size.width + 1) / 2 * 2

@@ -71,6 +71,32 @@ func runCheck(_ options: Options) throws {
   report("watermark: camfx vs libavfilter overlay", camfxMark, avfMark)
   report("watermark: camfx vs the unmarked frame (must differ)", camfxMark, source)
 
+  // scale to 2/3 and 1/2: each camfx method against the peer filter the table pairs it
+  // with (libyuv rounds its bilinear fractions to 8 bits, libswscale to its own steps).
+  let twoThirds = FrameGeometry(width: g.width * 2 / 3 & ~1, height: g.height * 2 / 3 & ~1)
+  let half = FrameGeometry(width: g.width / 2, height: g.height / 2)
+  for (out, method, peer, name) in [
+    (twoThirds, ScaleMethod.fastBilinear, CAMFX_PEER_SCALE_BILINEAR, "fast_bilinear"),
+    (half, .area, CAMFX_PEER_SCALE_AREA, "area"),
+  ] {
+    var scale = try Scale(width: out.width, height: out.height, method: method)
+    _ = try scale.configure(input: g)
+    var ours = PixelBuffer(width: out.width, height: out.height)
+    scale.process(source, into: &ours)
+    let yuv = PixelBuffer(width: out.width, height: out.height)
+    try LibYUV.scale(source, into: yuv, method: peer)
+    report("scale \(out) \(name): camfx vs libyuv ARGBScale", ours, yuv)
+  }
+  for (method, peer) in [(ScaleMethod.bilinear, CAMFX_PEER_SCALE_BILINEAR), (.bicubic, CAMFX_PEER_SCALE_BICUBIC)] {
+    var scale = try Scale(width: twoThirds.width, height: twoThirds.height, method: method)
+    _ = try scale.configure(input: g)
+    var ours = PixelBuffer(width: twoThirds.width, height: twoThirds.height)
+    scale.process(source, into: &ours)
+    let sws = PixelBuffer(width: twoThirds.width, height: twoThirds.height)
+    try SwscaleConverter(from: g, to: twoThirds, format: CAMFX_PEER_BGRA, method: peer).scale(source, into: sws)
+    report("scale \(twoThirds) \(method.rawValue): camfx vs libswscale", ours, sws)
+  }
+
   // BGRA -> yuv420p, on the benchmarks' noise and on a smooth frame. On noise, chroma
   // depends on how each library filters before subsampling: camfx and libyuv take the
   // 2×2 mean, libswscale's SWS_BILINEAR a wider, differently sited filter, so its U and
