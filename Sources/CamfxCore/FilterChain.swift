@@ -45,6 +45,9 @@ public struct FilterChain: Sendable {
   }
 
   public var isEmpty: Bool { filters.isEmpty }
+  /// False until `configure(input:)`: an unconfigured chain would pass frames through
+  /// unfiltered, so processing one is a programming error (an empty chain needs none).
+  public var isConfigured: Bool { inputGeometry != nil || filters.isEmpty }
   public var names: [String] { filters.map { type(of: $0).name } }
 
   /// Configures every filter for frames of `input` size.
@@ -126,6 +129,7 @@ public struct FilterChain: Sendable {
   public func process(
     _ frame: PixelBuffer, using buffers: FilterChainBuffers, shouldStop: () -> Bool = { false }
   ) -> PixelBuffer? {
+    precondition(isConfigured, "configure(input:) the chain before it processes frames")
     var current = frame
     for step in bgraSteps {
       switch step {
@@ -147,6 +151,7 @@ extension FilterChain {
   /// for chains with no resizing filter, which need no pooled frames.
   /// - Precondition: configured for this frame's size, and `!hasResizingFilters`.
   public func process(_ frame: inout PixelBuffer) {
+    precondition(isConfigured, "configure(input:) the chain before it processes frames")
     precondition(!hasResizingFilters, "a chain with resizing filters needs buffers: process(_:using:shouldStop:)")
     for step in bgraSteps {
       if case .inPlace(let filter) = step { filter.process(&frame) }

@@ -23,7 +23,9 @@ func runCheck(_ options: Options) throws {
 
   // grayscale
   var camfxGray = fresh()
-  try FilterRegistry.builtin.makeChain(["grayscale"]).process(&camfxGray)
+  var grayChain = try FilterRegistry.builtin.makeChain(["grayscale"])
+  try grayChain.configure(input: g)
+  grayChain.process(&camfxGray)
   let yuvGray = fresh()
   try LibYUV.gray(yuvGray)
   let avfGray = PixelBuffer(width: g.width, height: g.height)
@@ -33,7 +35,9 @@ func runCheck(_ options: Options) throws {
 
   // mirror
   var camfxMirror = fresh()
-  try FilterRegistry.builtin.makeChain(["mirror"]).process(&camfxMirror)
+  var mirrorChain = try FilterRegistry.builtin.makeChain(["mirror"])
+  try mirrorChain.configure(input: g)
+  mirrorChain.process(&camfxMirror)
   let yuvMirror = PixelBuffer(width: g.width, height: g.height)
   try LibYUV.mirror(source, into: yuvMirror)
   let avfMirror = PixelBuffer(width: g.width, height: g.height)
