@@ -63,8 +63,8 @@ extension BenchCase {
     for size in sizes {
       cases.append(bgraToYUV420(size))
       cases.append(yuyvToBGRA(size))
-      cases.append(nv12ToBGRA(size))
-      cases.append(nv12ToYUV420(size))
+      cases.append(nv12Conversion(size, toYUV420: false))
+      cases.append(nv12Conversion(size, toYUV420: true))
       cases.append(transcodePass(size, .yuv420))
       cases.append(transcodePass(size, .rowBands))
       cases.append(transcodePass(size, .wholeFrames))
@@ -124,39 +124,23 @@ extension BenchCase {
     }
   }
 
-  /// `PixelConverter.convertNV12` from prepared Y and CbCr planes; bytes are the BGRA frame's.
-  /// `YUVSourceLayout.nv12(…).convert(to:)` a yuv420p picture; bytes are the picture's.
-  static func nv12ToYUV420(_ size: FrameGeometry) -> BenchCase {
-    let bytes = size.width * size.height + 2 * ((size.width + 1) / 2) * ((size.height + 1) / 2)
-    return BenchCase(name: nv12ToYUV420Name, size: size, bytesPerFrame: bytes, filter: nv12ToYUV420Name) {
+  /// An NV12 frame from prepared Y and CbCr planes, converted by `YUVSourceLayout` to BGRA
+  /// (bytes: the BGRA frame's) or to a yuv420p picture (bytes: the picture's).
+  static func nv12Conversion(_ size: FrameGeometry, toYUV420: Bool) -> BenchCase {
+    let name = toYUV420 ? nv12ToYUV420Name : nv12ToBGRAName
+    let pictureBytes = size.width * size.height + 2 * ((size.width + 1) / 2) * ((size.height + 1) / 2)
+    return BenchCase(name: name, size: size, bytesPerFrame: toYUV420 ? pictureBytes : size.pixelCount * 4, filter: name) {
       let lumaRow = size.width, chromaRow = (size.width + 1) / 2 * 2
       let luma = patternBytes(lumaRow * size.height)
       let chroma = patternBytes(chromaRow * ((size.height + 1) / 2))
-      let planes = YUV420Planes(width: size.width, height: size.height)
+      let planes = toYUV420 ? YUV420Planes(width: size.width, height: size.height) : nil
+      let frame = toYUV420 ? nil : PixelBuffer(width: size.width, height: size.height)
       return {
         luma.withUnsafeBytes { y in
           chroma.withUnsafeBytes { c in
-            YUVSourceLayout.nv12(
-              luma: y.baseAddress!, lumaBytesPerRow: lumaRow, chroma: c.baseAddress!, chromaBytesPerRow: chromaRow
-            ).convert(to: planes.picture)
-          }
-        }
-      }
-    }
-  }
-
-  static func nv12ToBGRA(_ size: FrameGeometry) -> BenchCase {
-    BenchCase(name: nv12ToBGRAName, size: size, bytesPerFrame: size.pixelCount * 4, filter: nv12ToBGRAName) {
-      let lumaRow = size.width, chromaRow = (size.width + 1) / 2 * 2
-      let luma = patternBytes(lumaRow * size.height)
-      let chroma = patternBytes(chromaRow * ((size.height + 1) / 2))
-      let destination = PixelBuffer(width: size.width, height: size.height)
-      return {
-        luma.withUnsafeBytes { y in
-          chroma.withUnsafeBytes { c in
-            PixelConverter.convertNV12(
-              luma: y.baseAddress!, lumaBytesPerRow: lumaRow, chroma: c.baseAddress!, chromaBytesPerRow: chromaRow,
-              to: destination)
+            let layout = YUVSourceLayout.nv12(
+              luma: y.baseAddress!, lumaBytesPerRow: lumaRow, chroma: c.baseAddress!, chromaBytesPerRow: chromaRow)
+            if let planes { layout.convert(to: planes.picture) } else if let frame { layout.convert(to: frame) }
           }
         }
       }
