@@ -73,6 +73,9 @@ final class ReshapingFilterTests: XCTestCase {
     // Wide enough for every vector step of the kernels (64 samples, 16 pixels) and a rest.
     (FrameGeometry(width: 302, height: 10), FrameGeometry(width: 151, height: 5)),
     (FrameGeometry(width: 301, height: 9), FrameGeometry(width: 200, height: 6)),
+    // An exact 3× growth: bicubic's windows at whole source pixels drop their taps of
+    // weight 0 and start one pixel later than their neighbours'.
+    (FrameGeometry(width: 40, height: 6), FrameGeometry(width: 120, height: 18)),
   ]
 
   func testScaleInBGRAIsWithinOneOfTheFloatingPointReference() throws {

@@ -68,8 +68,11 @@ public struct Color: InPlaceVideoFilter, RowLocalVideoFilter, YUV420VideoFilter 
   static func linearForm(contrast: Double, brightness: Double, gamma: Double) -> (c: Int32, b: Int32)? {
     if contrast == 1 && brightness == 0 && gamma == 1 { return (4096, 0) }
     guard gamma == 1 && abs(contrast) < 7.9 else { return nil }
-    let c = Int(contrast * 4096)
-    return (Int32(c), Int32(Int(100 * brightness + 100) * 511 / 200 - 128 - c / 32))
+    let c = Int(contrast * 4096), b = Int(100 * brightness + 100) * 511 / 200 - 128 - c / 32
+    // A brightness far outside −1…1 (the option's range; the initializer takes any) is
+    // left to the tables, where the sums cannot overflow.
+    guard abs(b) < 1 << 20 else { return nil }
+    return (Int32(c), Int32(b))
   }
 
   public init(options: FilterOptions) throws {

@@ -56,25 +56,32 @@ extension PlaneScaler {
   /// The horizontal pass laid out for `horizontalAVX512`, or nil when some group's
   /// window is wider than 64 samples (a shrink of more than about 3:1; the AVX2 loop
   /// runs then). A group is 16 destination values: 16 samples of a plane or 4 BGRA
-  /// pixels. Per group and pair of taps (2p, 2p + 1; a missing last tap weighs 0), 32
-  /// sample indices into the 64 samples from the group's first window start, and the
-  /// 32 matching weights: value o's pair in lanes 2o and 2o + 1.
-  static func windowPermutes(_ table: ResamplingTable, channels: Int) -> (indices: [Int16], weights: [Int16])? {
+  /// pixels, whose windows lie in the 64 samples from the group's `bases` entry (the
+  /// least window start in the group: starts are not always in order, since a window
+  /// drops taps of weight 0, as bicubic's at an exact source pixel). Per group and pair
+  /// of taps (2p, 2p + 1; a missing last tap weighs 0), 32 sample indices into those 64
+  /// samples and the 32 matching weights: value o's pair in lanes 2o and 2o + 1.
+  static func windowPermutes(
+    _ table: ResamplingTable, channels: Int
+  ) -> (bases: [Int], indices: [Int16], weights: [Int16])? {
     let pixelsPerGroup = 16 / channels
     let groups = table.destinationLength / pixelsPerGroup
     let taps = table.tapCount, pairs = (taps + 1) / 2
     guard groups > 0 else { return nil }
+    var bases = [Int](repeating: 0, count: groups)
     var indices = [Int16](repeating: 0, count: groups * pairs * 32)
     var weights = [Int16](repeating: 0, count: groups * pairs * 32)
     for g in 0..<groups {
       let first = g * pixelsPerGroup
+      let base = table.start[first..<first + pixelsPerGroup].min()!
+      bases[g] = base * channels
       for p in 0..<pairs {
         for o in 0..<16 {
           let x = first + o / channels
           for h in 0..<2 {
             let t = 2 * p + h
-            let index = (table.start[x] - table.start[first] + min(t, taps - 1)) * channels + o % channels
-            guard index < 64 else { return nil }
+            let index = (table.start[x] - base + min(t, taps - 1)) * channels + o % channels
+            guard (0..<64).contains(index) else { return nil }
             let lane = (g * pairs + p) * 32 + 2 * o + h
             indices[lane] = Int16(index)
             weights[lane] = t < taps ? Int16(table.fixed[x * taps + t]) : 0
@@ -82,7 +89,7 @@ extension PlaneScaler {
         }
       }
     }
-    return (indices, weights)
+    return (bases, indices, weights)
   }
 
   /// The horizontal pass for whole groups (`windowPermutes`), bit-identical to the
@@ -95,16 +102,16 @@ extension PlaneScaler {
   @inline(__always)
   func horizontalAVX512(
     _ row: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<UInt8>, pairs: Int,
-    indices: UnsafePointer<Int16>, weights: UnsafePointer<Int16>, starts: UnsafePointer<Int>
+    bases: UnsafePointer<Int>, indices: UnsafePointer<Int16>, weights: UnsafePointer<Int16>
   ) -> Int {
     let pixelsPerGroup = 16 / channels
     let count = horizontal.destinationLength
     let half = _mm512_set1_epi32(1 << (Self.horizontalShift - 1))
     let zero = _mm512_setzero_si512()
     var i = UnsafeRawPointer(indices), w = UnsafeRawPointer(weights)
-    var x = 0
+    var x = 0, g = 0
     while x + pixelsPerGroup <= count {
-      let window = UnsafeRawPointer(row + starts[x] &* channels)
+      let window = UnsafeRawPointer(row + bases[g])
       let low = window.loadUnaligned(as: __m512i.self), high = window.loadUnaligned(fromByteOffset: 64, as: __m512i.self)
       var acc = half
       for p in 0..<pairs {
@@ -116,6 +123,7 @@ extension PlaneScaler {
       i += pairs &* 64
       w += pairs &* 64
       x &+= pixelsPerGroup
+      g &+= 1
     }
     return x
   }

@@ -39,6 +39,7 @@ struct PlaneScaler: Sendable {
   let vectorWeights: [Int16]
   /// The horizontal pass laid out for the AVX-512 loop (empty without it, or when a
   /// window is too wide for it).
+  let permuteBases: [Int]
   let permuteIndices: [Int16]
   let permuteWeights: [Int16]
   /// False: the portable loops even in a build with the intrinsic kernels (the tests
@@ -66,9 +67,11 @@ struct PlaneScaler: Sendable {
     let permutes =
       halves || horizontal.isIdentity || !usesIntrinsics || channels != 1
       ? nil : Self.windowPermutes(horizontal, channels: channels)
+    permuteBases = permutes?.bases ?? []
     permuteIndices = permutes?.indices ?? []
     permuteWeights = permutes?.weights ?? []
     #else
+    permuteBases = []
     permuteIndices = []
     permuteWeights = []
     #endif
@@ -160,16 +163,16 @@ struct PlaneScaler: Sendable {
       let pairs = (horizontal.tapCount + 1) / 2
       done = permuteIndices.withUnsafeBufferPointer { indices in
         permuteWeights.withUnsafeBufferPointer { weights in
-          horizontal.start.withUnsafeBufferPointer { starts in
-            let i = indices.baseAddress!, w = weights.baseAddress!, s = starts.baseAddress!
+          permuteBases.withUnsafeBufferPointer { bases in
+            let i = indices.baseAddress!, w = weights.baseAddress!, b = bases.baseAddress!
             // The pair count as a constant for the common windows, so that the loop
             // over pairs unrolls.
             switch pairs {
-            case 1: return horizontalAVX512(row, into: out, pairs: 1, indices: i, weights: w, starts: s)
-            case 2: return horizontalAVX512(row, into: out, pairs: 2, indices: i, weights: w, starts: s)
-            case 3: return horizontalAVX512(row, into: out, pairs: 3, indices: i, weights: w, starts: s)
-            case 4: return horizontalAVX512(row, into: out, pairs: 4, indices: i, weights: w, starts: s)
-            default: return horizontalAVX512(row, into: out, pairs: pairs, indices: i, weights: w, starts: s)
+            case 1: return horizontalAVX512(row, into: out, pairs: 1, bases: b, indices: i, weights: w)
+            case 2: return horizontalAVX512(row, into: out, pairs: 2, bases: b, indices: i, weights: w)
+            case 3: return horizontalAVX512(row, into: out, pairs: 3, bases: b, indices: i, weights: w)
+            case 4: return horizontalAVX512(row, into: out, pairs: 4, bases: b, indices: i, weights: w)
+            default: return horizontalAVX512(row, into: out, pairs: pairs, bases: b, indices: i, weights: w)
             }
           }
         }
