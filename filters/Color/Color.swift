@@ -44,9 +44,8 @@ public struct Color: InPlaceVideoFilter, RowLocalVideoFilter, YUV420VideoFilter 
   /// The tables, made once.
   let lumaTable: [UInt8]
   let chromaTable: [UInt8]
-  /// `lut` as `(c, b)` of the fixed-point form, `clamp(⌊x · c / 4096⌋ + b)`, when both
-  /// tables have it (gamma 1; the identity is `(4096, 0)`): the BGRA path then computes
-  /// 16 pixels at a time instead of looking each one up.
+  /// The tables' fixed-point forms (`fixedPoint`), when both have one (gamma 1): the
+  /// BGRA path then computes 16 pixels at a time instead of looking each one up.
   let linearLuma: (c: Int32, b: Int32)?
   let linearChroma: (c: Int32, b: Int32)?
 
@@ -58,21 +57,11 @@ public struct Color: InPlaceVideoFilter, RowLocalVideoFilter, YUV420VideoFilter 
     // ffmpeg keeps the settings as single-precision floats, which shows in the tables
     // (brightness -0.2 is -0.200000003).
     func single(_ d: Double) -> Double { Double(Float(d)) }
-    lumaTable = Self.table(contrast: single(contrast), brightness: single(brightness), gamma: single(gamma))
-    chromaTable = Self.table(contrast: single(saturation), brightness: 0, gamma: 1)
-    linearLuma = Self.linearForm(contrast: single(contrast), brightness: single(brightness), gamma: single(gamma))
-    linearChroma = Self.linearForm(contrast: single(saturation), brightness: 0, gamma: 1)
-  }
-
-  /// `(c, b)` of `table`'s fixed-point form, or nil when it takes the floating-point one.
-  static func linearForm(contrast: Double, brightness: Double, gamma: Double) -> (c: Int32, b: Int32)? {
-    if contrast == 1 && brightness == 0 && gamma == 1 { return (4096, 0) }
-    guard gamma == 1 && abs(contrast) < 7.9 else { return nil }
-    let c = Int(contrast * 4096), b = Int(100 * brightness + 100) * 511 / 200 - 128 - c / 32
-    // A brightness far outside −1…1 (the option's range; the initializer takes any) is
-    // left to the tables, where the sums cannot overflow.
-    guard abs(b) < 1 << 20 else { return nil }
-    return (Int32(c), Int32(b))
+    let (c, b, g, s) = (single(contrast), single(brightness), single(gamma), single(saturation))
+    lumaTable = Self.table(contrast: c, brightness: b, gamma: g)
+    chromaTable = Self.table(contrast: s, brightness: 0, gamma: 1)
+    linearLuma = Self.vectorForm(Self.fixedPoint(contrast: c, brightness: b, gamma: g))
+    linearChroma = Self.vectorForm(Self.fixedPoint(contrast: s, brightness: 0, gamma: 1))
   }
 
   public init(options: FilterOptions) throws {
@@ -81,13 +70,27 @@ public struct Color: InPlaceVideoFilter, RowLocalVideoFilter, YUV420VideoFilter 
       saturation: options.number("saturation") ?? 1, gamma: options.number("gamma") ?? 1)
   }
 
+  /// `lut`'s fixed-point form `(c, b)`, `clamp(⌊x · c / 4096⌋ + b)` (the identity is
+  /// `(4096, 0)`), or nil when it takes the floating-point one.
+  static func fixedPoint(contrast: Double, brightness: Double, gamma: Double) -> (c: Int, b: Int)? {
+    if contrast == 1 && brightness == 0 && gamma == 1 { return (4096, 0) }
+    guard gamma == 1 && abs(contrast) < 7.9 else { return nil }
+    let c = Int(contrast * 4096)
+    return (c, Int(100 * brightness + 100) * 511 / 200 - 128 - c / 32)
+  }
+
+  /// A fixed-point form in the SIMD path's 32-bit lanes. A brightness far outside −1…1
+  /// (the option's range; the initializer takes any) is left to the tables, where the
+  /// sums cannot overflow.
+  static func vectorForm(_ form: (c: Int, b: Int)?) -> (c: Int32, b: Int32)? {
+    guard let form, abs(form.b) < 1 << 20 else { return nil }
+    return (Int32(form.c), Int32(form.b))
+  }
+
   /// `lut` of the type's documentation.
   static func table(contrast: Double, brightness: Double, gamma: Double) -> [UInt8] {
-    if contrast == 1 && brightness == 0 && gamma == 1 { return (0..<256).map { UInt8($0) } }
-    if gamma == 1 && abs(contrast) < 7.9 {
-      let c = Int(contrast * 4096)
-      let b = Int(100 * brightness + 100) * 511 / 200 - 128 - c / 32
-      return (0..<256).map { x in UInt8(min(max((x * c) >> 12 + b, 0), 255)) }
+    if let form = fixedPoint(contrast: contrast, brightness: brightness, gamma: gamma) {
+      return (0..<256).map { x in UInt8(min(max((x * form.c) >> 12 + form.b, 0), 255)) }
     }
     return (0..<256).map { i in
       var v = Double(i) / 255

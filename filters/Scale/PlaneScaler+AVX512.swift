@@ -52,35 +52,32 @@ extension PlaneScaler {
 #endif
 
 #if CAMFX_AVX512 && arch(x86_64)
-extension PlaneScaler {
-  /// The horizontal pass laid out for `horizontalAVX512`, or nil when some group's
-  /// window is wider than 64 samples (a shrink of more than about 3:1; the AVX2 loop
-  /// runs then). A group is 16 destination values: 16 samples of a plane or 4 BGRA
-  /// pixels, whose windows lie in the 64 samples from the group's `bases` entry (the
-  /// least window start in the group: starts are not always in order, since a window
-  /// drops taps of weight 0, as bicubic's at an exact source pixel). Per group and pair
-  /// of taps (2p, 2p + 1; a missing last tap weighs 0), 32 sample indices into those 64
-  /// samples and the 32 matching weights: value o's pair in lanes 2o and 2o + 1.
-  static func windowPermutes(
-    _ table: ResamplingTable, channels: Int
-  ) -> (bases: [Int], indices: [Int16], weights: [Int16])? {
-    let pixelsPerGroup = 16 / channels
-    let groups = table.destinationLength / pixelsPerGroup
+extension PlaneScaler.WindowPermutes {
+  /// The horizontal pass of a plane laid out for `horizontalAVX512`, or nil when some
+  /// group's window is wider than 64 samples (a shrink of more than about 3:1; the AVX2
+  /// loop runs then) or there is no whole group. A group is 16 destination samples,
+  /// whose windows lie in the 64 samples from the group's `bases` entry (the least
+  /// window start in the group: starts are not always in order, since a window drops
+  /// taps of weight 0, as bicubic's at an exact source pixel). Per group and pair of
+  /// taps (2p, 2p + 1; a missing last tap weighs 0), 32 sample indices into those 64
+  /// samples and the 32 matching weights: sample o's pair in lanes 2o and 2o + 1.
+  init?(_ table: ResamplingTable) {
+    let groups = table.destinationLength / 16
     let taps = table.tapCount, pairs = (taps + 1) / 2
     guard groups > 0 else { return nil }
     var bases = [Int](repeating: 0, count: groups)
     var indices = [Int16](repeating: 0, count: groups * pairs * 32)
     var weights = [Int16](repeating: 0, count: groups * pairs * 32)
     for g in 0..<groups {
-      let first = g * pixelsPerGroup
-      let base = table.start[first..<first + pixelsPerGroup].min()!
-      bases[g] = base * channels
+      let first = g * 16
+      let base = table.start[first..<first + 16].min()!
+      bases[g] = base
       for p in 0..<pairs {
         for o in 0..<16 {
-          let x = first + o / channels
+          let x = first + o
           for h in 0..<2 {
             let t = 2 * p + h
-            let index = (table.start[x] - base + min(t, taps - 1)) * channels + o % channels
+            let index = table.start[x] - base + min(t, taps - 1)
             guard (0..<64).contains(index) else { return nil }
             let lane = (g * pairs + p) * 32 + 2 * o + h
             indices[lane] = Int16(index)
@@ -89,28 +86,50 @@ extension PlaneScaler {
         }
       }
     }
-    return (bases, indices, weights)
+    self.init(pairs: pairs, bases: bases, indices: indices, weights: weights)
+  }
+}
+
+extension PlaneScaler {
+  /// The horizontal pass of a plane for whole groups of 16 samples (`WindowPermutes`).
+  /// Returns how many destination samples it wrote.
+  func horizontalAVX512(
+    _ row: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<UInt8>, _ permutes: WindowPermutes
+  ) -> Int {
+    permutes.indices.withUnsafeBufferPointer { indices in
+      permutes.weights.withUnsafeBufferPointer { weights in
+        permutes.bases.withUnsafeBufferPointer { bases in
+          let i = indices.baseAddress!, w = weights.baseAddress!, b = bases.baseAddress!
+          // The pair count as a constant for the common windows, so that the loop over
+          // pairs unrolls.
+          switch permutes.pairs {
+          case 1: return horizontalAVX512(row, into: out, pairs: 1, bases: b, indices: i, weights: w)
+          case 2: return horizontalAVX512(row, into: out, pairs: 2, bases: b, indices: i, weights: w)
+          case 3: return horizontalAVX512(row, into: out, pairs: 3, bases: b, indices: i, weights: w)
+          case 4: return horizontalAVX512(row, into: out, pairs: 4, bases: b, indices: i, weights: w)
+          default: return horizontalAVX512(row, into: out, pairs: permutes.pairs, bases: b, indices: i, weights: w)
+          }
+        }
+      }
+    }
   }
 
-  /// The horizontal pass for whole groups (`windowPermutes`), bit-identical to the
-  /// portable loop (the same 32-bit sums): the 64 samples of a group's window are two
-  /// loads, `vpermi2w` picks every value's pair of taps from them in one instruction
-  /// per pair, and `pmaddwd` adds the pair's two products; the 16 sums are shifted,
-  /// clamped and narrowed to bytes in order. The AVX2 loop needs a load, a shuffle and
-  /// an insert per destination pixel and pair instead. Returns how many destination
-  /// samples or pixels it wrote.
+  /// Bit-identical to the portable loop (the same 32-bit sums): the 64 samples of a
+  /// group's window are two loads, `vpermi2w` picks every sample's pair of taps from
+  /// them in one instruction per pair, and `pmaddwd` adds the pair's two products; the
+  /// 16 sums are shifted, clamped and narrowed to bytes in order. The AVX2 loop needs
+  /// a load and an insert per sample and quad of taps instead.
   @inline(__always)
-  func horizontalAVX512(
+  private func horizontalAVX512(
     _ row: UnsafeMutablePointer<Int16>, into out: UnsafeMutablePointer<UInt8>, pairs: Int,
     bases: UnsafePointer<Int>, indices: UnsafePointer<Int16>, weights: UnsafePointer<Int16>
   ) -> Int {
-    let pixelsPerGroup = 16 / channels
     let count = horizontal.destinationLength
     let half = _mm512_set1_epi32(1 << (Self.horizontalShift - 1))
     let zero = _mm512_setzero_si512()
     var i = UnsafeRawPointer(indices), w = UnsafeRawPointer(weights)
     var x = 0, g = 0
-    while x + pixelsPerGroup <= count {
+    while x + 16 <= count {
       let window = UnsafeRawPointer(row + bases[g])
       let low = window.loadUnaligned(as: __m512i.self), high = window.loadUnaligned(fromByteOffset: 64, as: __m512i.self)
       var acc = half
@@ -119,10 +138,10 @@ extension PlaneScaler {
         acc = _mm512_add_epi32(acc, _mm512_madd_epi16(pair, w.loadUnaligned(fromByteOffset: p &* 64, as: __m512i.self)))
       }
       let sums = _mm512_max_epi32(_mm512_srai_epi32(acc, UInt32(Self.horizontalShift)), zero)
-      UnsafeMutableRawPointer(out + x &* channels).storeBytes(of: _mm512_cvtusepi32_epi8(sums), as: __m128i.self)
+      UnsafeMutableRawPointer(out + x).storeBytes(of: _mm512_cvtusepi32_epi8(sums), as: __m128i.self)
       i += pairs &* 64
       w += pairs &* 64
-      x &+= pixelsPerGroup
+      x &+= 16
       g &+= 1
     }
     return x

@@ -23,7 +23,7 @@ import _Builtin_intrinsics.intel
 /// of taps; LLVM vectorizes neither from the scalar loops. With AVX-512 BW
 /// (`PlaneScaler+AVX512.swift`) the vertical pass takes 32 samples a step, and the
 /// horizontal pass of a plane picks the taps of 16 samples at once out of a 64-sample
-/// window (`permuteIndices`), where windows are that narrow.
+/// window (`windowPermutes`), where windows are that narrow.
 ///
 /// `area` at exactly 2:1 in both directions is the mean of each 2×2 block, rounded
 /// (`(a + b + c + d + 2) / 4`), and runs as its own loop in 16-bit SIMD lanes; with
@@ -35,13 +35,22 @@ struct PlaneScaler: Sendable {
   let channels: Int
   /// True for `area` at exactly 2:1 both ways: the 2×2 mean loop.
   let halves: Bool
-  /// The horizontal weights rearranged for the AVX2 loop (empty without it).
+  /// The horizontal weights rearranged for the AVX2 loop (empty without it, or when the
+  /// AVX-512 loop runs).
   let vectorWeights: [Int16]
-  /// The horizontal pass laid out for the AVX-512 loop (empty without it, or when a
-  /// window is too wide for it).
-  let permuteBases: [Int]
-  let permuteIndices: [Int16]
-  let permuteWeights: [Int16]
+  /// A plane's horizontal pass laid out for the AVX-512 loop (nil without it, for BGRA,
+  /// or when a window is too wide for it).
+  let windowPermutes: WindowPermutes?
+
+  /// Per group of 16 destination samples: where its 64-sample window starts in the
+  /// row, and per pair of taps the 32 indices into that window and their 32 weights
+  /// (`PlaneScaler+AVX512.swift`).
+  struct WindowPermutes: Sendable {
+    let pairs: Int
+    let bases: [Int]
+    let indices: [Int16]
+    let weights: [Int16]
+  }
   /// False: the portable loops even in a build with the intrinsic kernels (the tests
   /// compare the two byte for byte).
   let usesIntrinsics: Bool
@@ -55,25 +64,19 @@ struct PlaneScaler: Sendable {
     self.channels = channels
     halves = method == .area && source.width == 2 * destination.width && source.height == 2 * destination.height
     self.usesIntrinsics = usesIntrinsics
+    #if CAMFX_AVX512 && arch(x86_64)
+    // Planes only: for BGRA (4 pixels a group) the AVX2 loop is faster.
+    windowPermutes =
+      halves || horizontal.isIdentity || !usesIntrinsics || channels != 1 ? nil : WindowPermutes(horizontal)
+    #else
+    windowPermutes = nil
+    #endif
     #if CAMFX_AVX2 && arch(x86_64)
     vectorWeights =
-      halves || horizontal.isIdentity || !usesIntrinsics
+      halves || horizontal.isIdentity || !usesIntrinsics || windowPermutes != nil
       ? [] : channels == 4 ? Self.bgraPairWeights(horizontal) : Self.planeQuadWeights(horizontal)
     #else
     vectorWeights = []
-    #endif
-    #if CAMFX_AVX512 && arch(x86_64)
-    // Planes only: for BGRA (4 pixels a group) the AVX2 loop is faster.
-    let permutes =
-      halves || horizontal.isIdentity || !usesIntrinsics || channels != 1
-      ? nil : Self.windowPermutes(horizontal, channels: channels)
-    permuteBases = permutes?.bases ?? []
-    permuteIndices = permutes?.indices ?? []
-    permuteWeights = permutes?.weights ?? []
-    #else
-    permuteBases = []
-    permuteIndices = []
-    permuteWeights = []
     #endif
   }
 
@@ -159,30 +162,10 @@ struct PlaneScaler: Sendable {
     }
     var done = 0
     #if CAMFX_AVX512 && arch(x86_64)
-    if !permuteIndices.isEmpty, channels == 1 {
-      let pairs = (horizontal.tapCount + 1) / 2
-      done = permuteIndices.withUnsafeBufferPointer { indices in
-        permuteWeights.withUnsafeBufferPointer { weights in
-          permuteBases.withUnsafeBufferPointer { bases in
-            let i = indices.baseAddress!, w = weights.baseAddress!, b = bases.baseAddress!
-            // The pair count as a constant for the common windows, so that the loop
-            // over pairs unrolls.
-            switch pairs {
-            case 1: return horizontalAVX512(row, into: out, pairs: 1, bases: b, indices: i, weights: w)
-            case 2: return horizontalAVX512(row, into: out, pairs: 2, bases: b, indices: i, weights: w)
-            case 3: return horizontalAVX512(row, into: out, pairs: 3, bases: b, indices: i, weights: w)
-            case 4: return horizontalAVX512(row, into: out, pairs: 4, bases: b, indices: i, weights: w)
-            default: return horizontalAVX512(row, into: out, pairs: pairs, bases: b, indices: i, weights: w)
-            }
-          }
-        }
-      }
-    }
+    if let windowPermutes { done = horizontalAVX512(row, into: out, windowPermutes) }
     #endif
     #if CAMFX_AVX2 && arch(x86_64)
-    if done > 0 {
-      // The AVX-512 loop did the whole groups; the portable loop finishes the row.
-    } else if usesIntrinsics, channels == 4 {
+    if !vectorWeights.isEmpty, channels == 4 {
       let pairs = (horizontal.tapCount + 1) / 2
       done = vectorWeights.withUnsafeBufferPointer { weights in
         horizontal.start.withUnsafeBufferPointer { starts in
@@ -197,7 +180,7 @@ struct PlaneScaler: Sendable {
           }
         }
       }
-    } else if usesIntrinsics {
+    } else if !vectorWeights.isEmpty {
       let quads = (horizontal.tapCount + 3) / 4
       done = vectorWeights.withUnsafeBufferPointer { weights in
         horizontal.start.withUnsafeBufferPointer { starts in
