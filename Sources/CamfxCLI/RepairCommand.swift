@@ -2,18 +2,25 @@ import ArgumentParser
 import CamfxMedia
 
 /// `camfx repair FILE`: finishes a fragmented MP4 that a crash, a power cut or a full
-/// disk left behind, in place, as a clean stop would have: the torn last fragment is
-/// cut and the full index written (`FragmentedMovieFinisher`).
+/// disk left behind, in place, as a clean stop would have: every fragment that can be
+/// trusted goes into the full index (`FragmentedMovieFinisher`).
 ///
 ///     camfx repair cam-20261124-101500.mp4
+///
+/// Exit 0 when everything but a torn last fragment was kept (the normal state after a
+/// crash); 1, after finishing the file with everything intact, when damaged fragments
+/// had to be left out, with where they were.
 struct RepairCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "repair",
     abstract: "Finish a camfx recording left fragmented by a crash (in place, without copying the media).",
     discussion: """
-      Cuts a torn last fragment, writes the index and turns the file into a regular MP4 \
-      that every player and editor opens. A file that was finished already is left as it is; \
-      a file that camfx did not write fragmented is refused, unchanged.
+      Writes the index of every fragment that can be trusted and turns the file into a regular \
+      MP4 that every player and editor opens. A torn last fragment (a crash while it was \
+      written) is left out; a damaged fragment in the middle is left out too, the fragments \
+      after it are kept, and the exit status is 1 with what was lost. Nothing is cut from the \
+      file. A file that was finished already is left as it is; a file that camfx did not \
+      write fragmented, or that holds no complete fragment, is refused, unchanged.
       """)
 
   @Argument(help: ArgumentHelp("The .mp4 or .mov file to repair.", valueName: "file"))
@@ -32,8 +39,24 @@ struct RepairCommand: ParsableCommand {
     }
     let tracks = report.trackKinds.isEmpty ? "nothing" : report.trackKinds.joined(separator: " and ")
     var line = "\(file): kept \(Self.clock(report.seconds)) of \(tracks) in \(report.fragments) fragments"
-    if report.cutBytes > 0 { line += "; cut \(Self.kilobytes(report.cutBytes)) of a torn fragment" }
+    if report.tailBytes > 0 && report.tailIsTorn {
+      line += report.cutBytes > 0
+        ? "; cut \(Self.kilobytes(report.cutBytes)) of a torn last fragment to make room for the index"
+        : "; left out \(Self.kilobytes(report.tailBytes)) of a torn last fragment"
+    }
     print(line)
+    guard report.keptEverythingIntact else {
+      var lost = report.losses.map { loss in
+        let place = "bytes \(loss.bytes.lowerBound)-\(loss.bytes.upperBound)"
+        guard let seconds = loss.seconds else { return place }
+        return "\(place) (no frames from \(Self.clock(seconds.lowerBound)) to \(Self.clock(seconds.upperBound)))"
+      }
+      if !report.tailIsTorn && report.tailBytes > 0 {
+        lost.append("\(Self.kilobytes(report.tailBytes)) of a damaged last fragment")
+      }
+      throw RepairFailure(
+        message: "'\(file)' had damaged fragments, left out of the finished file: \(lost.joined(separator: ", "))")
+    }
   }
 
   /// `hh:mm:ss.t`.

@@ -170,18 +170,25 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
       throw V4L2Error(.failed, operation: "VIDIOC_REQBUFS", device: path, detail: "the driver gave only \(request.count) buffers")
     }
     var monotonic = true
-    for index in 0..<request.count {
-      var buffer = v4l2_buffer()
-      buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-      buffer.memory = V4L2_MEMORY_MMAP.rawValue
-      buffer.index = index
-      try device.ioctl(CAMFX_VIDIOC_QUERYBUF, &buffer, "VIDIOC_QUERYBUF")
-      let start = camfx_v4l2_mmap(nil, Int(buffer.length), PROT_READ | PROT_WRITE, MAP_SHARED, device.fd, Int64(buffer.m.offset))
-      guard let start, start != MAP_FAILED else {
-        throw V4L2Error(errno: errno, operation: "mmap", device: path)
+    do {
+      for index in 0..<request.count {
+        var buffer = v4l2_buffer()
+        buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        buffer.memory = V4L2_MEMORY_MMAP.rawValue
+        buffer.index = index
+        try device.ioctl(CAMFX_VIDIOC_QUERYBUF, &buffer, "VIDIOC_QUERYBUF")
+        let start = camfx_v4l2_mmap(nil, Int(buffer.length), PROT_READ | PROT_WRITE, MAP_SHARED, device.fd, Int64(buffer.m.offset))
+        guard let start, start != MAP_FAILED else {
+          throw V4L2Error(errno: errno, operation: "mmap", device: path)
+        }
+        buffers.append((start, Int(buffer.length)))
+        monotonic = monotonic && buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
       }
-      buffers.append((start, Int(buffer.length)))
-      monotonic = monotonic && buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
+    } catch {
+      // `timestampsAreMonotonic` is not set yet, so deinit (which unmaps) does not run:
+      // unmap what was mapped here, or the mappings leak and keep the device busy.
+      for b in buffers { _ = camfx_v4l2_munmap(b.start, b.length) }
+      throw error
     }
     timestampsAreMonotonic = monotonic
   }

@@ -38,10 +38,6 @@ final class AudioEncoder {
     if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
     try check(avcodec_open2(c, codec, nil), "avcodec_open2 \(settings.codec)")
     frameSize = c.pointee.frame_size > 0 ? Int(c.pointee.frame_size) : 1024
-    guard let f = av_audio_fifo_alloc(sampleFormat, Int32(settings.channels), Int32(frameSize * 4)) else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_audio_fifo_alloc")
-    }
-    fifo = f
     frame = try FFmpegFrame()
     frame.pointer.pointee.nb_samples = Int32(frameSize)
     frame.pointer.pointee.format = sampleFormat.rawValue
@@ -49,6 +45,12 @@ final class AudioEncoder {
     try check(av_channel_layout_copy(&frame.pointer.pointee.ch_layout, &c.pointee.ch_layout), "av_channel_layout_copy")
     try check(av_frame_get_buffer(frame.pointer, 0), "av_frame_get_buffer audio")
     packet = try FFmpegPacket()
+    // The FIFO comes last: deinit (its only free) runs only once every stored property
+    // is set, so a throw above with the FIFO already made leaked it.
+    guard let f = av_audio_fifo_alloc(sampleFormat, Int32(settings.channels), Int32(frameSize * 4)) else {
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_audio_fifo_alloc")
+    }
+    fifo = f
   }
 
   deinit { av_audio_fifo_free(fifo) }

@@ -15,13 +15,15 @@ public final class CompressedFramePackager {
 
   /// - Parameter maximumBytes: the largest frame (a camera's buffer size).
   public init(stream: EncodedStream, maximumBytes: Int) throws(FFmpegError) {
+    // The packet comes first: deinit (the pool's only free) runs only once every stored
+    // property is set, so a throw here after the pool was made leaked it.
+    packet = try FFmpegPacket()
     guard maximumBytes > 0, let pool = av_buffer_pool_init(maximumBytes + Int(AV_INPUT_BUFFER_PADDING_SIZE), nil) else {
       throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_buffer_pool_init")
     }
     self.stream = stream
     self.maximumBytes = maximumBytes
     self.pool = pool
-    packet = try FFmpegPacket()
   }
 
   /// A keyframe packet holding a copy of `bytes`, with its presentation time and

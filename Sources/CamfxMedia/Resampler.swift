@@ -26,16 +26,18 @@ final class Resampler {
         &ctx, &outLayout, outputFormat, Int32(outputRate), &inLayout, inputFormat, Int32(inputRate), 0, nil),
       "swr_alloc_set_opts2")
     guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "swr_alloc_set_opts2") }
-    context = ctx
-    scratch = .allocate(capacity: max(outputChannels, 1))
-    scratch.initialize(repeating: nil, count: max(outputChannels, 1))
+    // swr_init runs before `context` and `scratch` are set: a throw once every stored
+    // property is set runs deinit, which frees both (freeing them here as well freed
+    // them twice: found by a fuzzer). Until then only the local `ctx` is ours to free.
     let r = swr_init(ctx)
     if r < 0 {
       var c: OpaquePointer? = ctx
       swr_free(&c)
-      scratch.deallocate()
       throw FFmpegError(code: r, operation: "swr_init \(inputChannels) ch \(inputRate) Hz -> \(outputChannels) ch \(outputRate) Hz")
     }
+    context = ctx
+    scratch = .allocate(capacity: max(outputChannels, 1))
+    scratch.initialize(repeating: nil, count: max(outputChannels, 1))
   }
 
   deinit {

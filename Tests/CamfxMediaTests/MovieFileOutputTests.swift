@@ -13,7 +13,7 @@ final class MovieFileOutputTests: XCTestCase {
   /// Writes `count` pattern frames (30 fps) with a 440 Hz tone; `midway` sees the file
   /// as it is on disk after `midwayFrame` frames (what a crash would leave).
   @discardableResult
-  private func record(
+  func record(
     _ path: String, count: Int, fragment: Double = 1, bframes: Int = 0, crf: Double = 23, audio: Bool = true,
     midwayFrame: Int? = nil, midway: (String) throws -> Void = { _ in }
   ) throws -> MovieWriter {
@@ -98,14 +98,17 @@ final class MovieFileOutputTests: XCTestCase {
     for cut in cuts {
       let copy = dir.file("cut-\(cut).mp4")
       FileManager.default.createFile(atPath: copy, contents: crashed.prefix(cut))
-      let report = try FragmentedMovieFinisher.finish(path: copy)
-      XCTAssertFalse(report.wasFinished)
-      XCTAssertEqual(try topLevelBoxes(copy), ["ftyp", "free", "mdat", "moov"], "cut at \(cut)")
-      if report.fragments == 0 {
-        // Cut inside the first fragment: an empty movie (ffmpeg finds no frame to decode).
-        XCTAssertEqual(report.seconds, 0, "cut at \(cut)")
+      let report: FragmentedMovieFinisher.Report
+      do {
+        report = try FragmentedMovieFinisher.finish(path: copy)
+      } catch {
+        // Cut inside the first fragment: nothing to keep, and the file is left as it was.
+        XCTAssertTrue("\(error)".hasPrefix("it holds no complete fragment"), "cut at \(cut): \(error)")
+        XCTAssertEqual(FileManager.default.contents(atPath: copy), crashed.prefix(cut), "cut at \(cut)")
         continue
       }
+      XCTAssertFalse(report.wasFinished)
+      XCTAssertEqual(try topLevelBoxes(copy), ["ftyp", "free", "mdat", "moov"], "cut at \(cut)")
       XCTAssertEqual(try decodeErrors(copy), "", "cut at \(cut)")
       // What is kept is the recording's beginning, frame for frame (video and audio).
       let kept = try frameChecksums(copy)

@@ -1,3 +1,4 @@
+import CamfxCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,66 +8,117 @@ import Glibc
 /// the header of one `mdat` that covers the initial index and every fragment.
 ///
 ///     before: ftyp | marker (free) | moov₀ | moof mdat | moof mdat | … | torn tail?
-///     after:  ftyp | free | mdat [ moov₀ moof mdat moof mdat … ] | moov
+///     after:  ftyp | free | mdat [ moov₀ moof mdat moof mdat … torn tail? ] | moov
 ///
 /// Players then see an ordinary MP4 with a duration and a full index (OBS's "hybrid
-/// MP4" does the same). A torn last fragment, left by a crash while it was being
-/// written, is cut. The steps are ordered so that a crash at any point leaves a file
-/// that still plays, and that `finish` can take up again:
-/// 1. cut the torn tail; 2. append the index and `fdatasync`; 3. turn the marker into
-/// the `mdat` header and `fdatasync`.
+/// MP4" does the same). The index lists the samples of every fragment that can be
+/// trusted (`FragmentedMovieScan`); damaged bytes and a torn last fragment stay in the
+/// file, outside the index. Nothing is cut or overwritten but the marker, so a crash
+/// at any point leaves a file that still plays and that `finish` can take up again:
+/// 1. append the index after the last byte and `fdatasync` (a file that still starts
+///    with the marker plays as fragmented; an index left there by a crash is found and
+///    written again in the same place); 2. turn the marker into the `mdat` header and
+///    `fdatasync`. Only when the disk has no room for the index is a torn tail (bytes
+///    in which no fragment parses) cut to make room.
 public enum FragmentedMovieFinisher {
-  /// What a finish kept and cut.
+  /// What a finish kept and left out.
   public struct Report: Sendable, Equatable {
     /// The movie's duration after finishing, in seconds.
     public var seconds: Double
-    /// Bytes of a torn last fragment that were cut.
+    /// Bytes after the last complete fragment (a fragment torn by a crash, or damaged
+    /// boxes), left out of the index.
+    public var tailBytes: Int64
+    /// Of those, the bytes that were cut from the file (only to make room for the index
+    /// on a full disk).
     public var cutBytes: Int64
+    /// True when the tail is a fragment cut off by the end of the file (the normal
+    /// state after a crash), false when it holds whole boxes that did not parse.
+    public var tailIsTorn: Bool
     /// Complete fragments kept.
     public var fragments: Int
+    /// Video frames the finished file holds.
+    public var videoFrames: Int
+    /// Damaged stretches between kept fragments, left out of the index.
+    public var losses: [Loss]
     /// Samples kept per kind of track ("video", "audio").
     public var trackKinds: [String]
     /// True when the file was already a finished, regular MP4 and was left as it was.
     public var wasFinished: Bool
     /// Wall-clock seconds the finish took (reading the fragments, writing the index).
     public var elapsedSeconds: Double = 0
+
+    /// True when everything but a torn last fragment was kept.
+    public var keptEverythingIntact: Bool { losses.isEmpty && (tailIsTorn || tailBytes == 0) }
   }
 
-  /// Finishes the fragmented MP4 open for reading and writing at `fd`.
+  /// Damaged bytes that were left out of the index.
+  public struct Loss: Sendable, Equatable {
+    /// Where they lie in the file.
+    public var bytes: Range<Int64>
+    /// The gap they leave in the movie, in seconds from its start (nil when unknown).
+    public var seconds: Range<Double>?
+  }
+
+  /// Finishes the fragmented MP4 open for reading and writing at `fd`. A file with no
+  /// complete fragment becomes an empty movie.
   /// - Throws: `MP4FormatError` when the file is not a camfx fragmented MP4 (nothing is
-  ///   changed then), or an I/O error's text.
+  ///   changed then), or an I/O error's text (the file then stays fragmented, and plays).
   @discardableResult
   public static func finish(fd: Int32) throws(MP4FormatError) -> Report {
-    let started = ContinuousClock.now
-    let scan = try FragmentedMovieScan(fd: fd)
+    try finish(fd: fd, scan: try FragmentedMovieScan(fd: fd))
+  }
+
+  private static func finish(fd: Int32, scan: FragmentedMovieScan) throws(MP4FormatError) -> Report {
+    let started = MonotonicClock.seconds()
     if scan.kind == .finished {
-      return Report(seconds: 0, cutBytes: 0, fragments: 0, trackKinds: [], wasFinished: true)
+      return Report(
+        seconds: 0, tailBytes: 0, cutBytes: 0, tailIsTorn: true, fragments: 0, videoFrames: 0, losses: [],
+        trackKinds: [], wasFinished: true)
     }
-    let cut = scan.fileSize - scan.completeEnd
-    if cut > 0 { try truncate(fd, to: scan.completeEnd) }
     let (moov, seconds) = try MovieIndexBuilder(initialMovie: scan.initialMovie, tracks: scan.tracks, marker: scan.marker)
       .build()
     let kinds = try handlerKinds(scan.initialMovie)
+    var indexAt = scan.staleIndexOffset ?? scan.fileSize
+    var cut: Int64 = 0
     do throws(MP4FormatError) {
-      try write(fd, moov, at: scan.completeEnd)
-      try truncate(fd, to: scan.completeEnd + Int64(moov.count))
-      try sync(fd)
+      try writeIndex(fd, moov, at: indexAt)
     } catch {
-      // No room for the index (a full disk): the file stays fragmented, which plays.
-      _ = ftruncate(fd, off_t(scan.completeEnd))
-      throw error
+      // No room for the index (a full disk): a torn tail holds no fragment, and
+      // cutting it may make room. Else the file stays fragmented, which plays.
+      _ = ftruncate(fd, off_t(scan.fileSize))
+      guard scan.tailIsTorn, scan.fragmentsEnd < indexAt else { throw error }
+      try truncate(fd, to: scan.fragmentsEnd)
+      cut = scan.fileSize - scan.fragmentsEnd
+      indexAt = scan.fragmentsEnd
+      do throws(MP4FormatError) {
+        try writeIndex(fd, moov, at: indexAt)
+      } catch {
+        _ = ftruncate(fd, off_t(indexAt))
+        throw error
+      }
     }
     let boxes = FragmentedMovieMarker.finishedBoxes(
-      original: scan.markerBox, markerOffset: scan.markerOffset, mediaEnd: scan.completeEnd)
+      original: scan.markerBox, markerOffset: scan.markerOffset, mediaEnd: indexAt)
     try write(fd, boxes, at: scan.markerOffset)
     try sync(fd)
-    let elapsed = ContinuousClock.now - started
+    let videoFrames = FragmentedMovieScan.videoTrack(scan.initialMovie).flatMap { scan.tracks[$0]?.sizes.count } ?? 0
     return Report(
-      seconds: seconds, cutBytes: cut, fragments: scan.fragments, trackKinds: kinds, wasFinished: false,
-      elapsedSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+      seconds: seconds, tailBytes: scan.fileSize - scan.fragmentsEnd - (scan.staleIndexOffset.map { scan.fileSize - $0 } ?? 0),
+      cutBytes: cut, tailIsTorn: scan.tailIsTorn, fragments: scan.fragments, videoFrames: videoFrames,
+      losses: scan.losses.map { Loss(bytes: $0.bytes, seconds: $0.seconds) }, trackKinds: kinds, wasFinished: false,
+      elapsedSeconds: MonotonicClock.seconds() - started)
+  }
+
+  /// Writes the index at `offset`, ends the file after it and makes it durable.
+  private static func writeIndex(_ fd: Int32, _ moov: [UInt8], at offset: Int64) throws(MP4FormatError) {
+    try write(fd, moov, at: offset)
+    try truncate(fd, to: offset + Int64(moov.count))
+    try sync(fd)
   }
 
   /// Finishes the file at `path` (`camfx repair`).
+  /// - Throws: `MP4FormatError` also when the file holds no complete fragment (it is
+  ///   left unchanged then: there is nothing to keep).
   public static func finish(path: String) throws(MP4FormatError) -> Report {
     let fd = open(path, O_RDWR | O_CLOEXEC)
     guard fd >= 0 else { throw MP4FormatError("cannot open '\(path)': \(String(cString: strerror(errno)))") }
@@ -77,7 +129,12 @@ public enum FragmentedMovieFinisher {
     guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
       throw MP4FormatError("'\(path)' is being written by a running recording")
     }
-    return try finish(fd: fd)
+    let scan = try FragmentedMovieScan(fd: fd)
+    if scan.kind == .fragmented && scan.fragments == 0 {
+      throw MP4FormatError(
+        "it holds no complete fragment (it was cut within its first second, or every fragment is damaged): nothing to keep; left unchanged")
+    }
+    return try finish(fd: fd, scan: scan)
   }
 
   /// "video", "audio", ... for each track, from the `hdlr` boxes.

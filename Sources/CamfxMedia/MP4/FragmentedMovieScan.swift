@@ -1,9 +1,15 @@
 /// What a fragmented MP4 written by camfx holds, read back from the file: its boxes
-/// before the fragments, every complete fragment's samples, and where a torn last
-/// fragment (a crash while writing it) begins.
+/// before the fragments, every fragment whose index can be trusted, what was damaged
+/// between them, and the tail after the last one (a fragment torn by a crash).
 ///
-///     ftyp | marker | moov | moof mdat | moof mdat | ... | moof md…  (torn)
-///                                                        ^ completeEnd
+///     ftyp | marker | moov | moof mdat | moof mdat | ~damaged~ | moof mdat | ... | moof md…  (torn)
+///                                                                         ^ fragmentsEnd
+///
+/// A fragment is trusted when its `moof` parses and its samples tile its `mdat`
+/// exactly (camfx's fragments hold one `mdat` each, filled by their samples and
+/// nothing else), and its decode times follow the fragments before and after it.
+/// After anything else the scan looks for the next `moof` that passes, so one bad
+/// byte costs at most the fragment it is in.
 struct FragmentedMovieScan {
   /// The samples one track's fragments hold, in decode order.
   struct TrackSamples {
@@ -51,6 +57,27 @@ struct FragmentedMovieScan {
   /// The state a file is in.
   enum Kind { case fragmented, finished }
 
+  /// One fragment whose index parsed and whose samples tile its `mdat`.
+  struct Fragment {
+    /// From the `moof` to the end of its `mdat`.
+    var range: Range<Int64>
+    var tracks: [UInt32: TrackSamples]
+    /// Where each track's samples start and end on its decode timeline (`tfdt` and
+    /// `tfdt` plus the samples' durations).
+    func span(of track: UInt32) -> (start: UInt64, end: UInt64)? {
+      guard let samples = tracks[track], let start = samples.firstFragmentDecodeTime else { return nil }
+      return (start, start &+ samples.mediaDuration)
+    }
+  }
+
+  /// Bytes between trusted fragments that were left out of the index.
+  struct Loss: Equatable {
+    var bytes: Range<Int64>
+    /// Where the gap it leaves on the video timeline (or the first track's) starts
+    /// and ends, in seconds; nil when a neighbour is missing.
+    var seconds: Range<Double>?
+  }
+
   var kind: Kind
   var markerOffset: Int64
   var markerBox: [UInt8]
@@ -59,9 +86,18 @@ struct FragmentedMovieScan {
   /// The `moov` written with the header (codec descriptions, no samples).
   var initialMovie: [UInt8]
   var tracks: [UInt32: TrackSamples] = [:]
+  /// Trusted fragments, kept in the index.
   var fragments = 0
-  /// The end of the last complete fragment.
-  var completeEnd: Int64
+  /// Damaged stretches between the initial `moov` and the last trusted fragment.
+  var losses: [Loss] = []
+  /// The end of the last trusted fragment: what follows is the tail.
+  var fragmentsEnd: Int64
+  /// True when the tail is a box cut off by the end of the file (a crash while a
+  /// fragment was written, or nothing); false when it holds whole boxes that did not
+  /// parse (damage in the last fragment).
+  var tailIsTorn = true
+  /// Where a final index from an interrupted finish begins (it is written again there).
+  var staleIndexOffset: Int64?
   var fileSize: Int64
 
   private struct TrackDefaults {
@@ -94,7 +130,7 @@ struct FragmentedMovieScan {
         kind = .finished
         moovOffset = 0
         initialMovie = []
-        completeEnd = file.fileSize
+        fragmentsEnd = file.fileSize
         return
       }
     } else if markerHeader.size != Int64(FragmentedMovieMarker.size) {
@@ -109,26 +145,204 @@ struct FragmentedMovieScan {
     initialMovie = try file.readBox(moov)
     let defaults = try Self.trackDefaults(initialMovie)
     for track in defaults.keys { tracks[track] = TrackSamples() }
-    completeEnd = moov.end
 
-    // Fragments: moof then mdat, until the file ends or one is incomplete.
+    // Fragments, in file order; past anything that is not one, the next that parses.
+    var found: [Fragment] = []
+    var damaged: [Range<Int64>] = []
     var position = moov.end
-    while let header = try file.boxHeader(at: position), header.end <= file.fileSize {
-      if header.type == "moof" {
-        guard let mdat = try file.boxHeader(at: header.end), mdat.type == "mdat", mdat.end <= file.fileSize else { break }
-        guard let moof = try? file.readBox(header),
-          let added = try? Self.parseFragment(moof, at: header.offset, defaults: defaults, mdat: mdat)
-        else { break }
-        for (track, samples) in added { Self.append(samples, to: &tracks[track, default: TrackSamples()]) }
-        fragments += 1
-        position = mdat.end
-        completeEnd = position
-      } else if header.type == "free" || header.type == "skip" {
+    var tailStart = moov.end
+    while position < file.fileSize {
+      if let fragment = try Self.fragment(at: position, in: file, defaults: defaults) {
+        found.append(fragment)
+        position = fragment.range.upperBound
+        tailStart = position
+      } else if let header = try file.boxHeader(at: position), header.type == "free" || header.type == "skip",
+        header.end <= file.fileSize
+      {
         position = header.end
+      } else if let next = try Self.nextFragment(after: position, in: file, defaults: defaults) {
+        damaged.append(position..<next.range.lowerBound)
+        position = next.range.lowerBound
       } else {
-        break  // e.g. a final index from a finish that was interrupted: written again
+        break
       }
     }
+
+    // Decode times must run forward: a fragment whose `tfdt` or durations were hit
+    // overlaps a neighbour, and the one whose own neighbours disagree with it goes.
+    var kept: [Fragment] = []
+    for (i, fragment) in found.enumerated() {
+      guard let previous = kept.last, !Self.follows(fragment, previous) else {
+        kept.append(fragment)
+        continue
+      }
+      let next = i + 1 < found.count ? found[i + 1] : nil
+      let beforePrevious = kept.count >= 2 ? kept[kept.count - 2] : nil
+      let previousIsWrong =
+        (beforePrevious.map { Self.follows(fragment, $0) } ?? true) && next.map { Self.meets(fragment, $0) } == true
+      if previousIsWrong {
+        damaged.append(kept.removeLast().range)
+        kept.append(fragment)
+      } else {
+        damaged.append(fragment.range)
+      }
+    }
+
+    let timescales = Self.timescales(initialMovie)
+    let timelineTrack = Self.videoTrack(initialMovie) ?? defaults.keys.min() ?? 1
+    for fragment in kept {
+      for (track, samples) in fragment.tracks { Self.append(samples, to: &tracks[track, default: TrackSamples()]) }
+    }
+    fragments = kept.count
+    fragmentsEnd = kept.last?.range.upperBound ?? moov.end
+    losses = Self.losses(
+      damaged, kept: kept, upTo: fragmentsEnd, track: timelineTrack, timescale: timescales[timelineTrack] ?? 0)
+
+    // The tail: a box cut off by the end of the file, an index from an interrupted
+    // finish, or whole boxes that did not parse.
+    let tail = max(tailStart, fragmentsEnd)
+    if tail < file.fileSize, let header = try file.boxHeader(at: tail) {
+      if header.type == "moov" && header.end == file.fileSize {
+        staleIndexOffset = tail
+      } else {
+        tailIsTorn = header.end > file.fileSize || !Self.walksToEnd(from: tail, in: file)
+      }
+    }
+  }
+
+  /// True when `fragment` starts, on every track the two share, no earlier than `previous` ends.
+  private static func follows(_ fragment: Fragment, _ previous: Fragment) -> Bool {
+    for track in fragment.tracks.keys {
+      guard let a = previous.span(of: track), let b = fragment.span(of: track) else { continue }
+      if b.start < a.end { return false }
+    }
+    return true
+  }
+
+  /// True when `next` starts exactly where `fragment` ends on every shared track (as
+  /// consecutive fragments of a recording do).
+  private static func meets(_ fragment: Fragment, _ next: Fragment) -> Bool {
+    for track in fragment.tracks.keys {
+      guard let a = fragment.span(of: track), let b = next.span(of: track) else { continue }
+      if b.start != a.end { return false }
+    }
+    return true
+  }
+
+  /// True when whole boxes follow each other from `offset` to the end of the file.
+  private static func walksToEnd(from offset: Int64, in file: MP4FileReader) -> Bool {
+    var position = offset
+    while position < file.fileSize {
+      guard let header = try? file.boxHeader(at: position), header.end <= file.fileSize else { return false }
+      position = header.end
+    }
+    return true
+  }
+
+  /// The trusted fragment that starts at `offset`, or nil.
+  private static func fragment(
+    at offset: Int64, in file: MP4FileReader, defaults: [UInt32: TrackDefaults]
+  ) throws(MP4FormatError) -> Fragment? {
+    guard let header = try file.boxHeader(at: offset), header.type == "moof", header.end <= file.fileSize,
+      header.size <= 64 << 20,
+      let mdat = try file.boxHeader(at: header.end), mdat.type == "mdat", mdat.end <= file.fileSize,
+      let moof = try? file.readBox(header),
+      let (tracks, data) = try? parseFragment(moof, at: header.offset, defaults: defaults, mdat: mdat)
+    else { return nil }
+    // The samples fill the mdat exactly: a size or offset that was hit leaves a hole or an overlap.
+    var end = mdat.payloadOffset
+    for range in data.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+      guard range.lowerBound == end else { return nil }
+      end = range.upperBound
+    }
+    guard end == mdat.end else { return nil }
+    return Fragment(range: header.offset..<mdat.end, tracks: tracks)
+  }
+
+  /// The next trusted fragment whose `moof` starts after `position`.
+  private static func nextFragment(
+    after position: Int64, in file: MP4FileReader, defaults: [UInt32: TrackDefaults]
+  ) throws(MP4FormatError) -> Fragment? {
+    let moof: [UInt8] = Array("moof".utf8)
+    var typeAt = position + 1 + 4  // a box's type is 4 bytes into it
+    let window = 1 << 20
+    while typeAt + 4 <= file.fileSize {
+      let bytes = try file.read(at: typeAt, count: window + 3)
+      guard bytes.count >= 4 else { break }
+      for i in 0...(bytes.count - 4)
+      where bytes[i] == moof[0] && bytes[i + 1] == moof[1] && bytes[i + 2] == moof[2] && bytes[i + 3] == moof[3] {
+        if let fragment = try fragment(at: typeAt + Int64(i) - 4, in: file, defaults: defaults) { return fragment }
+      }
+      typeAt += Int64(bytes.count - 3)
+    }
+    return nil
+  }
+
+  /// Each damaged stretch with the gap it leaves on `track`'s timeline.
+  private static func losses(
+    _ damaged: [Range<Int64>], kept: [Fragment], upTo end: Int64, track: UInt32, timescale: UInt32
+  ) -> [Loss] {
+    var merged: [Range<Int64>] = []
+    for range in damaged.sorted(by: { $0.lowerBound < $1.lowerBound }) where range.lowerBound < end {
+      if let last = merged.last, last.upperBound >= range.lowerBound {
+        merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+      } else {
+        merged.append(range)
+      }
+    }
+    let origin = kept.first?.span(of: track)?.start ?? 0
+    return merged.map { bytes in
+      let before = kept.last { $0.range.upperBound <= bytes.lowerBound }?.span(of: track)
+      let after = kept.first { $0.range.lowerBound >= bytes.upperBound }?.span(of: track)
+      var seconds: Range<Double>? = nil
+      if timescale > 0, let after, after.start >= origin {
+        let from = Double((before?.end ?? origin) &- origin) / Double(timescale)
+        let to = Double(after.start - origin) / Double(timescale)
+        if to >= from { seconds = from..<to }
+      }
+      return Loss(bytes: bytes, seconds: seconds)
+    }
+  }
+
+  /// Each track's media timescale (`mdhd`), by track ID.
+  private static func timescales(_ moov: [UInt8]) -> [UInt32: UInt32] {
+    var result: [UInt32: UInt32] = [:]
+    for (track, trak) in (try? tracksByID(moov)) ?? [] {
+      guard let mdia = try? mp4Children(of: moov, payloadStart: trak.lowerBound + 8, end: trak.upperBound)
+        .first(where: { $0.type == "mdia" }),
+        let mdhd = try? mp4Children(of: moov, payloadStart: mdia.range.lowerBound + 8, end: mdia.range.upperBound)
+          .first(where: { $0.type == "mdhd" }),
+        let scale = try? MovieIndexBuilder.timescale(ofHeader: Array(moov[mdhd.range]), timescaleField: 2)
+      else { continue }
+      result[track] = scale
+    }
+    return result
+  }
+
+  /// The ID of the first video track (`hdlr` "vide").
+  static func videoTrack(_ moov: [UInt8]) -> UInt32? {
+    for (track, trak) in (try? tracksByID(moov)) ?? [] {
+      guard let mdia = try? mp4Children(of: moov, payloadStart: trak.lowerBound + 8, end: trak.upperBound)
+        .first(where: { $0.type == "mdia" }),
+        let hdlr = try? mp4Children(of: moov, payloadStart: mdia.range.lowerBound + 8, end: mdia.range.upperBound)
+          .first(where: { $0.type == "hdlr" })
+      else { continue }
+      var r = MP4ByteReader(moov, at: hdlr.range.lowerBound + 16)
+      if (try? r.u32()).map(FourCC.init(rawValue:)) == "vide" { return track }
+    }
+    return nil
+  }
+
+  /// Each `trak`'s track ID and byte range in `moov`.
+  private static func tracksByID(_ moov: [UInt8]) throws(MP4FormatError) -> [(UInt32, Range<Int>)] {
+    var result: [(UInt32, Range<Int>)] = []
+    for trak in try mp4Children(of: moov, payloadStart: 8) where trak.type == "trak" {
+      guard let tkhd = try mp4Children(of: moov, payloadStart: trak.range.lowerBound + 8, end: trak.range.upperBound)
+        .first(where: { $0.type == "tkhd" })
+      else { continue }
+      result.append((try MovieIndexBuilder.trackID(Array(moov[tkhd.range])), trak.range))
+    }
+    return result
   }
 
   private static func append(_ added: TrackSamples, to track: inout TrackSamples) {
@@ -159,11 +373,13 @@ struct FragmentedMovieScan {
     return result
   }
 
-  /// The samples of one `moof`, whose data must lie inside `mdat`.
+  /// The samples of one `moof`, whose data must lie inside `mdat`, and the byte range
+  /// of each `trun`'s samples.
   private static func parseFragment(
     _ moof: [UInt8], at moofOffset: Int64, defaults: [UInt32: TrackDefaults], mdat: MP4FileReader.BoxHeader
-  ) throws(MP4FormatError) -> [UInt32: TrackSamples] {
+  ) throws(MP4FormatError) -> ([UInt32: TrackSamples], [Range<Int64>]) {
     var result: [UInt32: TrackSamples] = [:]
+    var data: [Range<Int64>] = []
     var previousDataEnd = moofOffset
     for traf in try mp4Children(of: moof, payloadStart: 8) where traf.type == "traf" {
       let children = try mp4Children(of: moof, payloadStart: traf.range.lowerBound + 8, end: traf.range.upperBound)
@@ -217,11 +433,14 @@ struct FragmentedMovieScan {
         guard start >= mdat.payloadOffset, dataPosition <= mdat.end else {
           throw MP4FormatError("fragment data outside its 'mdat'")
         }
-        if count > 0 { samples.chunks.append((start, count)) }
+        if count > 0 {
+          samples.chunks.append((start, count))
+          data.append(start..<dataPosition)
+        }
       }
       previousDataEnd = dataPosition
       result[track] = samples
     }
-    return result
+    return (result, data)
   }
 }

@@ -224,14 +224,14 @@ struct MovieIndexBuilder {
   // MARK: mvhd / tkhd / mdhd
 
   /// The timescale of an `mvhd` or `mdhd` (field 2 after creation and modification).
-  private static func timescale(ofHeader box: [UInt8], timescaleField: Int) throws(MP4FormatError) -> UInt32 {
+  static func timescale(ofHeader box: [UInt8], timescaleField: Int) throws(MP4FormatError) -> UInt32 {
     var r = MP4ByteReader(box, at: 8)
     let (version, _) = try r.versionAndFlags()
     try r.skip(version == 1 ? 16 : 8)
     return try r.u32()
   }
 
-  private static func trackID(_ tkhd: [UInt8]) throws(MP4FormatError) -> UInt32 {
+  static func trackID(_ tkhd: [UInt8]) throws(MP4FormatError) -> UInt32 {
     var r = MP4ByteReader(tkhd, at: 8)
     let (version, _) = try r.versionAndFlags()
     try r.skip(version == 1 ? 16 : 8)
