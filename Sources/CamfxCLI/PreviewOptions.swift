@@ -33,6 +33,10 @@ struct PreviewOptions: ParsableArguments {
     try tap.start()
     pipeline.addTap(tap)
     RecordCommand.printToStderr("camfx: preview at \(server.url)\n")
+    if server.isOpenToTheNetwork {
+      RecordCommand.printToStderr(
+        "camfx: warning: the preview listens on \(address.host), beyond this machine, without --preview-auth: anyone who can reach port \(server.port) sees the pictures\n")
+    }
     return RunningPreview(tap: tap, server: server)
   }
 }

@@ -9,20 +9,34 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
   private let server: PreviewServer
   private var request: HTTPRequestHead?
   private var viewer: MJPEGViewer?
-  private var admitted = false
+  /// Closes the connection unless a complete request arrives first.
+  private var requestDeadline: Scheduled<Void>?
 
   init(server: PreviewServer) { self.server = server }
 
   func channelActive(context: ChannelHandlerContext) {
-    admitted = server.connections.add(1, ordering: .relaxed).newValue <= server.maximumClients
+    guard server.connections.add(1, ordering: .relaxed).newValue <= server.maximumConnections else {
+      context.close(promise: nil)
+      return
+    }
+    awaitRequest(context: context)
     context.fireChannelActive()
   }
 
   func channelInactive(context: ChannelHandlerContext) {
     server.connections.subtract(1, ordering: .relaxed)
+    requestDeadline?.cancel()
+    requestDeadline = nil
     if let viewer { server.remove(viewer) }
     viewer = nil
     context.fireChannelInactive()
+  }
+
+  /// Starts the time a client has to send its (next) request.
+  private func awaitRequest(context: ChannelHandlerContext) {
+    requestDeadline?.cancel()
+    let channel = context.channel
+    requestDeadline = context.eventLoop.scheduleTask(in: server.requestTimeout) { channel.close(promise: nil) }
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -30,6 +44,8 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     case .head(let head): request = head
     case .body: break
     case .end:
+      requestDeadline?.cancel()
+      requestDeadline = nil
       guard let head = request else { return }
       request = nil
       respond(to: head, context: context)
@@ -38,10 +54,6 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
 
   private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
     guard viewer == nil else { return }  // a stream's connection asks for nothing more
-    guard admitted else {
-      send(.serviceUnavailable, "text/plain", Array("too many preview clients\n".utf8), head: head, context: context, close: true)
-      return
-    }
     guard server.isAuthorized(head.headers.first(name: "Authorization")) else {
       var headers = HTTPHeaders()
       headers.add(name: "WWW-Authenticate", value: "Basic realm=\"camfx\"")
@@ -84,6 +96,16 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
   }
 
   private func startStream(head: HTTPRequestHead, context: ChannelHandlerContext) {
+    let viewer = MJPEGViewer(channel: context.channel)
+    if head.method == .GET {
+      guard server.add(viewer) else {
+        send(
+          .serviceUnavailable, "text/plain", Array("too many preview viewers (at most \(server.maximumClients))\n".utf8),
+          head: head, context: context, close: true)
+        return
+      }
+      self.viewer = viewer
+    }
     var headers = HTTPHeaders()
     headers.add(name: "Content-Type", value: "multipart/x-mixed-replace; boundary=\(PreviewServer.boundary)")
     headers.add(name: "Cache-Control", value: "no-cache, no-store")
@@ -93,9 +115,6 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
       context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
       return
     }
-    let viewer = MJPEGViewer(channel: context.channel)
-    self.viewer = viewer
-    server.add(viewer)
   }
 
   private func send(
@@ -115,6 +134,10 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
       context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
     }
     let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
-    if !keepAlive { done.whenComplete { _ in context.close(promise: nil) } }
+    if keepAlive {
+      awaitRequest(context: context)
+    } else {
+      done.whenComplete { _ in context.close(promise: nil) }
+    }
   }
 }

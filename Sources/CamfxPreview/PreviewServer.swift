@@ -13,16 +13,25 @@ import Synchronization
 ///     /state            the figures as JSON (ustreamer's /state is the model)
 ///
 /// Anything else is 404; the server reads no files. At most `maximumClients`
-/// connections (the next one gets 503); with `credentials`, HTTP Basic
-/// authentication on every path. A viewer that reads slowly gets fewer frames: each
-/// viewer has at most one frame in flight, and frames that find it busy are skipped,
-/// so it never holds up the pipeline or the other viewers.
+/// viewers of `/stream.mjpeg` at once (the next one gets 503); every other request is
+/// answered whatever the number of viewers, so `/state` always works. A connection
+/// that has not sent a complete request within `requestTimeout` (a new one, or one
+/// kept alive after an answer) is closed, so idle sockets cannot take the server's
+/// places. With `credentials`, HTTP Basic authentication on every path. A viewer that
+/// reads slowly gets fewer frames: each viewer has at most one frame in flight, and
+/// frames that find it busy are skipped, so it never holds up the pipeline or the
+/// other viewers.
 public final class PreviewServer: @unchecked Sendable {
   // @unchecked Sendable: `channel` is set once by `start()` before anything reads it;
   // the viewer list is under a Mutex; each viewer's state lives on its event loop.
 
   public let address: PreviewAddress
   public let maximumClients: Int
+  /// How long a connection may take to send a complete request.
+  public let requestTimeout: TimeAmount
+  /// Connections beyond this many are closed at once (each holds a descriptor until its
+  /// request timeout).
+  let maximumConnections: Int
   let tap: PreviewTap
   let credentials: String?
   let state: @Sendable () -> [UInt8]
@@ -37,12 +46,14 @@ public final class PreviewServer: @unchecked Sendable {
   ///   - state: the figures `/state` serves and the page shows, as JSON.
   public init(
     address: PreviewAddress, tap: PreviewTap, credentials: String? = nil, maximumClients: Int = 16,
-    state: @escaping @Sendable () -> [UInt8]
+    requestTimeout: TimeAmount = .seconds(5), state: @escaping @Sendable () -> [UInt8]
   ) {
     self.address = address
     self.tap = tap
     self.credentials = credentials.map { Data($0.utf8).base64EncodedString() }
     self.maximumClients = maximumClients
+    self.requestTimeout = requestTimeout
+    maximumConnections = 4 * maximumClients + 64
     self.state = state
     tap.onJPEG = { [weak self] jpeg in self?.broadcast(jpeg) }
   }
@@ -97,9 +108,22 @@ public final class PreviewServer: @unchecked Sendable {
 
   // MARK: MJPEG viewers
 
-  func add(_ viewer: MJPEGViewer) {
-    viewers.withLock { $0[ObjectIdentifier(viewer)] = viewer }
-    tap.viewerJoined()
+  /// Adds a viewer unless `maximumClients` are watching already.
+  func add(_ viewer: MJPEGViewer) -> Bool {
+    let added = viewers.withLock { viewers in
+      guard viewers.count < maximumClients else { return false }
+      viewers[ObjectIdentifier(viewer)] = viewer
+      return true
+    }
+    if added { tap.viewerJoined() }
+    return added
+  }
+
+  /// True when the preview can be reached from other machines without credentials.
+  public var isOpenToTheNetwork: Bool {
+    guard credentials == nil else { return false }
+    let host = address.host.lowercased()
+    return !(host.hasPrefix("127.") || host == "::1" || host == "localhost")
   }
 
   func remove(_ viewer: MJPEGViewer) {

@@ -182,6 +182,48 @@ final class PreviewTests: CLITestCase {
     }
   }
 
+  /// Connections that never send a request cannot lock anyone out: they do not count
+  /// against the viewer cap, and are closed after 5 s.
+  func testIdleConnectionsNeitherLockOutViewersNorStayOpen() throws {
+    let port = try LocalServer.freePort()
+    let camfx = try startCamfx([
+      "preview", "--listen", "127.0.0.1:\(port)", "--duration", "12s", "--preview-auth", "cam:secret",
+    ])
+    try waitForPreview(port, camfx)
+    let idle = try (0..<20).map { _ in try HTTPProbe.connect(port: port) }
+    defer { idle.forEach { close($0) } }
+    usleep(300_000)
+    let auth = ["Authorization: Basic Y2FtOnNlY3JldA=="]
+    XCTAssertEqual(try HTTPProbe.get(port: port, path: "/state", headers: auth, seconds: 3).status, 200)
+    let stream = try HTTPProbe.get(port: port, path: "/stream.mjpeg", headers: auth, seconds: 2)
+    XCTAssertEqual(stream.status, 200)
+    XCTAssertGreaterThan(HTTPProbe.jpegParts(stream.body).count, 5)
+    // A request started but never finished is cut off too.
+    let partial = try HTTPProbe.connect(port: port)
+    defer { close(partial) }
+    _ = "GET /state HTTP/1.1\r\nHost: x\r\n".withCString { send(partial, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    let started = Date()
+    // Each idle socket is closed by the server (recv sees the end) within the timeout.
+    var buffer = [UInt8](repeating: 0, count: 16)
+    for fd in idle + [partial] {
+      XCTAssertEqual(recv(fd, &buffer, buffer.count, 0), 0, "the server closed the idle connection")
+    }
+    XCTAssertLessThan(Date().timeIntervalSince(started), 7)
+    _ = finish(camfx)
+    XCTAssertEqual(camfx.terminationStatus, 0)
+  }
+
+  func testAPreviewBeyondLoopbackWithoutCredentialsIsWarnedAbout() throws {
+    let port = try LocalServer.freePort()
+    let camfx = try startCamfx(["preview", "--listen", "0.0.0.0:\(port)", "--duration", "1s"])
+    let stderr = finish(camfx)
+    XCTAssertEqual(camfx.terminationStatus, 0, stderr)
+    XCTAssertTrue(
+      stderr.contains(
+        "camfx: warning: the preview listens on 0.0.0.0, beyond this machine, without --preview-auth: anyone who can reach port \(port) sees the pictures"),
+      stderr)
+  }
+
   func testCredentialsAreAskedForEverywhere() throws {
     let port = try LocalServer.freePort()
     let camfx = try startCamfx(["preview", "--listen", "127.0.0.1:\(port)", "--duration", "4s", "--preview-auth", "cam:secret"])
@@ -223,8 +265,9 @@ final class PreviewTests: CLITestCase {
       }
     }
     usleep(1_000_000)
-    let refused = try HTTPProbe.get(port: port, path: "/state")
-    XCTAssertEqual(refused.status, 503, "the 17th connection")
+    let refused = try HTTPProbe.get(port: port, path: "/stream.mjpeg", seconds: 2)
+    XCTAssertEqual(refused.status, 503, "the 17th viewer")
+    XCTAssertEqual(try HTTPProbe.get(port: port, path: "/state").status, 200, "/state at the viewer cap")
     func rss() -> Int {
       let status = (try? String(contentsOfFile: "/proc/\(camfx.processIdentifier)/status", encoding: .utf8)) ?? ""
       let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
