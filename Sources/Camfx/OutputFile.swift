@@ -63,8 +63,22 @@ public struct OutputFile: Sendable {
     var a = stat()
     var b = stat()
     let same = (stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-      || path == input
+      || canonicalPath == OutputFile.canonicalPath(of: input)
     if same { throw OutputFileError(path: path, reason: .sameAsInput(what)) }
+  }
+
+  /// The path with its directory resolved (`./a.mp4`, `x/../a.mp4` and a symbolic link
+  /// to the directory all name one file), for files that need not exist yet.
+  public var canonicalPath: String { Self.canonicalPath(of: path) }
+
+  static func canonicalPath(of path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    guard let resolved = realpath(directory, nil) else { return path }
+    defer { free(resolved) }
+    let base = String(cString: resolved)
+    return (base == "/" ? "" : base) + "/" + name
   }
 
   /// The directory the file goes in (`.` for a bare name).

@@ -51,9 +51,14 @@ public struct RecordingOutputPlan: Sendable {
         targets.append(.file(name))
       }
     }
-    var seen = Set<String>()
-    for name in names where !seen.insert(name).inserted {
-      throw RecordingOptionError("-o \(name) is given twice")
+    // One file by any spelling (./a.mp4, dir/../a.mp4) is one output.
+    var seen: [String: String] = [:]
+    for name in names {
+      let key = StreamDestination.isStream(name) && !name.hasSuffix(".m3u8") ? name : OutputFile.canonicalPath(of: name)
+      if let first = seen[key] {
+        throw RecordingOptionError(first == name ? "-o \(name) is given twice" : "-o \(first) and -o \(name) are the same file")
+      }
+      seen[key] = name
     }
     if format != nil, !targets.contains(where: { if case .stream(let d) = $0 { d.kind != .hls } else { false } }) {
       throw RecordingOptionError(
@@ -65,8 +70,10 @@ public struct RecordingOutputPlan: Sendable {
   }
 
   /// Refuses a file output that is the movie being read.
-  public func requireDistinct(fromInput input: String) throws {
-    for path in files { try OutputFile(path: path, overwrite: true).requireDistinct(from: input, what: "--input") }
+  /// - Parameter what: how the command names the input, for the message (`--input`,
+  ///   `item 'a.mp4'`, `--music`).
+  public func requireDistinct(fromInput input: String, what: String = "--input") throws {
+    for path in files { try OutputFile(path: path, overwrite: true).requireDistinct(from: input, what: what) }
   }
 
   /// Makes the outputs, in the order of the targets.

@@ -128,7 +128,8 @@ struct ComposeCommand: ParsableCommand {
     let exportPreset = passthrough ? nil : try preset.map(ExportPreset.init(parsing:))
     guard (1...2).contains(channels) else { throw RecordingOptionError("--channels must be 1 or 2") }
     let plan = try outputOptions.plan(names: outputOptions.output, overwrite: overwrite)
-    for item in composition.items { try plan.requireDistinct(fromInput: item.asset.path) }
+    for item in composition.items { try plan.requireDistinct(fromInput: item.asset.path, what: "the item '\(item.asset.path)'") }
+    if let music = composition.music { try plan.requireDistinct(fromInput: music.path, what: "--music") }
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
 
     if passthrough {

@@ -250,6 +250,19 @@ final class ComposeTests: CLITestCase {
     try assertFails(
       ["compose", "a.mp4", "--music-volume", "0.5", "-o", "o.mp4"],
       stderr: "camfx: error: --music-volume and --music-mode go with --music FILE", keep: keep)
+    // The output may be neither an item nor the music, by any spelling; both stay as they were.
+    try clip("m.mp4", "testsrc=size=320x240:rate=30", seconds: 1)
+    let music = try Data(contentsOf: dir.appendingPathComponent("m.mp4"))
+    try assertFails(
+      ["compose", "a.mp4", "--music", "m.mp4", "-y", "-o", "./m.mp4"],
+      stderr: "camfx: error: output './m.mp4' is the same file as --music; choose another output name", keep: keep + ["m.mp4"])
+    XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("m.mp4")), music)
+    try assertFails(
+      ["compose", "a.mp4", "-y", "-o", "a.mp4"],
+      stderr: "camfx: error: output 'a.mp4' is the same file as the item 'a.mp4'; choose another output name", keep: keep + ["m.mp4"])
+    try assertFails(
+      ["compose", "a.mp4", "-o", "o.mp4", "-o", "./o.mp4"],
+      stderr: "camfx: error: -o o.mp4 and -o ./o.mp4 are the same file", keep: keep + ["m.mp4"])
   }
 
   func testAPresetCapsTheSizeAndNeverScalesUp() throws {

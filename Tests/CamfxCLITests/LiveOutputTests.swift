@@ -199,6 +199,8 @@ final class LiveOutputTests: CLITestCase {
       stderr: "camfx: error: --format picks the container of a network or pipe output (-o URL or -o -); a file's extension picks its own")
     try assertFails(["--duration", "1s", "-o", "a.mp4", "-o", "a.mp4"], stderr: "camfx: error: -o a.mp4 is given twice")
     try assertFails(
+      ["--duration", "1s", "-o", "dup.mp4", "-o", "./dup.mp4"], stderr: "camfx: error: -o dup.mp4 and -o ./dup.mp4 are the same file")
+    try assertFails(
       ["--duration", "1s", "-o", "-", "--segment", "1s"],
       stderr: "camfx: error: --segment cuts movie files: add -o with a .mp4, .mov or .mkv name")
     try assertFails(["--duration", "1s", "-o", "rtmp://"], stderr: "camfx: error: output URL 'rtmp://' has no host")
