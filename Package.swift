@@ -33,6 +33,10 @@ let package = Package(
     // frei0r plugins are loaded at run time (dlopen): only the header, nothing linked.
     .systemLibrary(name: "CFrei0r", providers: [.apt(["frei0r-plugins-dev"])]),
 
+    // The one C function Swift cannot be: a signal handler that writes the signal and
+    // its sender (si_pid) to a pipe (StopSignals).
+    .target(name: "CCamfxSignals"),
+
     // Core: pixel buffers, pools, geometry, time, the filter API, rings. No C of its own.
     .target(name: "CamfxCore"),
 
@@ -69,7 +73,7 @@ let package = Package(
     .target(
       name: "Camfx",
       dependencies: [
-        "CamfxCore", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture",
+        "CamfxCore", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CCamfxSignals",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),

@@ -267,7 +267,7 @@ struct RecordCommand: ParsableCommand {
     }
     let stills = StillCapture(pattern: still ?? Self.defaultStillPattern(nextTo: plan.files.first), report: report)
     pipeline.addTap(stills)
-    let stillSignal = StopSignals(signals: [SIGUSR1]) { _, _ in stills.request() }
+    let stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in stills.request() }
     defer { stillSignal.cancel() }
     let runningPreview = try previewAddress.map { address in
       try previewOptions.start(at: address, pipeline: pipeline)

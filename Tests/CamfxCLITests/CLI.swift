@@ -195,7 +195,7 @@ class CLITestCase: XCTestCase {
   /// output exists (`ready` decides, given the file's size), then `settle` seconds
   /// more, sends `signal` and waits for it to end (killing it after two minutes).
   func signalWhileWriting(
-    _ args: [String], signal: Int32, settle: UInt32 = 0, watching: String? = nil,
+    _ args: [String], signal: Int32, settle: UInt32 = 0, watching: String? = nil, againAfter: [useconds_t] = [],
     ready: @escaping (Int) -> Bool = { _ in true }, file: StaticString = #filePath, line: UInt = #line
   ) throws -> SignalledRun {
     let process = Process()
@@ -217,6 +217,10 @@ class CLITestCase: XCTestCase {
     sleep(settle)
     XCTAssertTrue(process.isRunning, "\(args) ended before it could be signalled", file: file, line: line)
     kill(process.processIdentifier, signal)
+    for gap in againAfter {
+      usleep(gap)
+      kill(process.processIdentifier, signal)
+    }
     while process.isRunning && Date() < deadline { usleep(20_000) }
     if process.isRunning { process.terminate() }
     process.waitUntilExit()

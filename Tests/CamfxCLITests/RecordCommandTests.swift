@@ -85,6 +85,40 @@ final class RecordCommandTests: CLITestCase {
     try assertSignalFinishesAPlayableFile(SIGTERM)
   }
 
+  /// coreutils `timeout` signals the process and then its group: two SIGTERMs from one
+  /// sender, 50 ms apart here, are one stop, and every frame encoded reaches the file.
+  func testTwoStopSignalsFromOneSenderCountOnce() throws {
+    let run = try signalWhileWriting(
+      ["record", "--size", "320x240", "--x264-preset", "medium", "--stats-json", "s.json", "-o", "live.mp4"],
+      signal: SIGTERM, settle: 1, watching: "live.mp4", againAfter: [50_000], ready: { $0 > 0 })
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertFalse(run.stderr.contains("interrupted twice"), run.stderr)
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("s.json"))) as? [String: Any])
+    XCTAssertEqual(json["stop_reason"] as? String, "interrupted")
+    let written = try XCTUnwrap(json["frames_out"] as? Int)
+    XCTAssertEqual(json["frames_in"] as? Int, written, "no frame left in the encoder")
+    XCTAssertEqual(try MovieOracle.probe(path("live.mp4"))["video"]?.frames, written)
+  }
+
+  /// The same through coreutils `timeout` itself.
+  func testTimeoutStopsCleanly() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    process.arguments = ["--preserve-status", "2", try CLI.executable.path]
+      + CLI.withTestSource(["record", "--size", "320x240", "--x264-preset", "medium", "--quiet", "-o", "t.mp4"])
+    process.currentDirectoryURL = dir
+    process.standardOutput = FileHandle.nullDevice
+    let err = Pipe()
+    process.standardError = err
+    try process.run()
+    let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    XCTAssertFalse(stderr.contains("interrupted twice"), stderr)
+    XCTAssertGreaterThan(try MovieOracle.probe(path("t.mp4"))["video"]?.frames ?? 0, 30)
+  }
+
   private func assertSignalFinishesAPlayableFile(_ signal: Int32) throws {
     // Signalled once it is writing (the movie has its header) and has recorded for
     // about two seconds (it has no limit of its own).

@@ -1,52 +1,75 @@
-import Dispatch
+import CCamfxSignals
+import CamfxCore
+import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Turns SIGINT and SIGTERM into calls on a dispatch queue, so a recording can stop
-/// cleanly (drain, flush, finish the file) instead of dying half-written.
+/// Turns signals (SIGINT and SIGTERM by default) into calls on a thread of its own, so
+/// a recording can stop cleanly (drain, flush, finish the file) instead of dying
+/// half-written.
 ///
-/// The process-level disposition is set to ignore; libdispatch notices the signal
-/// (signalfd-style) and runs `handler` on its own queue, outside signal context, so the
-/// handler may do ordinary work. Keep the object alive while recording; `cancel()`
-/// restores the default disposition.
+/// A small C handler (`camfx_signal_route`) writes each signal's number and sender
+/// (`si_pid`) to a pipe; a thread reads the pipe and runs `handler` outside signal
+/// context, so the handler may do ordinary work. Signals from the same sender within
+/// `coalescing` seconds count once: coreutils `timeout` sends SIGTERM to the process
+/// and again to its group, which must not read as a second Ctrl-C. Keep the object
+/// alive while recording; `cancel()` restores the default action.
 ///
-/// `@unchecked Sendable`: the dispatch sources are set up in `init` and only cancelled
-/// afterwards, which libdispatch allows from any thread.
+/// `@unchecked Sendable`: `cancel()` only closes the pipe and restores the actions,
+/// which is safe from any thread; the reader's state lives on its thread.
 public final class StopSignals: @unchecked Sendable {
-  private let sources: [any DispatchSourceSignal]
   private let signals: [Int32]
+  private let writeEnd: Int32
+  private let cancelled = Atomic<Bool>(false)
 
-  /// - Parameter handler: called with the signal number and how many stop signals have
-  ///   arrived so far (1 for the first).
-  public init(signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32, Int) -> Void) {
+  /// - Parameters:
+  ///   - coalescing: signals from one sender this close together count once (0: none).
+  ///   - handler: called with the signal number and how many signals have counted so
+  ///     far (1 for the first).
+  public init(
+    signals: [Int32] = [SIGINT, SIGTERM], coalescing: Double = 0.2, handler: @escaping @Sendable (Int32, Int) -> Void
+  ) {
     self.signals = signals
-    let counter = SignalCounter()
-    var sources: [any DispatchSourceSignal] = []
-    let queue = DispatchQueue(label: "camfx.signals")
-    for number in signals {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-      source.setEventHandler { handler(number, counter.next()) }
-      source.resume()
-      sources.append(source)
+    var ends: [Int32] = [-1, -1]
+    // A pipe cannot fail here short of running out of descriptors; then the signals
+    // keep their default action, which still ends the process.
+    guard pipe(&ends) == 0 else {
+      writeEnd = -1
+      return
     }
-    self.sources = sources
+    for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+    _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
+    writeEnd = ends[1]
+    let readEnd = ends[0]
+    let thread = Thread {
+      var lastFrom: [Int32: Double] = [:]
+      var count = 0
+      var record = camfx_signal_record()
+      while true {
+        let n = withUnsafeMutableBytes(of: &record) { read(readEnd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n == MemoryLayout<camfx_signal_record>.size else { break }
+        let now = MonotonicClock.seconds()
+        if let last = lastFrom[record.pid], now - last < coalescing { continue }
+        lastFrom[record.pid] = now
+        count += 1
+        handler(record.signo, count)
+      }
+      close(readEnd)
+    }
+    thread.name = "camfx.signals"
+    thread.start()
+    for number in signals { _ = camfx_signal_route(number, writeEnd) }
   }
 
   /// Stops listening and restores the default action for the signals.
   public func cancel() {
-    for source in sources { source.cancel() }
-    for number in signals { signal(number, SIG_DFL) }
+    guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    for number in signals { _ = camfx_signal_unroute(number) }
+    if writeEnd >= 0 { close(writeEnd) }
   }
-}
 
-/// Counts signals on the serial signal queue.
-/// `@unchecked Sendable`: only ever touched from that one serial queue.
-private final class SignalCounter: @unchecked Sendable {
-  private var count = 0
-  func next() -> Int {
-    count += 1
-    return count
-  }
+  deinit { cancel() }
 }
