@@ -2,7 +2,7 @@
 # What crash safety costs (issue 11), measured side by side:
 #   1. the 10 s 1080p30 transcode of record-vs-ffmpeg.sh (mirror, veryfast, CRF 23, GOP 60)
 #      written fragmented (the default: a fragment a second, each fdatasync'ed, then the
-#      in-place finish) against --fragment 0 (a regular MP4 written at the end), in
+#      in-place finish) against --fragment 1h (one fragment for the whole clip, written at the end), in
 #      alternating rounds: wall and CPU seconds, and the fdatasync and finish times;
 #   2. the in-place finish of a 1-hour recording (320x240 at 30 fps, sound): index_seconds;
 #   3. live 1080p30 with --segment 10s for LIVE_SECONDS (default 60): frames dropped.
@@ -35,7 +35,7 @@ run() {  # run NAME EXTRA...: one transcode, appending "wall cpu" to NAME.txt
 }
 echo "1. transcode, $ROUNDS alternating rounds (fragmented = the default)"
 for r in $(seq 1 "$ROUNDS"); do
-  if (( r % 2 )); then run fragmented; run plain --fragment 0; else run plain --fragment 0; run fragmented; fi
+  if (( r % 2 )); then run fragmented; run plain --fragment 1h; else run plain --fragment 1h; run fragmented; fi
 done
 paste "$WORK/fragmented.txt" "$WORK/plain.txt" | awk '
   { n++; wf += $1; wp += $3; cf += $2; cp += $4; if ($2 < $4) k++ }

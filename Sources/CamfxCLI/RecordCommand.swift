@@ -72,8 +72,8 @@ struct RecordCommand: ParsableCommand {
   var duration: String?
 
   @Option(help: ArgumentHelp(
-    "Write the movie in fragments of this much media, each made durable before the next (default 1s; 0: a "
-      + "regular MP4 written at the end, not crash-safe).", valueName: "time"))
+    "Write the movie in fragments of this much media, each made durable before the next (default 1s; 0, for "
+      + ".mkv only: clusters as the muxer makes them, without syncs).", valueName: "time"))
   var fragment: String?
 
   @Option(help: ArgumentHelp("Stop after this many frames.", valueName: "n"))
@@ -228,8 +228,16 @@ struct RecordCommand: ParsableCommand {
       throw RecordingOptionError("--segment cuts movie files: add -o with a .mp4, .mov or .mkv name")
     }
     let minimumFree = try minFree.map(RecordingLimits.parseByteCount)
+    let fragmentInterval = try fragment.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 1
+    // An unfragmented MP4 has its index only at the end: a crash or a full disk before
+    // then loses all of it, and the default ends as a regular MP4 anyway.
+    if fragmentInterval == 0, let mp4 = plan.files.first(where: { (try? MovieContainer(path: $0))?.isISOBMFF == true }) {
+      throw RecordingOptionError(
+        "--fragment 0 would write '\(mp4)' with its index only at the end, so a crash or a full disk would lose all of it; "
+          + "the default (--fragment 1s) already ends as a regular MP4")
+    }
     let fileOptions = MovieFileOutput.Options(
-      fragmentInterval: try fragment.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 1,
+      fragmentInterval: fragmentInterval,
       faststart: faststart, overwrite: overwrite,
       minimumFreeBytes: segmentInterval == nil ? minimumFree : nil,
       maximumBytes: segmentInterval == nil ? limits.bytes : nil)

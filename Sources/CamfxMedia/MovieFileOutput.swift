@@ -236,7 +236,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     try io.commit(sync: true)
     if isFragmented && container.isISOBMFF {
       do throws(MP4FormatError) {
-        finishReport = try FragmentedMovieFinisher.finish(fd: fd)
+        keep(try FragmentedMovieFinisher.finish(fd: fd))
       } catch {
         throw FFmpegError.invalid("finishing '\(path)'", error.description)
       }
@@ -268,10 +268,21 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     }
     status = .failed(named(error))
     if fd >= 0, isFragmented, container.isISOBMFF {
-      // The finisher cuts a torn last fragment itself.
-      finishReport = try? FragmentedMovieFinisher.finish(fd: fd)
+      // The finisher leaves a torn last fragment out of the index itself.
+      if let report = (try? FragmentedMovieFinisher.finish(fd: fd)) ?? (try? FragmentedMovieFinisher.contents(fd: fd)) {
+        keep(report)
+      }
     }
     closeFile()
+  }
+
+  /// Takes the finished file's own account of its video: packets that were muxed but
+  /// never reached it (a full disk) are not in it.
+  private func keep(_ report: FragmentedMovieFinisher.Report) {
+    finishReport = report
+    guard !report.wasFinished, report.videoFrames < videoPacketsWritten else { return }
+    videoPacketsWritten = report.videoFrames
+    videoEndSeconds = report.videoSeconds
   }
 
   /// The error as a user reads it: the file's name, and "disk full" for ENOSPC/EDQUOT.
@@ -384,6 +395,9 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       syncs += io.syncs
       self.io = nil
     }
+    // What the file holds, not what was handed to it (a write that failed, a finish).
+    var st = stat()
+    if fd >= 0, fstat(fd, &st) == 0 { finishedBytes = Int64(st.st_size) }
     if fd >= 0 {
       close(fd)
       fd = -1

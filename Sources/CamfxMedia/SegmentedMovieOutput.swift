@@ -98,8 +98,16 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   /// True for a loop recording (old segments may be deleted).
   private var loops: Bool { options.keep != nil || options.maximumTotalBytes != nil || options.minimumFreeBytes != nil }
 
-  public private(set) var videoPacketsWritten = 0
-  public var videoEndSeconds: Double { lastVideoEnd }
+  /// Video frames in the finished segments (what each file holds, deleted ones too).
+  private var framesInFinishedSegments = 0
+
+  public var videoPacketsWritten: Int { framesInFinishedSegments + (current?.videoPacketsWritten ?? 0) }
+  public var videoEndSeconds: Double {
+    // A segment that failed holds less than was handed to it.
+    if let current, case .failed = current.status { return segmentStart + current.videoEndSeconds }
+    if let last = segments.last, current == nil, last.duration < lastVideoEnd - last.start { return last.start + last.duration }
+    return lastVideoEnd
+  }
 
   public var bytesWritten: Int64 {
     // The current segment's entry counts 0 bytes until it is finished.
@@ -134,7 +142,6 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
       }
       if nextBoundary == nil { nextBoundary = pts + options.interval }
       lastVideoEnd = max(lastVideoEnd, pts + packet.durationSeconds)
-      videoPacketsWritten += 1
       try checkFreeSpace(at: pts)
     } else if let boundary = nextBoundary, pts >= boundary - 1e-9 {
       // Sound for the next segment: it waits until the video reaches the cut.
@@ -205,6 +212,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
     try current.finish()
     segments[segments.count - 1].duration = end - segmentStart
     segments[segments.count - 1].bytes = current.bytesWritten
+    framesInFinishedSegments += current.videoPacketsWritten
     self.current = nil
   }
 
@@ -252,8 +260,11 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   public func cancel() {
     guard let current else { return }
     current.cancel()
-    segments[segments.count - 1].duration = max(0, lastVideoEnd - segmentStart)
+    // What the file holds: less than was handed to it when it failed (a full disk).
+    let failed = if case .failed = current.status { true } else { false }
+    segments[segments.count - 1].duration = max(0, failed ? current.videoEndSeconds : lastVideoEnd - segmentStart)
     segments[segments.count - 1].bytes = current.bytesWritten
+    framesInFinishedSegments += current.videoPacketsWritten
     self.current = nil
   }
 }

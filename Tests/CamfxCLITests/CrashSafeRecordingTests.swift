@@ -83,6 +83,13 @@ final class CrashSafeRecordingTests: CLITestCase {
       let before = try videoChecksums(name)
 
       let repair = try CLI.run(["repair", name], in: dir)
+      if video.frames == 0 {
+        // Killed before its first fragment was complete: nothing to keep, and said so.
+        XCTAssertEqual(repair.status, 1, "\(context): \(repair)")
+        XCTAssertTrue(repair.stderr.contains("it holds no complete fragment"), repair.stderr)
+        try FileManager.default.removeItem(atPath: path(name))
+        continue
+      }
       XCTAssertEqual(repair.status, 0, "\(context): \(repair)")
       XCTAssertTrue(repair.stdout.hasPrefix("\(name): kept 00:00:0"), repair.stdout)
       XCTAssertTrue(repair.stdout.contains(" of video and audio in "), repair.stdout)
@@ -121,6 +128,35 @@ final class CrashSafeRecordingTests: CLITestCase {
     let again = try CLI.run(["repair", "done.mp4"], in: dir)
     XCTAssertEqual(again.status, 0)
     XCTAssertEqual(again.stdout, "done.mp4 is already a finished MP4; nothing to do\n")
+
+    // A recording killed after about 4 s: cut before its first fragment, it has nothing
+    // to keep; with one fragment's header hit, the fragments after it are kept.
+    let (process, _) = try start(["record", "--size", "320x240", "--audio", "sine", "-o", "live.mp4"] + fast, waitingFor: "live.mp4")
+    usleep(4_500_000)
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    let crashed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path("live.mp4"))))
+    let moofs = (4..<(crashed.count - 4)).filter { crashed[$0..<$0 + 4].elementsEqual("moof".utf8) }.map { $0 - 4 }
+    XCTAssertGreaterThanOrEqual(moofs.count, 3)
+    FileManager.default.createFile(atPath: path("head.mp4"), contents: Data(crashed.prefix(moofs[0] + 100)))
+    try assertFails(
+      ["repair", "head.mp4"],
+      stderr: "camfx: error: cannot repair 'head.mp4': it holds no complete fragment (it was cut within its first second, "
+        + "or every fragment is damaged): nothing to keep; left unchanged",
+      keep: ["done.mp4", "head.mp4", "live.mp4", "notes.mp4"])
+    XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("head.mp4"))), Data(crashed.prefix(moofs[0] + 100)))
+    var hit = crashed
+    hit[moofs[1] + 2] ^= 0x40  // the second fragment's size
+    FileManager.default.createFile(atPath: path("hit.mp4"), contents: Data(hit))
+    let repaired = try CLI.run(["repair", "hit.mp4"], in: dir)
+    XCTAssertEqual(repaired.status, 1, "\(repaired)")
+    XCTAssertTrue(
+      repaired.stderr.hasPrefix("camfx: error: 'hit.mp4' had damaged fragments, left out of the finished file: bytes \(moofs[1])-\(moofs[2])"),
+      repaired.stderr)
+    XCTAssertEqual(try decodeErrors("live.mp4"), "")
+    let whole = try XCTUnwrap(MovieOracle.probe(path("live.mp4"))["video"]).frames
+    let kept = try XCTUnwrap(MovieOracle.probe(path("hit.mp4"))["video"]).frames
+    XCTAssertGreaterThan(kept, whole - 40, "only the hit fragment is lost (\(kept) of \(whole) frames kept)")
   }
 
   /// 7 s at `--segment 2s`: 4 files that each play alone from a keyframe at time 0,
@@ -238,6 +274,36 @@ final class CrashSafeRecordingTests: CLITestCase {
     XCTAssertEqual(stats["stop_reason"] as? String, "min-free")
     XCTAssertLessThan(try XCTUnwrap(stats["frames_out"] as? Int), 300)
     XCTAssertEqual(try decodeErrors("disk/one.mp4"), "")
+  }
+
+  /// A full disk: the summary and --stats-json say what the file holds (frames,
+  /// seconds, bytes), not what was handed to the muxer; the same for segments.
+  func testFiguresOnAFullDiskAreWhatTheFilesHold() throws {
+    let disk = path("disk")
+    try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+    guard mount("tmpfs", disk, "tmpfs", 0, "size=250k") == 0 else { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
+    defer { _ = umount2(disk, Int32(MNT_DETACH)) }
+    for (name, extra) in [("disk/full.mp4", [String]()), ("disk/seg.mp4", ["--segment", "2s"])] {
+      for file in try listing("disk") { try FileManager.default.removeItem(atPath: path("disk/" + file)) }
+      let result = try CLI.run(
+        ["record", "--size", "320x240", "--frames", "900", "--crf", "10", "--no-realtime", "--stats-json", "stats.json",
+         "-y", "-o", name] + extra + fast, in: dir)
+      XCTAssertEqual(result.status, 1, "\(result)")
+      let json = try XCTUnwrap(
+        JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+      var frames = 0, seconds = 0.0, bytes = 0
+      for file in try listing("disk") {
+        let video = try XCTUnwrap(MovieOracle.probe(path("disk/" + file))["video"], file)
+        frames += video.frames
+        seconds += video.duration
+        bytes += try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path("disk/" + file))[.size] as? Int)
+      }
+      XCTAssertGreaterThan(frames, 30, name)
+      XCTAssertEqual(json["frames_out"] as? Int, frames, "\(name): \(result.stderr)")
+      XCTAssertEqual(json["duration_seconds"] as? Double ?? 0, seconds, accuracy: 0.001, name)
+      XCTAssertEqual(json["bytes"] as? Int, bytes, name)
+      XCTAssertTrue(result.stderr.contains("recorded \(frames) frames"), result.stderr)
+    }
   }
 
   func testWithoutOutputTheRecordingGetsADatedName() throws {

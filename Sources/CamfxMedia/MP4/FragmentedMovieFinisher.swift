@@ -36,8 +36,9 @@ public enum FragmentedMovieFinisher {
     public var tailIsTorn: Bool
     /// Complete fragments kept.
     public var fragments: Int
-    /// Video frames the finished file holds.
+    /// Video frames the finished file holds, and how long they last.
     public var videoFrames: Int
+    public var videoSeconds: Double
     /// Damaged stretches between kept fragments, left out of the index.
     public var losses: [Loss]
     /// Samples kept per kind of track ("video", "audio").
@@ -68,11 +69,32 @@ public enum FragmentedMovieFinisher {
     try finish(fd: fd, scan: try FragmentedMovieScan(fd: fd))
   }
 
+  /// What the fragmented MP4 at `fd` holds, without changing it (a file the disk had
+  /// no room to finish still plays, as fragmented).
+  public static func contents(fd: Int32) throws(MP4FormatError) -> Report {
+    let scan = try FragmentedMovieScan(fd: fd)
+    let (_, seconds) = try MovieIndexBuilder(initialMovie: scan.initialMovie, tracks: scan.tracks, marker: scan.marker)
+      .build()
+    return report(scan, seconds: seconds, cut: 0, kinds: try handlerKinds(scan.initialMovie), elapsed: 0)
+  }
+
+  private static func report(
+    _ scan: FragmentedMovieScan, seconds: Double, cut: Int64, kinds: [String], elapsed: Double
+  ) -> Report {
+    let video = scan.videoTrack.flatMap { scan.tracks[$0] }
+    return Report(
+      seconds: seconds, tailBytes: scan.fileSize - scan.fragmentsEnd - (scan.staleIndexOffset.map { scan.fileSize - $0 } ?? 0),
+      cutBytes: cut, tailIsTorn: scan.tailIsTorn, fragments: scan.fragments, videoFrames: video?.sizes.count ?? 0,
+      videoSeconds: scan.videoTimescale > 0 ? Double(video?.mediaDuration ?? 0) / Double(scan.videoTimescale) : 0,
+      losses: scan.losses.map { Loss(bytes: $0.bytes, seconds: $0.seconds) }, trackKinds: kinds,
+      wasFinished: scan.kind == .finished, elapsedSeconds: elapsed)
+  }
+
   private static func finish(fd: Int32, scan: FragmentedMovieScan) throws(MP4FormatError) -> Report {
     let started = MonotonicClock.seconds()
     if scan.kind == .finished {
       return Report(
-        seconds: 0, tailBytes: 0, cutBytes: 0, tailIsTorn: true, fragments: 0, videoFrames: 0, losses: [],
+        seconds: 0, tailBytes: 0, cutBytes: 0, tailIsTorn: true, fragments: 0, videoFrames: 0, videoSeconds: 0, losses: [],
         trackKinds: [], wasFinished: true)
     }
     let (moov, seconds) = try MovieIndexBuilder(initialMovie: scan.initialMovie, tracks: scan.tracks, marker: scan.marker)
@@ -101,12 +123,7 @@ public enum FragmentedMovieFinisher {
       original: scan.markerBox, markerOffset: scan.markerOffset, mediaEnd: indexAt)
     try write(fd, boxes, at: scan.markerOffset)
     try sync(fd)
-    let videoFrames = FragmentedMovieScan.videoTrack(scan.initialMovie).flatMap { scan.tracks[$0]?.sizes.count } ?? 0
-    return Report(
-      seconds: seconds, tailBytes: scan.fileSize - scan.fragmentsEnd - (scan.staleIndexOffset.map { scan.fileSize - $0 } ?? 0),
-      cutBytes: cut, tailIsTorn: scan.tailIsTorn, fragments: scan.fragments, videoFrames: videoFrames,
-      losses: scan.losses.map { Loss(bytes: $0.bytes, seconds: $0.seconds) }, trackKinds: kinds, wasFinished: false,
-      elapsedSeconds: MonotonicClock.seconds() - started)
+    return report(scan, seconds: seconds, cut: cut, kinds: kinds, elapsed: MonotonicClock.seconds() - started)
   }
 
   /// Writes the index at `offset`, ends the file after it and makes it durable.

@@ -98,6 +98,9 @@ struct FragmentedMovieScan {
   var tailIsTorn = true
   /// Where a final index from an interrupted finish begins (it is written again there).
   var staleIndexOffset: Int64?
+  /// The first video track's ID and media timescale.
+  var videoTrack: UInt32?
+  var videoTimescale: UInt32 = 0
   var fileSize: Int64
 
   private struct TrackDefaults {
@@ -189,7 +192,9 @@ struct FragmentedMovieScan {
     }
 
     let timescales = Self.timescales(initialMovie)
-    let timelineTrack = Self.videoTrack(initialMovie) ?? defaults.keys.min() ?? 1
+    videoTrack = Self.videoTrack(initialMovie)
+    videoTimescale = videoTrack.flatMap { timescales[$0] } ?? 0
+    let timelineTrack = videoTrack ?? defaults.keys.min() ?? 1
     for fragment in kept {
       for (track, samples) in fragment.tracks { Self.append(samples, to: &tracks[track, default: TrackSamples()]) }
     }
@@ -320,7 +325,7 @@ struct FragmentedMovieScan {
   }
 
   /// The ID of the first video track (`hdlr` "vide").
-  static func videoTrack(_ moov: [UInt8]) -> UInt32? {
+  private static func videoTrack(_ moov: [UInt8]) -> UInt32? {
     for (track, trak) in (try? tracksByID(moov)) ?? [] {
       guard let mdia = try? mp4Children(of: moov, payloadStart: trak.lowerBound + 8, end: trak.upperBound)
         .first(where: { $0.type == "mdia" }),
