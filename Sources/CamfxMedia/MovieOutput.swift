@@ -20,6 +20,9 @@ public protocol MovieOutput: AnyObject {
   /// Asked before the video frame at `seconds` (presentation time) is encoded: true
   /// makes the encoder code it as a keyframe (a segment boundary).
   func requestsKeyframe(atSeconds seconds: Double) -> Bool
+  /// The longest keyframe interval (seconds) the output can cut on, for encoders that
+  /// do not take a keyframe when asked; nil for any.
+  var keyframeIntervalLimit: Double? { get }
   /// Set when the output wants the recording to end cleanly (`--min-free` reached),
   /// with the reason as one line.
   var stopRequest: String? { get }
@@ -40,6 +43,7 @@ public protocol MovieOutput: AnyObject {
 
 extension MovieOutput {
   public func requestsKeyframe(atSeconds seconds: Double) -> Bool { false }
+  public var keyframeIntervalLimit: Double? { nil }
   public var stopRequest: String? { nil }
   public var isLive: Bool { false }
   public var hasEnded: Bool { false }

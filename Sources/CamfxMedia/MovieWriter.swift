@@ -86,6 +86,12 @@ public final class MovieWriter: @unchecked Sendable {
   /// - Throws: `MediaSettingsError` for bad settings, `FFmpegError` when FFmpeg refuses them.
   public init(settings: MovieSettings, outputs: [any MovieOutput]) throws {
     try settings.validate()
+    var settings = settings
+    // FFmpeg 5.1's libsvtav1 ignores a frame's keyframe request: segment boundaries
+    // then come from a keyframe interval that divides the segment's length.
+    if settings.video.codec == "libsvtav1", let limit = outputs.compactMap(\.keyframeIntervalLimit).min() {
+      settings.video.gop = min(settings.video.effectiveGOP, max(1, Int((limit * settings.video.fps).rounded())))
+    }
     self.settings = settings
     self.outputs = outputs
     // Every container camfx writes keeps the codec headers out of band (extradata).

@@ -60,9 +60,14 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   private var streams: [EncodedStream] = []
   private var current: MovieFileOutput?
   /// Presentation time (seconds) at which the next segment begins, once the current
-  /// one has its first frame.
+  /// one has its first frame: the first keyframe at or after it starts the next segment.
   private var nextBoundary: Double?
-  private var keyframeRequested = false
+  /// The next boundary as the frames going into the encoder see it. It is kept apart
+  /// from `nextBoundary` because the encoder holds frames back (x264's lookahead: 40
+  /// frames at preset medium): the frame that must be a keyframe is asked for long
+  /// before the packets of the boundary come out. Both run on the same schedule, the
+  /// first frame's time plus whole intervals.
+  private var nextRequest: Double?
   /// The current segment's start, in seconds and in each stream's ticks.
   private var segmentStart: Double = 0
   private var offsets: [Int64] = []
@@ -127,10 +132,22 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
     offsets = Array(repeating: 0, count: streams.count)
   }
 
+  public var keyframeIntervalLimit: Double? { options.interval }
+
   public func requestsKeyframe(atSeconds t: Double) -> Bool {
-    guard let boundary = nextBoundary, t >= boundary, !keyframeRequested else { return false }
-    keyframeRequested = true
+    guard let boundary = nextRequest else {
+      nextRequest = t + options.interval
+      return false
+    }
+    guard t >= boundary else { return false }
+    nextRequest = Self.boundary(after: t, from: boundary, interval: options.interval)
     return true
+  }
+
+  /// The first boundary past `t` on the schedule `from`, `from + interval`, ...
+  private static func boundary(after t: Double, from boundary: Double, interval: Double) -> Double {
+    let steps = ((t - boundary) / interval).rounded(.down) + 1
+    return boundary + max(1, steps) * interval
   }
 
   public func write(_ packet: EncodedPacket) throws(FFmpegError) {
@@ -177,8 +194,9 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
     try startSegment(at: cutSeconds, firstPTS: keyframe.pointer.pointee.pts, stream: keyframe.stream)
     for packet in held where packet.presentationSeconds >= cutSeconds { try forward(packet) }
     releaseHeld()
-    nextBoundary = cutSeconds + options.interval
-    keyframeRequested = false
+    if let boundary = nextBoundary {
+      nextBoundary = Self.boundary(after: cutSeconds, from: boundary, interval: options.interval)
+    }
   }
 
   private func startSegment(at seconds: Double, firstPTS: Int64 = 0, stream: EncodedStream? = nil) throws(FFmpegError) {

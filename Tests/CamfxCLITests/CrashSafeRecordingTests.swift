@@ -276,6 +276,29 @@ final class CrashSafeRecordingTests: CLITestCase {
     XCTAssertEqual(try decodeErrors("disk/one.mp4"), "")
   }
 
+  /// Segment boundaries are exact whatever the encoder holds back: every x264 preset
+  /// (medium's lookahead is 40 frames), a GOP shorter than the segment, and the other codecs.
+  func testSegmentsAreExactAtEveryPresetAndCodec() throws {
+    let presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+    let cases = presets.map { ["--x264-preset", $0] } + [["--x264-preset", "medium", "--gop", "30"], ["--video-codec", "hevc"],
+      ["--video-codec", "vp9"], ["--video-codec", "av1"]]
+    for (n, extra) in cases.enumerated() {
+      let result = try CLI.run(
+        ["record", "--size", "160x120", "--duration", "3s", "--no-realtime", "--segment", "1s", "-o", "s\(n).mkv"] + extra,
+        in: dir)
+      XCTAssertEqual(result.status, 0, "\(extra): \(result)")
+      for i in 0..<3 {
+        let name = "s\(n)-00\(i).mkv"
+        let frames = try MovieOracle.run("ffprobe", [
+          "-v", "error", "-select_streams", "v", "-show_entries", "frame=key_frame", "-of", "csv=p=0", path(name),
+        ]).stdout
+        let keys = String(decoding: frames, as: UTF8.self).split(separator: "\n").map { $0.hasPrefix("1") }
+        XCTAssertEqual(keys.count, 30, "\(extra): \(name) holds \(keys.count) frames, not 1 s")
+        XCTAssertEqual(keys.first, true, "\(extra): \(name) starts on a keyframe")
+      }
+    }
+  }
+
   /// A full disk: the summary and --stats-json say what the file holds (frames,
   /// seconds, bytes), not what was handed to the muxer; the same for segments.
   func testFiguresOnAFullDiskAreWhatTheFilesHold() throws {
