@@ -67,6 +67,15 @@ public struct OutputFile: Sendable {
     if same { throw OutputFileError(path: path, reason: .sameAsInput(what)) }
   }
 
+  /// Checks that files can be created in the directory (an HLS playlist's segments are
+  /// written by libavformat as the recording goes, too late for a clear message).
+  /// - Throws: `OutputFileError.directoryNotWritable`.
+  public func requireWritableDirectory() throws {
+    guard access(directory, W_OK | X_OK) == 0 else {
+      throw OutputFileError(path: path, reason: .directoryNotWritable(directory, errno: errno))
+    }
+  }
+
   /// The path with its directory resolved (`./a.mp4`, `x/../a.mp4` and a symbolic link
   /// to the directory all name one file), for files that need not exist yet.
   public var canonicalPath: String { Self.canonicalPath(of: path) }

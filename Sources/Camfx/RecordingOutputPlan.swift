@@ -43,7 +43,7 @@ public struct RecordingOutputPlan: Sendable {
     for name in names {
       if StreamDestination.isStream(name) {
         let destination = try StreamDestination(parsing: name, format: format, hls: hls)
-        if destination.kind == .hls { _ = try OutputFile(path: name, overwrite: overwrite) }
+        if destination.kind == .hls { try OutputFile(path: name, overwrite: overwrite).requireWritableDirectory() }
         targets.append(.stream(destination))
       } else {
         _ = try OutputFile(path: name, overwrite: overwrite)

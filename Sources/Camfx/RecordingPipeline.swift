@@ -243,6 +243,13 @@ public final class RecordingPipeline {
       summary.syncs = single.syncs
     }
     summary.cameraGaps = (session.input as? ReconnectingCameraInput<PCMBuffer>)?.gaps
+    // Outputs that all ended because they failed (not a pipe whose reader left) leave
+    // nothing of the recording anywhere: that is a failure, whatever was sent.
+    if summary.stopReason == .outputsEnded, summary.error == nil,
+      let failed = outputReports.first(where: { $0.state == .failed })
+    {
+      summary.error = "\(failed.name): \(failed.error ?? "failed")"
+    }
     if case .composition(let composition) = configuration.source, summary.error == nil {
       summary.durationSeconds = min(summary.durationSeconds, composition.timeline.total.seconds)
     }

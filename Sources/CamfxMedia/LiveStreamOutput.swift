@@ -294,14 +294,17 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
   }
 
   private func end(failure: FFmpegError) {
+    // A pipe whose reader has gone (`| head`) is done, not broken.
+    let readerLeft = destination.kind == .pipe && failure.code == camfx_averror(EPIPE)
     shared.withLock {
-      $0.state = .failed
+      $0.state = readerLeft ? .finished : .failed
       $0.error = failure.description
       $0.ended = true
       $0.connected = false
     }
     queue.withLock { $0.clear() }
-    events?("\(destination.displayName): \(failure.description); this output has stopped")
+    events?(
+      "\(destination.displayName): " + (readerLeft ? "its reader has gone" : failure.description) + "; this output has stopped")
   }
 
   /// Opens the muxer and its connection, and writes the container header.

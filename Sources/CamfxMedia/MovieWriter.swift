@@ -160,6 +160,11 @@ public final class MovieWriter: @unchecked Sendable {
     }
   }
 
+  /// True when every output has ended (a pipe whose reader left, a failed HLS output).
+  public var allOutputsEnded: Bool {
+    outputLock.withLock { _ in !outputs.isEmpty && outputs.allSatisfy(\.hasEnded) }
+  }
+
   /// How each output is doing, in the order they were given.
   public var outputReports: [OutputReport] { outputLock.withLock { _ in outputs.map(\.report) } }
 

@@ -181,7 +181,27 @@ final class LiveOutputTests: CLITestCase {
     _ = try MovieOracle.run("bash", ["-c", "cd '\(dir.path)' && " + alone])
     XCTAssertLessThan(Date().timeIntervalSince(started), 30)
     let stderr2 = try String(contentsOfFile: path("err2.txt"), encoding: .utf8)
-    XCTAssertTrue(stderr2.contains("the output has stopped"), stderr2)
+    XCTAssertTrue(stderr2.contains("camfx: stdout: its reader has gone; this output has stopped"), stderr2)
+    XCTAssertTrue(stderr2.contains("stopped by outputs-ended"), stderr2)
+    XCTAssertFalse(stderr2.contains("error"), stderr2)
+  }
+
+  /// HLS into a directory camfx cannot write is refused before recording; one that
+  /// fails while recording (its second segment cannot be created: a directory has its
+  /// name), when it is the only output, fails the run.
+  func testAnHLSOutputThatCannotWriteIsAnError() throws {
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("ro"), withIntermediateDirectories: true)
+    chmod(path("ro"), 0o555)
+    try assertFails(
+      ["--duration", "1s", "-o", "ro/live.m3u8"],
+      stderr: "camfx: error: output directory 'ro' is not writable (Permission denied)", keep: ["ro"], unprivileged: true)
+    try FileManager.default.createDirectory(at: dir.appendingPathComponent("hls/live-00001.ts"), withIntermediateDirectories: true)
+    let result = try CLI.run(
+      live + ["--duration", "20s", "--gop", "30", "--hls-time", "1s", "-o", "hls/live.m3u8"], in: dir)
+    XCTAssertEqual(result.status, 1, "\(result)")
+    XCTAssertTrue(result.stderr.contains("stopped by outputs-ended"), result.stderr)
+    XCTAssertTrue(
+      result.stderr.hasSuffix("camfx: error: hls/live.m3u8: sending to 'hls/live.m3u8' failed: Is a directory\n"), result.stderr)
   }
 
   func testBadOutputsAreRefusedBeforeAnythingIsWritten() throws {

@@ -21,6 +21,9 @@ public final class MovieWriterSink: RecordingSink, YUV420RecordingSink {
   public func finish() throws { try writer.finish() }
   public func cancel() { writer.cancel() }
   public var bytesWritten: Int64 { writer.bytesWritten }
-  public var stopRequest: String? { writer.stopRequest }
+  public var stopRequest: StopReason? {
+    if writer.allOutputsEnded { return .outputsEnded }
+    return writer.stopRequest == nil ? nil : .minFree
+  }
   public var videoKept: (frames: Int, seconds: Double)? { writer.videoInOutputs }
 }

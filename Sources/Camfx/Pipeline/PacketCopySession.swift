@@ -67,7 +67,11 @@ public final class PacketCopySession: @unchecked Sendable {
             reason = .maxSize
             break
           }
-          if outputs.allSatisfy(\.hasEnded) || outputs.contains(where: { $0.stopRequest != nil }) {
+          if outputs.allSatisfy(\.hasEnded) {
+            reason = .outputsEnded
+            break
+          }
+          if outputs.contains(where: { $0.stopRequest != nil }) {
             reason = .minFree
             break
           }

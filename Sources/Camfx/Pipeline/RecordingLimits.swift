@@ -27,6 +27,8 @@ public enum StopReason: String, Sendable, Codable {
   /// The free space on the output's disk reached `--min-free` with nothing left to delete.
   case minFree = "min-free"
   case endOfInput = "end-of-input"
+  /// Every output ended on its own (a pipe whose reader left, an output that failed).
+  case outputsEnded = "outputs-ended"
   /// SIGINT or SIGTERM, or `RecordingSession.stop()`.
   case interrupted
   /// A stage failed; see `RecordingSummary.error`.

@@ -224,7 +224,7 @@ extension RecordingSession {
           let bytes = sink.bytesWritten
           statistics.bytesWritten.store(bytes, ordering: .relaxed)
           if let limit = limits.bytes, bytes >= limit { requestStop(.maxSize) }
-          if sink.stopRequest != nil { requestStop(.minFree) }
+          if let reason = sink.stopRequest { requestStop(reason) }
         } else if videoClosed && audioDone {
           let started = MonotonicClock.nanoseconds()
           try sink.finish()

@@ -20,16 +20,16 @@ public protocol RecordingSink<Audio>: AnyObject {
   func cancel()
   /// Bytes written to the output so far (for `--max-size` and the status line).
   var bytesWritten: Int64 { get }
-  /// Set when the sink wants the recording to end cleanly (free space below
-  /// `--min-free`), with the reason as one line.
-  var stopRequest: String? { get }
+  /// Set when the sink wants the recording to end cleanly: free space below
+  /// `--min-free` (`.minFree`), or every output has ended (`.outputsEnded`).
+  var stopRequest: StopReason? { get }
   /// The video the finished output holds (frames, seconds), when the sink knows it:
   /// fewer frames than were appended if it stopped muxing at `--max-size`.
   var videoKept: (frames: Int, seconds: Double)? { get }
 }
 
 extension RecordingSink {
-  public var stopRequest: String? { nil }
+  public var stopRequest: StopReason? { nil }
   public var videoKept: (frames: Int, seconds: Double)? { nil }
 }
 
