@@ -131,6 +131,7 @@ public final class RecordingPipeline {
       if let duration = limits.duration {
         // The duration is the source's; the movie holds one frame per interval of it.
         let kept = Int((duration.seconds / interval.seconds).rounded(.up))
+        limits.framesAreTheDuration = kept < (limits.frames ?? .max)
         limits.frames = min(limits.frames ?? kept, kept)
         limits.duration = nil
       }
@@ -243,6 +244,9 @@ public final class RecordingPipeline {
       summary.syncs = single.syncs
     }
     summary.cameraGaps = (session.input as? ReconnectingCameraInput<PCMBuffer>)?.gaps
+    if summary.stopReason == .maxSize, summary.framesOut == 0, summary.error == nil {
+      summary.error = "the size limit left no room for a single frame; nothing was recorded"
+    }
     // Outputs that all ended because they failed (not a pipe whose reader left) leave
     // nothing of the recording anywhere: that is a failure, whatever was sent.
     if summary.stopReason == .outputsEnded, summary.error == nil,

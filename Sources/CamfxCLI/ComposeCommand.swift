@@ -25,10 +25,10 @@ struct ComposeCommand: ParsableCommand {
   @Argument(help: ArgumentHelp("Movies and stills, in order.", valueName: "item"))
   var items: [String] = []
 
-  @Option(help: ArgumentHelp("Render size (default: the first movie's, upright).", valueName: "WxH"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Render size (default: the first movie's, upright).", valueName: "WxH"))
   var size: String?
 
-  @Option(help: ArgumentHelp("Frame rate (default: the first movie's).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Frame rate (default: the first movie's).", valueName: "n"))
   var fps: String?
 
   @Option(help: ArgumentHelp("Colour around items that do not fill the frame (default black).", valueName: "color"))
@@ -37,16 +37,16 @@ struct ComposeCommand: ParsableCommand {
   @Option(help: ArgumentHelp("fade=TIME: cross-fade every pair of neighbours (shortens the total by TIME each).", valueName: "fade=time"))
   var transition: String?
 
-  @Option(name: .customLong("fade-in"), help: ArgumentHelp("Fade in from the background and silence.", valueName: "time"))
+  @Option(name: .customLong("fade-in"), parsing: .unconditional, help: ArgumentHelp("Fade in from the background and silence.", valueName: "time"))
   var fadeIn: String?
 
-  @Option(name: .customLong("fade-out"), help: ArgumentHelp("Fade out to the background and silence.", valueName: "time"))
+  @Option(name: .customLong("fade-out"), parsing: .unconditional, help: ArgumentHelp("Fade out to the background and silence.", valueName: "time"))
   var fadeOut: String?
 
-  @Option(name: .customLong("sample-rate"), help: ArgumentHelp("Sound sample rate (default 48000).", valueName: "hz"))
+  @Option(name: .customLong("sample-rate"), parsing: .unconditional, help: ArgumentHelp("Sound sample rate (default 48000).", valueName: "hz"))
   var sampleRate: Int = 48_000
 
-  @Option(help: ArgumentHelp("Sound channels, 1 or 2 (default 2).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Sound channels, 1 or 2 (default 2).", valueName: "n"))
   var channels: Int = 2
 
   @Flag(name: .customLong("no-audio"), help: "Write no sound track.")
@@ -57,7 +57,7 @@ struct ComposeCommand: ParsableCommand {
     valueName: "file"))
   var music: String?
 
-  @Option(name: .customLong("music-volume"), help: ArgumentHelp(
+  @Option(name: .customLong("music-volume"), parsing: .unconditional, help: ArgumentHelp(
     "The music's volume, 0 to 4 (default 0.3 over the items' sound, 1 with --music-mode replace).", valueName: "gain"))
   var musicVolume: Double?
 
@@ -77,10 +77,10 @@ struct ComposeCommand: ParsableCommand {
   @Option(name: .customLong("video-codec"), help: ArgumentHelp("h264 (the default), hevc, av1, vp9 or mjpeg.", valueName: "codec"))
   var videoCodec: String?
 
-  @Option(help: ArgumentHelp("Constant rate factor (default 23).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Constant rate factor (default 23).", valueName: "n"))
   var crf: Double?
 
-  @Option(name: .customLong("video-bitrate"), help: ArgumentHelp("Average video bit rate: 4M, 800k.", valueName: "rate"))
+  @Option(name: .customLong("video-bitrate"), parsing: .unconditional, help: ArgumentHelp("Average video bit rate: 4M, 800k.", valueName: "rate"))
   var videoBitrate: String?
 
   @Option(name: .customLong("x264-preset"), help: ArgumentHelp("libx264 speed preset (default medium).", valueName: "preset"))

@@ -16,11 +16,11 @@ struct OutputOptions: ParsableArguments {
     valueName: "name"))
   var format: String?
 
-  @Option(name: .customLong("hls-time"), help: ArgumentHelp(
+  @Option(name: .customLong("hls-time"), parsing: .unconditional, help: ArgumentHelp(
     "Length of an HLS segment (default 2s; each starts on a keyframe).", valueName: "time"))
   var hlsTime: String?
 
-  @Option(name: .customLong("hls-list-size"), help: ArgumentHelp(
+  @Option(name: .customLong("hls-list-size"), parsing: .unconditional, help: ArgumentHelp(
     "Segments an HLS playlist lists (default 6); older ones are deleted.", valueName: "n"))
   var hlsListSize: Int = 6
 

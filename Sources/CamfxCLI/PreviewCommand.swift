@@ -25,13 +25,13 @@ struct PreviewCommand: ParsableCommand {
     "testsrc, a PNG file, or a camera such as /dev/video0 (default: the first camera, else testsrc).", valueName: "source"))
   var source: String?
 
-  @Option(help: ArgumentHelp("Frame size of the test pattern or camera (default 640x480).", valueName: "WxH"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Frame size of the test pattern or camera (default 640x480).", valueName: "WxH"))
   var size: String?
 
   @OptionGroup(title: "Camera options")
   var camera: CameraOptions
 
-  @Option(help: ArgumentHelp("Frames per second of the source (default 30).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Frames per second of the source (default 30).", valueName: "n"))
   var fps: Int?
 
   @Option(name: .customLong("filter"), help: ArgumentHelp(

@@ -6,7 +6,7 @@ import CamfxPreview
 
 /// The preview server's options, shared by `record` and `preview`.
 struct PreviewOptions: ParsableArguments {
-  @Option(name: .customLong("preview-fps"), help: ArgumentHelp(
+  @Option(name: .customLong("preview-fps"), parsing: .unconditional, help: ArgumentHelp(
     "At most this many frames a second to preview viewers (default 15).", valueName: "n"))
   var previewFPS: Double = 15
 

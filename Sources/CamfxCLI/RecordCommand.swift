@@ -37,7 +37,7 @@ struct RecordCommand: ParsableCommand {
   @Option(help: ArgumentHelp("A movie file to transcode (video and sound) instead of --source.", valueName: "file"))
   var input: String?
 
-  @Option(help: ArgumentHelp(
+  @Option(parsing: .unconditional, help: ArgumentHelp(
     "Frame size of the test pattern or camera (default 640x480); with --input, the size the movie is scaled to before the filters (bicubic; -1 or -2 for a side keeps the aspect ratio).",
     valueName: "WxH"))
   var size: String?
@@ -48,7 +48,7 @@ struct RecordCommand: ParsableCommand {
   @OptionGroup(title: "Camera options")
   var camera: CameraOptions
 
-  @Option(help: ArgumentHelp(
+  @Option(parsing: .unconditional, help: ArgumentHelp(
     "Frames per second of a live source (default 30; without it a camera takes its rate nearest to 30).",
     valueName: "n"))
   var fps: Int?
@@ -71,36 +71,36 @@ struct RecordCommand: ParsableCommand {
     "Stop after this long: 10s, 500ms, 90m, 1h30m, 1d, 1:30:00.", valueName: "time"))
   var duration: String?
 
-  @Option(help: ArgumentHelp(
+  @Option(parsing: .unconditional, help: ArgumentHelp(
     "Write the movie in fragments of this much media, each made durable before the next (default 1s; 0, for "
       + ".mkv only: clusters as the muxer makes them, without syncs).", valueName: "time"))
   var fragment: String?
 
-  @Option(help: ArgumentHelp("Stop after this many frames.", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many frames.", valueName: "n"))
   var frames: Int?
 
-  @Option(name: .customLong("max-size"), help: ArgumentHelp(
+  @Option(name: .customLong("max-size"), parsing: .unconditional, help: ArgumentHelp(
     "Stop once the file reaches this size: 50M, 1.5G, 64MiB (frames in flight still go in).", valueName: "bytes"))
   var maxSize: String?
 
-  @Option(help: ArgumentHelp(
+  @Option(parsing: .unconditional, help: ArgumentHelp(
     "Start a new file every so long (10m, 1h): -o rec.mp4 gives rec-000.mp4, rec-001.mp4, ...; -o may hold strftime "
       + "fields ('cam-%Y%m%d-%H%M%S.mp4'). Each segment starts on a keyframe and plays alone.", valueName: "time"))
   var segment: String?
 
-  @Option(name: .customLong("reconnect-timeout"), help: ArgumentHelp(
+  @Option(name: .customLong("reconnect-timeout"), parsing: .unconditional, help: ArgumentHelp(
     "How long to wait for a camera that went away (unplugged, reset) to come back; the recording goes on in the "
       + "same file with a gap (default 30s; 0: finish at once).", valueName: "time"))
   var reconnect: String?
 
-  @Option(help: ArgumentHelp("Loop recording: keep only the newest N segments (needs --segment).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Loop recording: keep only the newest N segments (needs --segment).", valueName: "n"))
   var keep: Int?
 
-  @Option(name: .customLong("max-total"), help: ArgumentHelp(
+  @Option(name: .customLong("max-total"), parsing: .unconditional, help: ArgumentHelp(
     "Loop recording: keep the newest segments that fit in this many bytes: 20G (needs --segment).", valueName: "bytes"))
   var maxTotal: String?
 
-  @Option(name: .customLong("min-free"), help: ArgumentHelp(
+  @Option(name: .customLong("min-free"), parsing: .unconditional, help: ArgumentHelp(
     "Before the free space on the output's disk falls below this (1G), delete the oldest segment of a loop "
       + "recording, or else finish the recording cleanly.", valueName: "bytes"))
   var minFree: String?
@@ -126,16 +126,16 @@ struct RecordCommand: ParsableCommand {
   @Option(name: .customLong("audio-codec"), help: ArgumentHelp("aac (the default) or opus.", valueName: "codec"))
   var audioCodec: String?
 
-  @Option(name: .customLong("video-bitrate"), help: ArgumentHelp("Average video bit rate: 4M, 800k.", valueName: "rate"))
+  @Option(name: .customLong("video-bitrate"), parsing: .unconditional, help: ArgumentHelp("Average video bit rate: 4M, 800k.", valueName: "rate"))
   var videoBitrate: String?
 
-  @Option(help: ArgumentHelp("Constant rate factor 0-51 instead of a bit rate (default 23).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Constant rate factor 0-51 instead of a bit rate (default 23).", valueName: "n"))
   var crf: Double?
 
-  @Option(help: ArgumentHelp("Maximum frames between keyframes (default: 2 s worth).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Maximum frames between keyframes (default: 2 s worth).", valueName: "n"))
   var gop: Int?
 
-  @Option(help: ArgumentHelp("Consecutive B-frames (0: no reordering, the default).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Consecutive B-frames (0: no reordering, the default).", valueName: "n"))
   var bframes: Int = 0
 
   @Option(help: ArgumentHelp("H.264 profile: baseline, main or high.", valueName: "profile"))
@@ -146,13 +146,13 @@ struct RecordCommand: ParsableCommand {
     valueName: "preset"))
   var x264Preset: String?
 
-  @Option(name: .customLong("audio-bitrate"), help: ArgumentHelp("AAC bit rate (default 128k).", valueName: "rate"))
+  @Option(name: .customLong("audio-bitrate"), parsing: .unconditional, help: ArgumentHelp("AAC bit rate (default 128k).", valueName: "rate"))
   var audioBitrate: String?
 
-  @Option(name: .customLong("sample-rate"), help: ArgumentHelp("Audio sample rate (default 48000).", valueName: "hz"))
+  @Option(name: .customLong("sample-rate"), parsing: .unconditional, help: ArgumentHelp("Audio sample rate (default 48000).", valueName: "hz"))
   var sampleRate: Int?
 
-  @Option(help: ArgumentHelp("Audio channels, 1 to 8 (default 2; a --input keeps its own up to 2).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Audio channels, 1 to 8 (default 2; a --input keeps its own up to 2).", valueName: "n"))
   var channels: Int?
 
   @Flag(help: "Put the MP4/MOV index at the front when finished (a second pass), for playback while downloading.")
@@ -163,7 +163,7 @@ struct RecordCommand: ParsableCommand {
       + "(default: still-%Y%m%d-%H%M%S.png next to the first movie file, else here).", valueName: "pattern"))
   var still: String?
 
-  @Option(help: ArgumentHelp(
+  @Option(parsing: .unconditional, help: ArgumentHelp(
     "Keep one frame every so long from a live source and play them at --fps (default 30): --timelapse 10s "
       + "makes an hour 12 s. --duration still counts the source's time; no sound.", valueName: "time"))
   var timelapse: String?
@@ -211,6 +211,10 @@ struct RecordCommand: ParsableCommand {
       duration: try duration.map(RecordingLimits.parseDuration),
       frames: frames,
       bytes: try maxSize.map(RecordingLimits.parseByteCount))
+    if let bytes = limits.bytes, let text = maxSize, bytes < 16_000 {
+      throw RecordingOptionError(
+        "--max-size \(text) is too small for a movie: its header and first keyframe alone take more; give at least 16k")
+    }
     let timelapseInterval = try timelapse.map(RecordingLimits.parseDuration)
     if let interval = timelapseInterval, interval.seconds <= 0 {
       throw RecordingOptionError("--timelapse must be longer than 0, e.g. 10s")

@@ -26,7 +26,7 @@ struct SnapshotCommand: ParsableCommand {
     valueName: "source"))
   var source: String?
 
-  @Option(help: ArgumentHelp(
+  @Option(parsing: .unconditional, help: ArgumentHelp(
     "Frame size of the test pattern or camera (default 640x480). A PNG source has its own size.", valueName: "WxH"))
   var size: String?
 
@@ -34,7 +34,7 @@ struct SnapshotCommand: ParsableCommand {
     "NAME or NAME=KEY=VALUE:KEY=VALUE; repeat to chain, in order (see `camfx filters`).", valueName: "spec"))
   var filters: [String] = []
 
-  @Option(help: ArgumentHelp("Which test-pattern frame to take (its counter shows it).", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Which test-pattern frame to take (its counter shows it).", valueName: "n"))
   var frame: Int64 = 0
 
   @OptionGroup(title: "Camera options")

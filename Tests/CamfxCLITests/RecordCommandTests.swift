@@ -223,6 +223,34 @@ final class RecordCommandTests: CLITestCase {
     try assertFails(
       ["record", "--max-size", "lots", "-o", "out.mp4"],
       stderr: "camfx: error: invalid size 'lots': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
+    try assertFails(
+      ["record", "--max-size", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: --max-size 1 is too small for a movie: its header and first keyframe alone take more; give at least 16k")
+  }
+
+  /// A negative number is a bad value of its option, not a missing one.
+  func testNegativeNumbersAreNamedAsBadValues() throws {
+    let cases: [([String], String)] = [
+      (["record", "--size", "-640x360"], "invalid size '-640x360': width and height must be at least 1"),
+      (["record", "--fps", "-5"], "source 'testsrc': frame rate -5 must be in 1...1000"),
+      (["record", "--frames", "-1"], "--frames must be at least 1 (see camfx --help)"),
+      (["record", "--crf", "-1"], "invalid crf '-1.0': must be between 0 and 51"),
+      (["record", "--gop", "-3"], "invalid gop -3: must be between 1 and 100000 frames"),
+      (["record", "--reconnect-timeout", "-1s"],
+       "invalid duration '-1s': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)"),
+      (["record", "--min-free", "-1"], "invalid size '-1': expected a byte count such as 50M, 1.5G, 800k or 64MiB"),
+      (["record", "--video-bitrate", "-4M"],
+       "invalid bitrate '-4M': expected a number with an optional k or M suffix, e.g. 4M or 800k"),
+      (["snapshot", "--frame", "-1"], "--frame must be at least 0 (see camfx --help)"),
+    ]
+    for (args, message) in cases {
+      let output = args[0] == "snapshot" ? "out.png" : "out.mp4"
+      let result = try CLI.run(args + ["-o", output], in: dir)
+      XCTAssertNotEqual(result.status, 0, "\(args)")
+      XCTAssertEqual(result.stderr.split(separator: "\n").last.map(String.init), "camfx: error: " + message, "\(args)")
+      XCTAssertFalse(result.stderr.contains("missing value"), "\(args)")
+      XCTAssertEqual(try listing(), [], "\(args) left files")
+    }
   }
 }
 

@@ -52,6 +52,7 @@ final class StillAndTimelapseTests: CLITestCase {
     let result = try CLI.run(
       ["--size", "320x240", "--duration", "6s", "--timelapse", "1s", "--quiet", "-o", "lapse.mp4"], in: dir)
     XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertTrue(result.stderr.contains("stopped by duration"), result.stderr)
     let video = try XCTUnwrap(try MovieOracle.probe(path("lapse.mp4"))["video"])
     XCTAssertEqual(video.frames, 6)
     XCTAssertEqual(video.frameTimes, [0, 1, 2, 3, 4, 5].map { Double($0) / 30 }, accuracy: 0.001)

@@ -11,6 +11,9 @@ public struct RecordingLimits: Sendable, Equatable {
   /// Stop once the output has reached this many bytes (`--max-size 50M`). The frames
   /// already in the pipeline are still written, so the file ends slightly larger.
   public var bytes: Int64?
+  /// True when `frames` stands for the duration (a timelapse keeps one frame per
+  /// interval of it), so that reaching it is reported as the duration.
+  var framesAreTheDuration = false
 
   public init(duration: MediaTime? = nil, frames: Int? = nil, bytes: Int64? = nil) {
     self.duration = duration

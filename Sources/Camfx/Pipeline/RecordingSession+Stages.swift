@@ -58,7 +58,7 @@ extension RecordingSession {
       videoEndNanoseconds.store(time.converted(to: Self.nanoseconds).value, ordering: .releasing)
       videoProgress.notify()
       if let limit = limits.frames, accepted >= limit {
-        requestStop(.frames)
+        requestStop(limits.framesAreTheDuration ? .duration : .frames)
         return false
       }
       return true
