@@ -21,6 +21,29 @@ public struct SegmentNames: Sendable {
   /// True when the pattern has strftime fields.
   public var usesTime: Bool { pattern.contains("%") }
 
+  /// Expands the pattern once, for now, and checks the name it makes, so that a bad
+  /// pattern is refused before recording instead of at its first file.
+  /// - Parameter option: how the command names the pattern (`-o`, `--still`).
+  /// - Throws: `MediaSettingsError` when a field puts a `/` into the name (`%D`), or
+  ///   the name is longer than the file system allows.
+  public static func validate(pattern: String, option: String) throws(MediaSettingsError) {
+    var names = SegmentNames(pattern: pattern, overwrite: true)
+    let name = names.next(at: time(nil))
+    if name.count(where: { $0 == "/" }) != pattern.count(where: { $0 == "/" }) {
+      throw MediaSettingsError(
+        "\(option) '\(pattern)' makes names with a '/' in them ('\(name)'): use strftime fields without one, e.g. %Y%m%d instead of %D")
+    }
+    // Room for the "-1", "-2", ... a name that exists gets.
+    let file = name.split(separator: "/").last.map { $0.utf8.count } ?? 0
+    if file + 6 > Int(NAME_MAX) {
+      throw MediaSettingsError(
+        "\(option) '\(pattern)' makes file names of \(file) bytes ('\(name)'); the file system allows \(NAME_MAX)")
+    }
+    if name.utf8.count + 6 > Int(PATH_MAX) {
+      throw MediaSettingsError("\(option) '\(pattern)' makes paths longer than the \(PATH_MAX) bytes the system allows")
+    }
+  }
+
   /// The name for the next segment, starting at `time` (seconds since the epoch).
   public mutating func next(at time: time_t) -> String {
     let base = usesTime ? Self.format(pattern, time: time) : Self.insert(String(format3(counter)), into: pattern)

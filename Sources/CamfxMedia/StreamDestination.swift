@@ -95,6 +95,7 @@ public struct StreamDestination: Sendable, Equatable {
       guard let muxer = format ?? defaultMuxer else {
         throw MediaSettingsError("no container is known for '\(scheme)://' outputs; add --format NAME (e.g. mpegts, flv)")
       }
+      try Self.checkAuthority(of: text, scheme: scheme, after: schemeEnd.upperBound)
       kind = .network
       url = text
       self.muxer = muxer
@@ -108,6 +109,37 @@ public struct StreamDestination: Sendable, Equatable {
     url = text
     muxer = "hls"
     displayName = text
+  }
+
+  /// Checks `host[:port]` after `scheme://` as a connection would need it: a port is a
+  /// number from 1 to 65535, SRT, UDP, RIST and TCP have no default port, and only
+  /// they may leave the host out (a listener). Found now, not after the first retry.
+  private static func checkAuthority(of text: String, scheme: String, after start: String.Index) throws(MediaSettingsError) {
+    let shown = redacted(text)
+    var authority = text[start...].prefix { $0 != "/" && $0 != "?" }
+    if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+    var host = authority
+    var port: Substring? = nil
+    if authority.hasPrefix("[") {
+      guard let close = authority.firstIndex(of: "]") else { throw MediaSettingsError("output URL '\(shown)' has an unclosed '['") }
+      host = authority[authority.index(after: authority.startIndex)..<close]
+      let rest = authority[authority.index(after: close)...]
+      if rest.hasPrefix(":") { port = rest.dropFirst() } else if !rest.isEmpty {
+        throw MediaSettingsError("output URL '\(shown)' has '\(rest)' after its host")
+      }
+    } else if let colon = authority.lastIndex(of: ":") {
+      host = authority[..<colon]
+      port = authority[authority.index(after: colon)...]
+    }
+    let listens = ["srt", "udp", "rist", "tcp"].contains(scheme)
+    if host.isEmpty && !listens { throw MediaSettingsError("output URL '\(shown)' has no host") }
+    if let port {
+      guard let number = Int(port), (1...65535).contains(number) else {
+        throw MediaSettingsError("output URL '\(shown)': port '\(port)' is not a number from 1 to 65535")
+      }
+    } else if listens {
+      throw MediaSettingsError("output URL '\(shown)' has no port (\(scheme):// has no default one), e.g. \(scheme)://127.0.0.1:9000")
+    }
   }
 
   private static func isSchemeCharacter(_ c: Character) -> Bool {

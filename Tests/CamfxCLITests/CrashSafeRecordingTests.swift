@@ -231,6 +231,23 @@ final class CrashSafeRecordingTests: CLITestCase {
     XCTAssertEqual(try listing().filter { $0.hasPrefix("loop-") }, kept.compactMap { $0["name"] as? String })
   }
 
+  /// A strftime pattern that makes a '/' or a name too long is refused before recording.
+  func testBadNamePatternsAreRefusedBeforeRecording() throws {
+    let year = Calendar.current.component(.year, from: Date())
+    let slash = try CLI.run(["record", "--duration", "2s", "--segment", "1s", "-o", "x-%D.mp4"], in: dir)
+    XCTAssertEqual(slash.status, 1, "\(slash)")
+    XCTAssertTrue(
+      slash.stderr.hasPrefix("camfx: error: -o 'x-%D.mp4' makes names with a '/' in them ('x-"), slash.stderr)
+    let long = String(repeating: "a", count: 250) + "-%Y.mp4"
+    try assertFails(
+      ["record", "--duration", "2s", "--segment", "1s", "-o", long],
+      stderr: "camfx: error: -o '\(long)' makes file names of 259 bytes ('\(String(repeating: "a", count: 250))-\(year).mp4'); the file system allows 255")
+    try assertFails(
+      ["record", "--duration", "2s", "--still", "s-%D.png", "-o", "a.mp4"],
+      prefix: "camfx: error: --still 's-%D.png' makes names with a '/' in them")
+    XCTAssertEqual(try listing(), [])
+  }
+
   func testStrftimeSegmentNamesGetACounterWhenTheyCollide() throws {
     let result = try CLI.run(
       ["record", "--size", "160x120", "--duration", "2s", "--segment", "1s", "--no-realtime", "-o", "cam-%Y.mp4"] + fast,

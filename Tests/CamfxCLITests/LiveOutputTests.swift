@@ -220,6 +220,14 @@ final class LiveOutputTests: CLITestCase {
     try assertFails(["--duration", "1s", "-o", "a.mp4", "-o", "a.mp4"], stderr: "camfx: error: -o a.mp4 is given twice")
     try assertFails(
       ["--duration", "1s", "-o", "dup.mp4", "-o", "./dup.mp4"], stderr: "camfx: error: -o dup.mp4 and -o ./dup.mp4 are the same file")
+    // Hosts and ports are checked before anything starts, not retried.
+    try assertFails(["--duration", "1s", "-o", "rtmp://:99999/x"], stderr: "camfx: error: output URL 'rtmp://:99999/x' has no host")
+    try assertFails(
+      ["--duration", "1s", "-o", "rtmp://127.0.0.1:99999/live"],
+      stderr: "camfx: error: output URL 'rtmp://127.0.0.1:99999/live': port '99999' is not a number from 1 to 65535")
+    try assertFails(
+      ["--duration", "1s", "-o", "srt://127.0.0.1"],
+      stderr: "camfx: error: output URL 'srt://127.0.0.1' has no port (srt:// has no default one), e.g. srt://127.0.0.1:9000")
     try assertFails(
       ["--duration", "1s", "-o", "-", "--segment", "1s"],
       stderr: "camfx: error: --segment cuts movie files: add -o with a .mp4, .mov or .mkv name")
