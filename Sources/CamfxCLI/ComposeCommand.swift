@@ -189,6 +189,15 @@ struct ComposeCommand: ParsableCommand {
         + "\(renderSize) and \(RecordingStatusLine.fixed(1 / frameDuration.seconds, 3)) fps: "
         + RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded ", with: "wrote ") + "\n")
     if let error = summary.error { throw RecordingFailure(message: error) }
+    try Self.requireComplete(summary, of: timeline.total.seconds, output: name)
+  }
+
+  /// An interrupted composition is a partial movie: exit 1 so that a script knows.
+  static func requireComplete(_ summary: RecordingSummary, of total: Double?, output: String) throws {
+    guard summary.stopReason == .interrupted else { return }
+    let of = total.map { " of the \(RecordingStatusLine.fixed($0, 1)) s composition" } ?? ""
+    throw RecordingFailure(
+      message: "interrupted: '\(output)' holds \(RecordingStatusLine.fixed(summary.durationSeconds, 1)) s\(of); it plays, but is partial")
   }
 
   /// `--preset passthrough`: the items' packets joined as they are.
@@ -221,6 +230,7 @@ struct ComposeCommand: ParsableCommand {
       "composed \(composition.items.count) item(s) by passthrough: "
         + RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded ", with: "copied ") + "\n")
     if let error = summary.error { throw RecordingFailure(message: error) }
+    try Self.requireComplete(summary, of: nil, output: name)
   }
 
   /// A one-line error for a file this process cannot read (missing, no permission).

@@ -190,7 +190,7 @@ final class ComposeTests: CLITestCase {
     try clip("small.mp4", "testsrc=size=160x120:rate=25", seconds: 1)
     try assertFails(
       ["compose", "p1.mp4", "small.mp4", "--preset", "passthrough", "-o", "no.mp4"],
-      stderr: "camfx: error: --preset passthrough: small.mp4 differs from p1.mp4 (320x240 against 160x120); use a preset that encodes, e.g. --preset 1080p",
+      stderr: "camfx: error: --preset passthrough: small.mp4 differs from p1.mp4 (160x120 against 320x240); use a preset that encodes, e.g. --preset 1080p",
       keep: ["joined.mp4", "p1.mp4", "p2.mp4", "small.mp4"])
     try assertFails(
       ["compose", "p1.mp4", "p2.mp4", "--preset", "passthrough", "--transition", "fade=1s", "-o", "no.mp4"],
@@ -263,6 +263,27 @@ final class ComposeTests: CLITestCase {
     try assertFails(
       ["compose", "a.mp4", "-o", "o.mp4", "-o", "./o.mp4"],
       stderr: "camfx: error: -o o.mp4 and -o ./o.mp4 are the same file", keep: keep + ["m.mp4"])
+  }
+
+  /// Ctrl-C while composing: the movie written so far plays, and the exit status says
+  /// it is partial.
+  func testAnInterruptedCompositionExitsNonZero() throws {
+    try clip("long.mp4", "testsrc=size=1280x720:rate=30", seconds: 20)
+    let process = try CLI.start(["compose", "long.mp4", "--x264-preset", "veryslow", "-o", "part.mp4"], in: dir, stderr: "err.txt")
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline, ((try? FileManager.default.attributesOfItem(atPath: path("part.mp4"))[.size] as? Int) ?? 0) == 0 {
+      usleep(20_000)
+    }
+    usleep(1_000_000)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("err.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 1, stderr)
+    XCTAssertTrue(stderr.contains("camfx: error: interrupted: 'part.mp4' holds "), stderr)
+    XCTAssertTrue(stderr.hasSuffix(" of the 20.0 s composition; it plays, but is partial\n"), stderr)
+    let video = try XCTUnwrap(MovieOracle.probe(path("part.mp4"))["video"])
+    XCTAssertGreaterThan(video.frames, 0)
+    XCTAssertLessThan(video.frames, 600)
   }
 
   func testAPresetCapsTheSizeAndNeverScalesUp() throws {

@@ -53,7 +53,7 @@ public final class PassthroughComposition: PacketSource {
           "--preset passthrough: \(item) \(reader.streams.count > 1 ? "has" : "has no") sound and \(composition.items[0]) \(first.streams.count > 1 ? "has" : "has not"); use a preset that encodes")
       }
       for (a, b) in zip(first.streams, reader.streams) {
-        if let difference = a.differenceForJoining(b) {
+        if let difference = b.differenceForJoining(a) {
           throw RecordingOptionError(
             "--preset passthrough: \(item) differs from \(composition.items[0]) (\(difference)); use a preset that encodes, e.g. --preset 1080p")
         }
