@@ -115,9 +115,10 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
     return lastVideoEnd
   }
 
+  /// Bytes written to every segment, those loop recording deleted since included.
   public var bytesWritten: Int64 {
     // The current segment's entry counts 0 bytes until it is finished.
-    segments.filter(\.kept).reduce(0) { $0 + $1.bytes } + (current?.bytesWritten ?? 0)
+    segments.reduce(0) { $0 + $1.bytes } + (current?.bytesWritten ?? 0)
   }
 
   public var report: OutputReport {

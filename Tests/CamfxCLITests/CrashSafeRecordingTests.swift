@@ -207,10 +207,21 @@ final class CrashSafeRecordingTests: CLITestCase {
     XCTAssertTrue(FileManager.default.createFile(atPath: path("mine.mp4"), contents: Data("not camfx's".utf8)))
     let result = try CLI.run(
       ["record", "--size", "160x120", "--duration", "7s", "--segment", "2s", "--keep", "2", "--no-realtime",
-       "-o", "loop.mp4"] + fast, in: dir)
+       "--stats-json", "s.json", "-o", "loop.mp4"] + fast, in: dir)
     XCTAssertEqual(result.status, 0, "\(result)")
-    XCTAssertEqual(try listing(), ["loop-002.mp4", "loop-003.mp4", "mine.mp4"])
+    XCTAssertEqual(try listing(), ["loop-002.mp4", "loop-003.mp4", "mine.mp4", "s.json"])
     for name in ["loop-002.mp4", "loop-003.mp4"] { XCTAssertEqual(try decodeErrors(name), "", name) }
+    // What was written (all four segments) and what is kept (the newest two), each with its rate.
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("s.json"))) as? [String: Any])
+    let segments = try XCTUnwrap(json["segments"] as? [[String: Any]])
+    XCTAssertEqual(segments.count, 4)
+    XCTAssertEqual(json["bytes"] as? Int, segments.compactMap { $0["bytes"] as? Int }.reduce(0, +))
+    let kept = try ["loop-002.mp4", "loop-003.mp4"].map {
+      try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path($0))[.size] as? Int)
+    }.reduce(0, +)
+    let keptText = kept >= 1000 ? String(format: "%.1f kB", Double(kept) / 1000) : "\(kept) B"
+    XCTAssertTrue(result.stderr.contains("; kept the newest 2 of 4 segments: \(keptText), 3.00 s, "), result.stderr)
   }
 
   func testMaxTotalKeepsTheNewestSegmentsThatFit() throws {

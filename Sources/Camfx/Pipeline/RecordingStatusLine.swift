@@ -75,9 +75,19 @@ public struct RecordingStatusLine: Sendable {
   public static func summary(_ s: RecordingSummary, output: String) -> String {
     let rate = s.durationSeconds > 0 ? Double(s.bytes) * 8 / s.durationSeconds : 0
     let reasons = DropReason.allCases.map { "\($0.rawValue) \(s.dropped[$0.rawValue] ?? 0)" }.joined(separator: ", ")
-    return "recorded \(s.framesOut) frames (\(fixed(s.durationSeconds, 2)) s) to \(output): \(bytes(s.bytes)), "
+    var text = "recorded \(s.framesOut) frames (\(fixed(s.durationSeconds, 2)) s) to \(output): \(bytes(s.bytes)), "
       + "\(bitrate(rate)), \(s.droppedTotal) dropped (\(reasons)); stopped by \(s.stopReason.rawValue) after "
       + "\(fixed(s.elapsedSeconds, 1)) s"
+    // Loop recording: what is left on disk is not what was written.
+    if let segments = s.segments, segments.contains(where: { !$0.kept }) {
+      let kept = segments.filter(\.kept)
+      let keptBytes = kept.reduce(Int64(0)) { $0 + $1.bytes }
+      let keptSeconds = kept.reduce(0.0) { $0 + $1.duration }
+      let keptRate = keptSeconds > 0 ? Double(keptBytes) * 8 / keptSeconds : 0
+      text += "; kept the newest \(kept.count) of \(segments.count) segments: \(bytes(keptBytes)), "
+        + "\(fixed(keptSeconds, 2)) s, \(bitrate(keptRate))"
+    }
+    return text
   }
 
   /// `mm:ss.t`.
