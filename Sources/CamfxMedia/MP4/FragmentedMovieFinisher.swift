@@ -56,7 +56,8 @@ public enum FragmentedMovieFinisher {
   public struct Loss: Sendable, Equatable {
     /// Where they lie in the file.
     public var bytes: Range<Int64>
-    /// The gap they leave in the movie, in seconds from its start (nil when unknown).
+    /// The gap they leave on the video timeline (or the first track's), in seconds
+    /// from the first kept fragment; nil when a neighbour is missing.
     public var seconds: Range<Double>?
   }
 
@@ -75,18 +76,18 @@ public enum FragmentedMovieFinisher {
     let scan = try FragmentedMovieScan(fd: fd)
     let (_, seconds) = try MovieIndexBuilder(initialMovie: scan.initialMovie, tracks: scan.tracks, marker: scan.marker)
       .build()
-    return report(scan, seconds: seconds, cut: 0, kinds: try handlerKinds(scan.initialMovie), elapsed: 0)
+    return report(scan, seconds: seconds, cut: 0, elapsed: 0)
   }
 
   private static func report(
-    _ scan: FragmentedMovieScan, seconds: Double, cut: Int64, kinds: [String], elapsed: Double
+    _ scan: FragmentedMovieScan, seconds: Double, cut: Int64, elapsed: Double
   ) -> Report {
     let video = scan.videoTrack.flatMap { scan.tracks[$0] }
     return Report(
       seconds: seconds, tailBytes: scan.fileSize - scan.fragmentsEnd - (scan.staleIndexOffset.map { scan.fileSize - $0 } ?? 0),
       cutBytes: cut, tailIsTorn: scan.tailIsTorn, fragments: scan.fragments, videoFrames: video?.sizes.count ?? 0,
       videoSeconds: scan.videoTimescale > 0 ? Double(video?.mediaDuration ?? 0) / Double(scan.videoTimescale) : 0,
-      losses: scan.losses.map { Loss(bytes: $0.bytes, seconds: $0.seconds) }, trackKinds: kinds,
+      losses: scan.losses, trackKinds: scan.trackKinds,
       wasFinished: scan.kind == .finished, elapsedSeconds: elapsed)
   }
 
@@ -99,7 +100,6 @@ public enum FragmentedMovieFinisher {
     }
     let (moov, seconds) = try MovieIndexBuilder(initialMovie: scan.initialMovie, tracks: scan.tracks, marker: scan.marker)
       .build()
-    let kinds = try handlerKinds(scan.initialMovie)
     var indexAt = scan.staleIndexOffset ?? scan.fileSize
     var cut: Int64 = 0
     do throws(MP4FormatError) {
@@ -123,7 +123,7 @@ public enum FragmentedMovieFinisher {
       original: scan.markerBox, markerOffset: scan.markerOffset, mediaEnd: indexAt)
     try write(fd, boxes, at: scan.markerOffset)
     try sync(fd)
-    return report(scan, seconds: seconds, cut: cut, kinds: kinds, elapsed: MonotonicClock.seconds() - started)
+    return report(scan, seconds: seconds, cut: cut, elapsed: MonotonicClock.seconds() - started)
   }
 
   /// Writes the index at `offset`, ends the file after it and makes it durable.
@@ -152,26 +152,6 @@ public enum FragmentedMovieFinisher {
         "it holds no complete fragment (it was cut within its first second, or every fragment is damaged): nothing to keep; left unchanged")
     }
     return try finish(fd: fd, scan: scan)
-  }
-
-  /// "video", "audio", ... for each track, from the `hdlr` boxes.
-  private static func handlerKinds(_ moov: [UInt8]) throws(MP4FormatError) -> [String] {
-    var kinds: [String] = []
-    for trak in try mp4Children(of: moov, payloadStart: 8) where trak.type == "trak" {
-      for mdia in try mp4Children(of: moov, payloadStart: trak.range.lowerBound + 8, end: trak.range.upperBound)
-      where mdia.type == "mdia" {
-        for hdlr in try mp4Children(of: moov, payloadStart: mdia.range.lowerBound + 8, end: mdia.range.upperBound)
-        where hdlr.type == "hdlr" {
-          var r = MP4ByteReader(moov, at: hdlr.range.lowerBound + 16)
-          switch FourCC(rawValue: try r.u32()) {
-          case "vide": kinds.append("video")
-          case "soun": kinds.append("audio")
-          default: kinds.append("data")
-          }
-        }
-      }
-    }
-    return kinds
   }
 
   static func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int64) throws(MP4FormatError) {

@@ -70,14 +70,6 @@ struct FragmentedMovieScan {
     }
   }
 
-  /// Bytes between trusted fragments that were left out of the index.
-  struct Loss: Equatable {
-    var bytes: Range<Int64>
-    /// Where the gap it leaves on the video timeline (or the first track's) starts
-    /// and ends, in seconds; nil when a neighbour is missing.
-    var seconds: Range<Double>?
-  }
-
   var kind: Kind
   var markerOffset: Int64
   var markerBox: [UInt8]
@@ -89,7 +81,7 @@ struct FragmentedMovieScan {
   /// Trusted fragments, kept in the index.
   var fragments = 0
   /// Damaged stretches between the initial `moov` and the last trusted fragment.
-  var losses: [Loss] = []
+  var losses: [FragmentedMovieFinisher.Loss] = []
   /// The end of the last trusted fragment: what follows is the tail.
   var fragmentsEnd: Int64
   /// True when the tail is a box cut off by the end of the file (a crash while a
@@ -98,6 +90,8 @@ struct FragmentedMovieScan {
   var tailIsTorn = true
   /// Where a final index from an interrupted finish begins (it is written again there).
   var staleIndexOffset: Int64?
+  /// "video", "audio" ... for each track, in the index's order.
+  var trackKinds: [String] = []
   /// The first video track's ID and media timescale.
   var videoTrack: UInt32?
   var videoTimescale: UInt32 = 0
@@ -191,17 +185,19 @@ struct FragmentedMovieScan {
       }
     }
 
-    let timescales = Self.timescales(initialMovie)
-    videoTrack = Self.videoTrack(initialMovie)
-    videoTimescale = videoTrack.flatMap { timescales[$0] } ?? 0
-    let timelineTrack = videoTrack ?? defaults.keys.min() ?? 1
+    let headers = try Self.trackHeaders(initialMovie)
+    trackKinds = headers.map(\.kind)
+    let video = headers.first { $0.kind == "video" }
+    videoTrack = video?.id
+    videoTimescale = video?.timescale ?? 0
+    let timeline = video ?? headers.first
     for fragment in kept {
       for (track, samples) in fragment.tracks { Self.append(samples, to: &tracks[track, default: TrackSamples()]) }
     }
     fragments = kept.count
     fragmentsEnd = kept.last?.range.upperBound ?? moov.end
     losses = Self.losses(
-      damaged, kept: kept, upTo: fragmentsEnd, track: timelineTrack, timescale: timescales[timelineTrack] ?? 0)
+      damaged, kept: kept, upTo: fragmentsEnd, track: timeline?.id ?? 1, timescale: timeline?.timescale ?? 0)
 
     // The tail: a box cut off by the end of the file, an index from an interrupted
     // finish, or whole boxes that did not parse.
@@ -286,7 +282,7 @@ struct FragmentedMovieScan {
   /// Each damaged stretch with the gap it leaves on `track`'s timeline.
   private static func losses(
     _ damaged: [Range<Int64>], kept: [Fragment], upTo end: Int64, track: UInt32, timescale: UInt32
-  ) -> [Loss] {
+  ) -> [FragmentedMovieFinisher.Loss] {
     var merged: [Range<Int64>] = []
     for range in damaged.sorted(by: { $0.lowerBound < $1.lowerBound }) where range.lowerBound < end {
       if let last = merged.last, last.upperBound >= range.lowerBound {
@@ -305,47 +301,40 @@ struct FragmentedMovieScan {
         let to = Double(after.start - origin) / Double(timescale)
         if to >= from { seconds = from..<to }
       }
-      return Loss(bytes: bytes, seconds: seconds)
+      return FragmentedMovieFinisher.Loss(bytes: bytes, seconds: seconds)
     }
   }
 
-  /// Each track's media timescale (`mdhd`), by track ID.
-  private static func timescales(_ moov: [UInt8]) -> [UInt32: UInt32] {
-    var result: [UInt32: UInt32] = [:]
-    for (track, trak) in (try? tracksByID(moov)) ?? [] {
-      guard let mdia = try? mp4Children(of: moov, payloadStart: trak.lowerBound + 8, end: trak.upperBound)
-        .first(where: { $0.type == "mdia" }),
-        let mdhd = try? mp4Children(of: moov, payloadStart: mdia.range.lowerBound + 8, end: mdia.range.upperBound)
-          .first(where: { $0.type == "mdhd" }),
-        let scale = try? MovieIndexBuilder.timescale(ofHeader: Array(moov[mdhd.range]), timescaleField: 2)
-      else { continue }
-      result[track] = scale
-    }
-    return result
+  /// What the initial index says of one track.
+  struct TrackHeader {
+    var id: UInt32
+    /// "video", "audio" or "data", from its `hdlr`.
+    var kind: String
+    /// Its media timescale (`mdhd`); 0 when unreadable.
+    var timescale: UInt32
   }
 
-  /// The ID of the first video track (`hdlr` "vide").
-  private static func videoTrack(_ moov: [UInt8]) -> UInt32? {
-    for (track, trak) in (try? tracksByID(moov)) ?? [] {
-      guard let mdia = try? mp4Children(of: moov, payloadStart: trak.lowerBound + 8, end: trak.upperBound)
-        .first(where: { $0.type == "mdia" }),
-        let hdlr = try? mp4Children(of: moov, payloadStart: mdia.range.lowerBound + 8, end: mdia.range.upperBound)
-          .first(where: { $0.type == "hdlr" })
-      else { continue }
-      var r = MP4ByteReader(moov, at: hdlr.range.lowerBound + 16)
-      if (try? r.u32()).map(FourCC.init(rawValue:)) == "vide" { return track }
-    }
-    return nil
-  }
-
-  /// Each `trak`'s track ID and byte range in `moov`.
-  private static func tracksByID(_ moov: [UInt8]) throws(MP4FormatError) -> [(UInt32, Range<Int>)] {
-    var result: [(UInt32, Range<Int>)] = []
+  /// Each `trak` of `moov`, in order.
+  private static func trackHeaders(_ moov: [UInt8]) throws(MP4FormatError) -> [TrackHeader] {
+    var result: [TrackHeader] = []
     for trak in try mp4Children(of: moov, payloadStart: 8) where trak.type == "trak" {
-      guard let tkhd = try mp4Children(of: moov, payloadStart: trak.range.lowerBound + 8, end: trak.range.upperBound)
-        .first(where: { $0.type == "tkhd" })
+      let children = try mp4Children(of: moov, payloadStart: trak.range.lowerBound + 8, end: trak.range.upperBound)
+      guard let tkhd = children.first(where: { $0.type == "tkhd" }), let mdia = children.first(where: { $0.type == "mdia" })
       else { continue }
-      result.append((try MovieIndexBuilder.trackID(Array(moov[tkhd.range])), trak.range))
+      var header = TrackHeader(id: try MovieIndexBuilder.trackID(Array(moov[tkhd.range])), kind: "data", timescale: 0)
+      for box in try mp4Children(of: moov, payloadStart: mdia.range.lowerBound + 8, end: mdia.range.upperBound) {
+        if box.type == "mdhd" {
+          header.timescale = try MovieIndexBuilder.timescale(ofHeader: Array(moov[box.range]), timescaleField: 2)
+        } else if box.type == "hdlr" {
+          var r = MP4ByteReader(moov, at: box.range.lowerBound + 16)
+          switch FourCC(rawValue: try r.u32()) {
+          case "vide": header.kind = "video"
+          case "soun": header.kind = "audio"
+          default: break
+          }
+        }
+      }
+      result.append(header)
     }
     return result
   }
