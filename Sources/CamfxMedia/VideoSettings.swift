@@ -155,6 +155,48 @@ public struct VideoSettings: Sendable, Equatable {
       throw MediaSettingsError(
         "unknown x264 preset '\(preset)' (expected one of \(Self.x264Presets.joined(separator: ", ")))")
     }
+    if let tune { try Self.checkTune(tune, codec: codec) }
     guard timescale > 0 else { throw MediaSettingsError("invalid video timescale \(timescale)") }
+  }
+
+  /// libx264's tunes (`x264_tune_names`); the first six tune its psychovisual options,
+  /// so only one of them applies at a time.
+  static let x264Tunes = ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]
+  /// libx265's tunes (`x265_tune_names`), one at a time.
+  static let x265Tunes = ["psnr", "ssim", "grain", "fastdecode", "zerolatency", "animation"]
+
+  /// Refuses a tune libx264 or libx265 would refuse: they say why only on stderr, past
+  /// av_log, and avcodec_open2 returns a bare EINVAL.
+  static func checkTune(_ tune: String, codec: String) throws(MediaSettingsError) {
+    switch codec {
+    case "libx264":
+      // x264's own parsing: any of ",./-+" separates tunes, case does not matter.
+      let parts = tune.lowercased().split(whereSeparator: { ",./-+".contains($0) }).map(String.init)
+      let expected = "expected " + list(x264Tunes, or: true) + "; several join with commas, e.g. film,zerolatency"
+      guard !parts.isEmpty else { throw MediaSettingsError("unknown --tune '\(tune)' for libx264 (\(expected))") }
+      if let unknown = parts.first(where: { !x264Tunes.contains($0) }) {
+        let within = parts.count > 1 ? " in '\(tune)'" : ""
+        throw MediaSettingsError("unknown --tune '\(unknown)'\(within) for libx264 (\(expected))")
+      }
+      // x264 warns and ignores a second one, which would record something else than asked.
+      let psychovisual = Array(x264Tunes.prefix(6))
+      if parts.filter(psychovisual.contains).count > 1 {
+        throw MediaSettingsError(
+          "--tune '\(tune)' names more than one of \(list(psychovisual, or: false)); libx264 takes one of them "
+            + "(fastdecode and zerolatency combine with any)")
+      }
+    case "libx265":
+      // x265 also knows zero-latency, fast-decode and vmaf, spelled exactly so.
+      guard x265Tunes.contains(tune) || ["zero-latency", "fast-decode", "vmaf"].contains(tune) else {
+        throw MediaSettingsError("unknown --tune '\(tune)' for libx265 (expected \(list(x265Tunes, or: true)))")
+      }
+    default: break
+    }
+  }
+
+  /// "a, b or c" (`or`), "a, b, c" otherwise.
+  private static func list(_ names: [String], or: Bool) -> String {
+    guard or, names.count > 1 else { return names.joined(separator: ", ") }
+    return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
   }
 }

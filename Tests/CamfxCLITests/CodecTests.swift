@@ -84,6 +84,31 @@ final class CodecTests: CLITestCase {
   /// How libx264, libx265 and SVT-AV1 start the lines they write themselves.
   static let libraryLogLines = ["[libx264", "x264 [", "x265 [", "[libx265", "Svt[", "[libsvtav1"]
 
+  // `assertFails` compares the whole of stderr with the one camfx line: none of the
+  // encoders' own lines (`libraryLogLines`) may come with it.
+
+  func testTunesAreCheckedBeforeOpening() throws {
+    let short = ["--size", "64x64", "--audio", "none", "--frames", "3", "--quiet"]
+    let x264Tunes = "expected film, animation, grain, stillimage, psnr, ssim, fastdecode or zerolatency; "
+      + "several join with commas, e.g. film,zerolatency"
+    try assertFails(short + ["--tune", "x", "-o", "a.mp4"], stderr: "camfx: error: unknown --tune 'x' for libx264 (\(x264Tunes))")
+    try assertFails(
+      short + ["--encoder", "libx264", "--tune", "film,fast", "-o", "a.mp4"],
+      stderr: "camfx: error: unknown --tune 'fast' in 'film,fast' for libx264 (\(x264Tunes))")
+    try assertFails(short + ["--tune", "", "-o", "a.mp4"], stderr: "camfx: error: unknown --tune '' for libx264 (\(x264Tunes))")
+    try assertFails(
+      short + ["--tune", "film,grain", "-o", "a.mp4"],
+      stderr: "camfx: error: --tune 'film,grain' names more than one of film, animation, grain, stillimage, psnr, ssim; "
+        + "libx264 takes one of them (fastdecode and zerolatency combine with any)")
+    try assertFails(
+      short + ["--video-codec", "hevc", "--tune", "film", "-o", "a.mkv"],
+      stderr: "camfx: error: unknown --tune 'film' for libx265 (expected psnr, ssim, grain, fastdecode, zerolatency or animation)")
+    // What x264 itself takes: any case, and any of its separators.
+    let result = try CLI.run(short + ["--tune", "Film/ZeroLatency", "-o", "a.mp4"], in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertTrue(result.stderr.hasPrefix("recorded 3 frames"), result.stderr)
+  }
+
   private func packetHashes(_ file: String) throws -> [String] { try MovieOracle.videoPacketHashes(path(file)) }
 
   func testCopyWritesTheInputsPacketsUnchanged() throws {
