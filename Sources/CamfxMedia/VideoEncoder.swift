@@ -115,9 +115,13 @@ final class VideoEncoder {
     let opened = avcodec_open2(c, codec, nil)
     if opened < 0 {
       let hardware = codec.pointee.capabilities & Int32(AV_CODEC_CAP_HARDWARE) != 0 || name.contains("_")
-      throw FFmpegError(
-        code: opened, operation: "opening video encoder '\(name)'",
-        message: FFmpegError.text(for: opened) + (hardware ? " (is its device present and free?)" : ""))
+      // What libx264, libx265 and SVT-AV1 return for settings they refuse; FFmpeg's texts
+      // for them ("Invalid data found when processing input") point elsewhere.
+      let refused = [camfx_averror(EINVAL), CAMFX_AVERROR_INVALIDDATA, CAMFX_AVERROR_EXTERNAL].contains(opened)
+      let message =
+        hardware ? FFmpegError.text(for: opened) + " (is its device present and free?)"
+        : refused ? "\(name) refused the frame size, rate or options" : FFmpegError.text(for: opened)
+      throw FFmpegError(code: opened, operation: "opening video encoder '\(name)' for \(settings.geometry)", message: message)
     }
   }
 

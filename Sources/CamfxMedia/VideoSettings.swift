@@ -124,6 +124,7 @@ public struct VideoSettings: Sendable, Equatable {
       throw MediaSettingsError(
         "frame size \(geometry) is too large for the encoder (at most about 260 million pixels; 8192x8192 works)")
     }
+    try checkEncoderLimits()
     guard fps.isFinite, fps > 0, fps <= 1000 else {
       throw MediaSettingsError("invalid fps '\(fps)': must be between 0 and 1000")
     }
@@ -189,6 +190,38 @@ public struct VideoSettings: Sendable, Equatable {
       // x265 also knows zero-latency, fast-decode and vmaf, spelled exactly so.
       guard x265Tunes.contains(tune) || ["zero-latency", "fast-decode", "vmaf"].contains(tune) else {
         throw MediaSettingsError("unknown --tune '\(tune)' for libx265 (expected \(list(x265Tunes, or: true)))")
+      }
+    default: break
+    }
+  }
+
+  /// The frame sizes the encoder takes (found by trying: `ffmpeg -f lavfi -i
+  /// testsrc=size=WxH -c:v ENCODER -f null -`); outside them it fails to open with a
+  /// bare EINVAL and says why only on stderr.
+  func checkEncoderLimits() throws(MediaSettingsError) {
+    switch codec {
+    case "libsvtav1":
+      // SVT-AV1 1.4: "Source Width must be at least 64", "Source Height must be less
+      // than or equal to 8704".
+      if width < 64 || height < 64 {
+        throw MediaSettingsError("frame size \(geometry) is too small for libsvtav1 (AV1), which needs at least 64x64")
+      }
+      if height > 8704 {
+        throw MediaSettingsError("frame size \(geometry) is too tall for libsvtav1 (AV1), which takes at most 8704 rows")
+      }
+      // "The target bit rate must be between [0, 100000] kbps".
+      if case .bitrate(let b)? = rateControl, b > 100_000_000 {
+        throw MediaSettingsError("invalid video bitrate \(b) bit/s for libsvtav1 (AV1): at most 100M (100 Mbit/s)")
+      }
+    case "libx265":
+      // libavcodec's libx265 wrapper refuses less than 16x16 ("Image size is too small");
+      // placebo's transform depth needs 32x32 CTUs, which x265 shrinks for smaller pictures.
+      let placebo = preset == "placebo"
+      let minimum = placebo ? 32 : 16
+      if width < minimum || height < minimum {
+        throw MediaSettingsError(
+          "frame size \(geometry) is too small for libx265 (HEVC)\(placebo ? " with preset placebo" : ""), "
+            + "which needs at least \(minimum)x\(minimum)")
       }
     default: break
     }
