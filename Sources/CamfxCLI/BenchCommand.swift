@@ -51,7 +51,7 @@ struct BenchCommand: ParsableCommand {
   }
 
   func run() throws {
-    FFmpegLogging.fatalOnly()
+    FFmpegLogging.configure(verbose: false)
     let sizes = try size.isEmpty ? BenchCase.defaultSizes : size.map(parseSize)
     let selected = filter.isEmpty ? nil : Set(filter)
     let cases = BenchCase.filterCases(sizes: sizes, filters: selected) + BenchCase.pipelineCases(sizes: sizes, names: selected)

@@ -99,7 +99,7 @@ struct ComposeCommand: ParsableCommand {
   var outputOptions: OutputOptions
 
   func run() throws {
-    FFmpegLogging.fatalOnly()
+    FFmpegLogging.configure(verbose: false)
     // 1. Everything that can be checked without reading the items' pictures.
     guard !items.isEmpty else { throw RecordingOptionError("nothing to compose: give movies and stills, e.g. camfx compose a.mp4 b.mp4 -o out.mp4") }
     guard !outputOptions.output.isEmpty else { throw RecordingOptionError("compose needs -o, e.g. -o out.mp4") }

@@ -49,7 +49,7 @@ struct PreviewCommand: ParsableCommand {
   var duration: String?
 
   func run() throws {
-    FFmpegLogging.fatalOnly()
+    FFmpegLogging.configure(verbose: false)
     let address = try PreviewAddress(parsing: listen)
     var recording = RecordingPipeline.Configuration(source: .live(try source.map { try SourceSpec(parsing: $0) }))
     recording.size = try size.map { try FrameGeometry(parsing: $0) }

@@ -179,7 +179,9 @@ struct RecordCommand: ParsableCommand {
   @Flag(help: "No status line (the final summary is still printed).")
   var quiet = false
 
-  @Flag(name: .shortAndLong, help: "Also print the path the video takes: its formats and filters, from the source to the encoder.")
+  @Flag(name: .shortAndLong, help: ArgumentHelp(
+    "Also print the path the video takes (its formats and filters, from the source to the encoder), and the errors "
+      + "FFmpeg and the encoders (x264, x265, SVT-AV1) report themselves, which are otherwise kept off stderr."))
   var verbose = false
 
   @Option(name: .customLong("stats-json"), help: ArgumentHelp(
@@ -203,7 +205,7 @@ struct RecordCommand: ParsableCommand {
   }
 
   func run() throws {
-    FFmpegLogging.fatalOnly()
+    FFmpegLogging.configure(verbose: verbose)
     let names = outputOptions.output.isEmpty ? [DefaultOutputName.make()] : outputOptions.output
     if outputOptions.output.isEmpty { Self.printToStderr("camfx: recording to \(names[0]) (no -o given); Ctrl-C stops\n") }
     // 1. Everything that can be checked without opening anything.

@@ -36,19 +36,20 @@ final class AudioEncoder {
     c.pointee.bit_rate = Int64(settings.bitrate)
     c.pointee.time_base = AVRational(num: 1, den: Int32(settings.sampleRate))
     if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
-    try check(avcodec_open2(c, codec, nil), "avcodec_open2 \(settings.codec)")
+    try check(avcodec_open2(c, codec, nil), "opening audio encoder '\(settings.codec)'")
     frameSize = c.pointee.frame_size > 0 ? Int(c.pointee.frame_size) : 1024
     frame = try FFmpegFrame()
     frame.pointer.pointee.nb_samples = Int32(frameSize)
     frame.pointer.pointee.format = sampleFormat.rawValue
     frame.pointer.pointee.sample_rate = Int32(settings.sampleRate)
-    try check(av_channel_layout_copy(&frame.pointer.pointee.ch_layout, &c.pointee.ch_layout), "av_channel_layout_copy")
-    try check(av_frame_get_buffer(frame.pointer, 0), "av_frame_get_buffer audio")
+    try check(
+      av_channel_layout_copy(&frame.pointer.pointee.ch_layout, &c.pointee.ch_layout), "opening audio encoder '\(settings.codec)'")
+    try check(av_frame_get_buffer(frame.pointer, 0), "opening audio encoder '\(settings.codec)'")
     packet = try FFmpegPacket()
     // The FIFO comes last: deinit (its only free) runs only once every stored property
     // is set, so a throw above with the FIFO already made leaked it.
     guard let f = av_audio_fifo_alloc(sampleFormat, Int32(settings.channels), Int32(frameSize * 4)) else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_audio_fifo_alloc")
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "opening audio encoder '\(settings.codec)'")
     }
     fifo = f
   }
@@ -87,19 +88,21 @@ final class AudioEncoder {
       let n = flushing ? min(available, frameSize) : (available >= frameSize ? frameSize : 0)
       if n == 0 { break }
       let f = frame.pointer
-      try check(av_frame_make_writable(f), "av_frame_make_writable audio")
+      try check(av_frame_make_writable(f), "encoding sound with '\(settings.codec)'")
       f.pointee.nb_samples = Int32(n)
       let read = try withFrameData(f) { (data) throws(FFmpegError) in
-        try check(av_audio_fifo_read(fifo, data, Int32(n)), "av_audio_fifo_read")
+        try check(av_audio_fifo_read(fifo, data, Int32(n)), "encoding sound with '\(settings.codec)'")
       }
-      guard Int(read) == n else { throw FFmpegError.invalid("av_audio_fifo_read", "read \(read) of \(n) samples") }
+      guard Int(read) == n else {
+        throw FFmpegError.invalid("encoding sound with '\(settings.codec)'", "read \(read) of \(n) samples")
+      }
       f.pointee.pts = nextPTS ?? 0
       nextPTS = (nextPTS ?? 0) + Int64(n)
-      try check(avcodec_send_frame(context.pointer, f), "avcodec_send_frame \(settings.codec)")
+      try check(avcodec_send_frame(context.pointer, f), "encoding sound with '\(settings.codec)'")
       try write(packet.pointer)
     }
     if flushing {
-      try check(avcodec_send_frame(context.pointer, nil), "avcodec_send_frame \(settings.codec) (flush)")
+      try check(avcodec_send_frame(context.pointer, nil), "encoding sound with '\(settings.codec)'")
       try write(packet.pointer)
     }
   }

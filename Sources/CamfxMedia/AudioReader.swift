@@ -43,17 +43,19 @@ public final class AudioReader {
     let ctx = input.context
     let a = av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
     if a == CAMFX_AVERROR_STREAM_NOT_FOUND { return nil }
-    try check(a, "av_find_best_stream '\(path)'")
+    try check(a, cannot: "read '\(path)'")
     streamIndex = a
     let stream = ctx.pointee.streams[Int(a)]!
     timeBase = stream.pointee.time_base
-    guard let codec = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
-      throw FFmpegError(code: CAMFX_AVERROR_DECODER_NOT_FOUND, operation: "avcodec_find_decoder '\(path)'", message: "no decoder for its sound")
+    let codecID = stream.pointee.codecpar.pointee.codec_id
+    let what = "decode the \(String(cString: avcodec_get_name(codecID))) sound of '\(path)'"
+    guard let codec = avcodec_find_decoder(codecID) else {
+      throw FFmpegError.cannot(what, code: CAMFX_AVERROR_DECODER_NOT_FOUND, message: "this FFmpeg has no decoder for it")
     }
     decoder = try FFmpegCodecContext(codec: codec)
-    try check(avcodec_parameters_to_context(decoder.pointer, stream.pointee.codecpar), "avcodec_parameters_to_context '\(path)'")
+    try check(avcodec_parameters_to_context(decoder.pointer, stream.pointee.codecpar), cannot: what)
     decoder.pointer.pointee.pkt_timebase = timeBase
-    try check(avcodec_open2(decoder.pointer, codec, nil), "avcodec_open2 '\(path)'")
+    try check(avcodec_open2(decoder.pointer, codec, nil), cannot: what)
     codecName = String(cString: avcodec_get_name(decoder.pointer.pointee.codec_id))
     let v = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
     let originStream = v >= 0 ? ctx.pointee.streams[Int(v)]! : stream
@@ -73,7 +75,7 @@ public final class AudioReader {
   /// little earlier, for a caller that cuts to the sample.
   public func seek(to time: MediaTime) throws(FFmpegError) {
     let target = origin + time
-    try check(av_seek_frame(input.context, streamIndex, target.ticks(in: timeBase), AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
+    try check(av_seek_frame(input.context, streamIndex, target.ticks(in: timeBase), AVSEEK_FLAG_BACKWARD), "seeking in '\(path)'")
     avcodec_flush_buffers(decoder.pointer)
     resampler = nil
     endOfFile = false
@@ -95,19 +97,19 @@ public final class AudioReader {
         drained = true
         return stamp(try resampler.convertToInterleaved(planes: nil, frames: 0), at: nil)
       }
-      guard r == CAMFX_AVERROR_EAGAIN else { try check(r, "avcodec_receive_frame '\(path)'"); continue }
+      guard r == CAMFX_AVERROR_EAGAIN else { try check(r, "decoding '\(path)'"); continue }
       if endOfFile { return nil }
       let read = av_read_frame(input.context, packet.pointer)
       if read == CAMFX_AVERROR_EOF {
         endOfFile = true
-        try check(avcodec_send_packet(decoder.pointer, nil), "avcodec_send_packet (flush) '\(path)'")
+        try check(avcodec_send_packet(decoder.pointer, nil), "decoding '\(path)'")
         continue
       }
-      try check(read, "av_read_frame '\(path)'")
+      try check(read, "reading '\(path)'")
       defer { av_packet_unref(packet.pointer) }
       guard packet.pointer.pointee.stream_index == streamIndex else { continue }
       let s = avcodec_send_packet(decoder.pointer, packet.pointer)
-      if s < 0 && s != CAMFX_AVERROR_INVALIDDATA { try check(s, "avcodec_send_packet '\(path)'") }
+      if s < 0 && s != CAMFX_AVERROR_INVALIDDATA { try check(s, "decoding '\(path)'") }
     }
   }
 

@@ -19,7 +19,7 @@ public final class CompressedFramePackager {
     // property is set, so a throw here after the pool was made leaked it.
     packet = try FFmpegPacket()
     guard maximumBytes > 0, let pool = av_buffer_pool_init(maximumBytes + Int(AV_INPUT_BUFFER_PADDING_SIZE), nil) else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_buffer_pool_init")
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "allocating a buffer pool")
     }
     self.stream = stream
     self.maximumBytes = maximumBytes
@@ -31,7 +31,7 @@ public final class CompressedFramePackager {
   /// the next call.
   public func packet(_ bytes: UnsafeRawBufferPointer, microseconds: Int64, durationMicroseconds: Int64) throws(FFmpegError) -> EncodedPacket {
     guard bytes.count <= maximumBytes, let buffer = av_buffer_pool_get(pool) else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_buffer_pool_get", message: "a frame of \(bytes.count) bytes")
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "allocating a buffer of \(bytes.count) bytes")
     }
     av_packet_unref(packet.pointer)
     let data = buffer.pointee.data!

@@ -19,7 +19,7 @@ public final class EncodedStream: @unchecked Sendable {
 
   init(kind: Kind, index: Int, encoder: UnsafeMutablePointer<AVCodecContext>) throws(FFmpegError) {
     parameters = try Self.makeParameters { p throws(FFmpegError) in
-      try check(avcodec_parameters_from_context(p, encoder), "avcodec_parameters_from_context")
+      try check(avcodec_parameters_from_context(p, encoder), "describing a stream")
     }
     self.kind = kind
     self.index = index
@@ -32,7 +32,7 @@ public final class EncodedStream: @unchecked Sendable {
     _ fill: (UnsafeMutablePointer<AVCodecParameters>) throws(FFmpegError) -> Void
   ) throws(FFmpegError) -> UnsafeMutablePointer<AVCodecParameters> {
     guard let p = avcodec_parameters_alloc() else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avcodec_parameters_alloc")
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "describing a stream")
     }
     do throws(FFmpegError) {
       try fill(p)
@@ -48,7 +48,7 @@ public final class EncodedStream: @unchecked Sendable {
   /// parameters, time base and frame rate.
   init(kind: Kind, index: Int, copying stream: UnsafeMutablePointer<AVStream>) throws(FFmpegError) {
     parameters = try Self.makeParameters { p throws(FFmpegError) in
-      try check(avcodec_parameters_copy(p, stream.pointee.codecpar), "avcodec_parameters_copy")
+      try check(avcodec_parameters_copy(p, stream.pointee.codecpar), "describing a stream")
       // The input's codec tag means nothing in another container.
       p.pointee.codec_tag = 0
     }

@@ -7,7 +7,7 @@ final class FFmpegCodecContext {
 
   init(codec: UnsafePointer<AVCodec>) throws(FFmpegError) {
     guard let c = avcodec_alloc_context3(codec) else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avcodec_alloc_context3")
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "allocating a codec context")
     }
     self.codec = codec
     pointer = c

@@ -5,7 +5,7 @@ final class FFmpegDictionary {
   var pointer: OpaquePointer? = nil
 
   func set(_ key: String, _ value: String) throws(FFmpegError) {
-    try check(av_dict_set(&pointer, key, value, 0), "av_dict_set \(key)")
+    try check(av_dict_set(&pointer, key, value, 0), "setting option '\(key)'")
   }
 
   var count: Int { Int(av_dict_count(pointer)) }

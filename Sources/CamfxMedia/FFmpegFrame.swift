@@ -6,7 +6,7 @@ final class FFmpegFrame {
 
   init() throws(FFmpegError) {
     guard let f = av_frame_alloc() else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_frame_alloc")
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "allocating a frame")
     }
     pointer = f
   }
@@ -17,7 +17,7 @@ final class FFmpegFrame {
     pointer.pointee.width = Int32(width)
     pointer.pointee.height = Int32(height)
     pointer.pointee.format = format.rawValue
-    try check(av_frame_get_buffer(pointer, 64), "av_frame_get_buffer \(width)x\(height)")
+    try check(av_frame_get_buffer(pointer, 64), "allocating a \(width)x\(height) picture")
   }
 
   deinit {

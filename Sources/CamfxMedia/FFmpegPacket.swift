@@ -6,7 +6,7 @@ final class FFmpegPacket {
 
   init() throws(FFmpegError) {
     guard let p = av_packet_alloc() else {
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_packet_alloc")
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "allocating a packet")
     }
     pointer = p
   }

@@ -6,12 +6,12 @@ final class InputContext {
 
   init(path: String) throws(FFmpegError) {
     var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-    try check(avformat_open_input(&ctx, path, nil, nil), "avformat_open_input '\(path)'")
-    guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_open_input") }
+    try check(avformat_open_input(&ctx, path, nil, nil), cannot: "open '\(path)'")
+    guard let ctx else { throw FFmpegError.cannot("open '\(path)'", code: camfx_averror(ENOMEM)) }
     context = ctx
     // Every stored property is set, so a throw from here on runs deinit, which closes
     // the context (closing it here as well freed it twice: found by fuzz/FuzzMovie).
-    try check(avformat_find_stream_info(ctx, nil), "avformat_find_stream_info '\(path)'")
+    try check(avformat_find_stream_info(ctx, nil), cannot: "read '\(path)'")
   }
 
   deinit {

@@ -194,7 +194,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     guard created == 0 else {
       box.release()
       done = true
-      throw FFmpegError(code: camfx_averror(created), operation: "pthread_create")
+      throw FFmpegError(code: camfx_averror(created), operation: "starting the sender for '\(destination.displayName)'")
     }
     pthread_detach(thread)
   }
@@ -204,7 +204,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
   private func sendLoop() {
     defer { exited.signal() }
     guard let packet = av_packet_alloc() else {
-      end(failure: FFmpegError(code: camfx_averror(ENOMEM), operation: "av_packet_alloc"))
+      end(failure: FFmpegError(code: camfx_averror(ENOMEM), operation: "sending to '\(destination.displayName)'"))
       return
     }
     defer {
@@ -278,7 +278,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     var failure: FFmpegError? = nil
     if let context, !interrupt.isSet {
       let r = av_write_trailer(context)
-      if r < 0 { failure = FFmpegError(code: r, operation: "av_write_trailer '\(destination.displayName)'") }
+      if r < 0 { failure = FFmpegError(code: r, operation: "finishing '\(destination.displayName)'") }
     }
     closeContext()
     queue.withLock { $0.clear() }
@@ -313,16 +313,16 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     let name = destination.displayName
     try check(
       avformat_alloc_output_context2(&ctx, nil, destination.muxer, destination.url),
-      "avformat_alloc_output_context2 '\(name)'")
-    guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_alloc_output_context2") }
+      "opening '\(name)'")
+    guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "opening '\(name)'") }
     context = ctx
     var callback = AVIOInterruptCB(callback: interruptCallback, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
     ctx.pointee.interrupt_callback = callback
     for stream in streams {
       guard let s = avformat_new_stream(ctx, nil) else {
-        throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_new_stream")
+        throw FFmpegError(code: camfx_averror(ENOMEM), operation: "opening '\(name)'")
       }
-      try check(avcodec_parameters_copy(s.pointee.codecpar, stream.parameters), "avcodec_parameters_copy")
+      try check(avcodec_parameters_copy(s.pointee.codecpar, stream.parameters), "opening '\(name)'")
       s.pointee.time_base = stream.timeBase
       if stream.kind == .video { s.pointee.avg_frame_rate = stream.frameRate }
     }
@@ -335,7 +335,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     }
     let options = FFmpegDictionary()
     try destination.muxerOptions(into: options)
-    try check(avformat_write_header(ctx, &options.pointer), "avformat_write_header '\(name)'")
+    try check(avformat_write_header(ctx, &options.pointer), "writing the header to '\(name)'")
     timestampOffsets = Array(repeating: 0, count: streams.count)
   }
 

@@ -19,13 +19,13 @@ public final class MJPEGDecoder {
   /// - Throws: `FFmpegError` when libavcodec has no MJPEG decoder or cannot open it.
   public init() throws(FFmpegError) {
     guard let codec = avcodec_find_decoder(AV_CODEC_ID_MJPEG) else {
-      throw FFmpegError.invalid("avcodec_find_decoder(mjpeg)", "libavcodec has no MJPEG decoder")
+      throw FFmpegError.invalid("opening the MJPEG decoder", "this FFmpeg has none")
     }
     context = try FFmpegCodecContext(codec: codec)
     // Report damaged data as an error rather than concealing it.
     context.pointer.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_BITSTREAM | AV_EF_BUFFER
     context.pointer.pointee.thread_count = 1
-    try check(avcodec_open2(context.pointer, codec, nil), "avcodec_open2(mjpeg)")
+    try check(avcodec_open2(context.pointer, codec, nil), "opening the MJPEG decoder")
     packet = try FFmpegPacket()
     frame = try FFmpegFrame()
   }

@@ -45,14 +45,14 @@ final class MovieFileIO {
     self.insertsMarker = insertsMarker
     stage.reserveCapacity(1 << 20)
     let size: Int32 = 1 << 16
-    guard let buffer = av_malloc(Int(size)) else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_malloc") }
+    guard let buffer = av_malloc(Int(size)) else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "creating") }
     let opaque = Unmanaged.passUnretained(self).toOpaque()
     guard
       let ctx = avio_alloc_context(
         buffer.assumingMemoryBound(to: UInt8.self), size, 1, opaque, nil, movieFileIOWrite, movieFileIOSeek)
     else {
       av_free(buffer)
-      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avio_alloc_context")
+      throw FFmpegError(code: camfx_averror(ENOMEM), operation: "creating")
     }
     ctx.pointee.seekable = AVIO_SEEKABLE_NORMAL
     context = ctx
@@ -78,7 +78,7 @@ final class MovieFileIO {
   ///   file then ends at the last complete commit (a partial write is cut off).
   func commit(sync: Bool) throws(FFmpegError) {
     if let ctx = context { avio_flush(ctx) }
-    if writeErrno != 0 { throw FFmpegError(code: camfx_averror(writeErrno), operation: "write") }
+    if writeErrno != 0 { throw FFmpegError(code: camfx_averror(writeErrno), operation: "writing") }
     // A marker that changed (a track's first packet) reaches the disk before the
     // fragment that needs it, so no crash keeps a fragment without its track's delay.
     if insertsMarker, let at = markerAt, !markerBytes.isEmpty, markerBytes != markerWritten {
@@ -100,7 +100,7 @@ final class MovieFileIO {
     syncs += 1
     if result != 0 {
       writeErrno = code
-      throw FFmpegError(code: camfx_averror(code), operation: "fdatasync")
+      throw FFmpegError(code: camfx_averror(code), operation: "syncing")
     }
   }
 
@@ -114,7 +114,7 @@ final class MovieFileIO {
     guard !stage.isEmpty else { return }
     if insertsMarker && markerAt == nil {
       guard stageStart == 0, stage.count >= 8, stage[4...7].elementsEqual("ftyp".utf8) else {
-        throw FFmpegError.invalid("write", "the muxer did not start the file with 'ftyp'")
+        throw FFmpegError.invalid("writing", "the muxer did not start the file with 'ftyp'")
       }
       let ftypSize = Int64(stage[0]) << 24 | Int64(stage[1]) << 16 | Int64(stage[2]) << 8 | Int64(stage[3])
       markerAt = ftypSize
@@ -146,7 +146,7 @@ final class MovieFileIO {
         writeErrno = code
         // Cut what this write added, so the file ends with the last complete commit.
         _ = ftruncate(fd, off_t(committedEnd))
-        throw FFmpegError(code: camfx_averror(code), operation: "write")
+        throw FFmpegError(code: camfx_averror(code), operation: "writing")
       }
       done += n
     }

@@ -132,7 +132,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
         }
         freeSpace = check
       }
-      try check(av_packet_ref(packet.pointer, encoded.pointer), "av_packet_ref")
+      try check(av_packet_ref(packet.pointer, encoded.pointer), "writing")
       let stream = context.pointee.streams[encoded.stream.index]!
       av_packet_rescale_ts(packet.pointer, encoded.stream.timeBase, stream.pointee.time_base)
       packet.pointer.pointee.stream_index = Int32(encoded.stream.index)
@@ -175,7 +175,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   private func mux(_ p: UnsafeMutablePointer<AVPacket>) throws(FFmpegError) {
     guard let context else { return }
     muxedPacketBytes += Int64(p.pointee.size)
-    try check(av_interleaved_write_frame(context, p), "av_interleaved_write_frame")
+    try check(av_interleaved_write_frame(context, p), "writing")
   }
 
   /// Muxes the video packet that waited for the next one.
@@ -190,7 +190,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   /// Ends the current fragment and makes everything written so far durable.
   private func writeFragment() throws(FFmpegError) {
     guard let context, let io else { return }
-    try check(av_write_frame(context, nil), "av_write_frame (flush)")
+    try check(av_write_frame(context, nil), "writing")
     io.setMarker(marker)
     try io.commit(sync: true)
   }
@@ -231,7 +231,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   private func complete() throws(FFmpegError) {
     guard let context, let io else { return }
     try muxHeldVideo()
-    try check(av_write_trailer(context), "av_write_trailer")
+    try check(av_write_trailer(context), "finishing")
     io.setMarker(marker)
     try io.commit(sync: true)
     if isFragmented && container.isISOBMFF {
@@ -293,8 +293,10 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
         code: camfx_averror(ENOSPC), operation: "writing '\(path)'",
         message: "disk full; kept everything up to the last complete fragment")
     }
-    if error.operation.contains(path) { return error }
-    return FFmpegError(code: error.code, operation: "\(error.operation) '\(path)'", message: error.message)
+    if error.summary != nil || error.operation.contains(path) { return error }
+    // "writing" → "writing 'x.mp4'"; "setting option 'movflags'" → "... for 'x.mp4'".
+    let operation = error.operation.contains("'") ? "\(error.operation) for '\(path)'" : "\(error.operation) '\(path)'"
+    return FFmpegError(code: error.code, operation: operation, message: error.message)
   }
 
   // MARK: Opening
@@ -306,8 +308,8 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       let io = try MovieFileIO(fd: fd, insertsMarker: isFragmented && container.isISOBMFF)
       self.io = io
       var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
-      try check(avformat_alloc_output_context2(&ctx, nil, container.muxerName, path), "avformat_alloc_output_context2")
-      guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_alloc_output_context2") }
+      try check(avformat_alloc_output_context2(&ctx, nil, container.muxerName, path), "creating")
+      guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "creating") }
       context = ctx
       ctx.pointee.pb = io.context
       ctx.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
@@ -319,9 +321,9 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       if container.isISOBMFF { ctx.pointee.avoid_negative_ts = 0 }
       for stream in streams {
         guard let s = avformat_new_stream(ctx, nil) else {
-          throw FFmpegError(code: camfx_averror(ENOMEM), operation: "avformat_new_stream")
+          throw FFmpegError(code: camfx_averror(ENOMEM), operation: "creating")
         }
-        try check(avcodec_parameters_copy(s.pointee.codecpar, stream.parameters), "avcodec_parameters_copy")
+        try check(avcodec_parameters_copy(s.pointee.codecpar, stream.parameters), "creating")
         s.pointee.time_base = stream.timeBase
         if stream.kind == .video { s.pointee.avg_frame_rate = stream.frameRate }
       }
@@ -333,9 +335,9 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
           try options.set("cluster_time_limit", String(Int(self.options.fragmentInterval * 1000)))
         }
       }
-      try check(avformat_write_header(ctx, &options.pointer), "avformat_write_header")
+      try check(avformat_write_header(ctx, &options.pointer), "writing the header of")
       if options.count > 0 {
-        throw FFmpegError.invalid("avformat_write_header", "the \(container.muxerName) muxer ignored an option")
+        throw FFmpegError.invalid("writing the header of", "the \(container.muxerName) muxer ignored an option")
       }
       io.stageLimit = isFragmented ? 256 << 20 : 4 << 20
       try io.commit(sync: isFragmented)

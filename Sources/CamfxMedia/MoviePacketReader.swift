@@ -32,7 +32,11 @@ public final class MoviePacketReader {
     var map: [Int32: Int] = [:]
     let videoIndex = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
     guard videoIndex >= 0 else {
-      throw FFmpegError(code: videoIndex, operation: "'\(path)'", message: "no video stream to copy")
+      throw videoIndex == CAMFX_AVERROR_STREAM_NOT_FOUND
+        ? FFmpegError(
+          code: videoIndex, operation: "reading '\(path)'", message: "no video stream",
+          summary: "'\(path)' has no video stream to copy")
+        : FFmpegError.cannot("read '\(path)'", code: videoIndex)
     }
     let video = ctx.pointee.streams[Int(videoIndex)]!
     self.videoIndex = videoIndex
@@ -60,7 +64,7 @@ public final class MoviePacketReader {
   /// Moves to the last keyframe at or before `time` (from `videoStartTime`).
   public func seek(to time: MediaTime) throws(FFmpegError) {
     let target = videoStartTime + time
-    try check(av_seek_frame(input.context, videoIndex, target.ticks(in: videoTimeBase), AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
+    try check(av_seek_frame(input.context, videoIndex, target.ticks(in: videoTimeBase), AVSEEK_FLAG_BACKWARD), "seeking in '\(path)'")
   }
 
   /// The next packet of a copied stream, lent until the next call; `nil` at the end.
@@ -69,7 +73,7 @@ public final class MoviePacketReader {
       av_packet_unref(packet.pointer)
       let r = av_read_frame(input.context, packet.pointer)
       if r == CAMFX_AVERROR_EOF { return nil }
-      try check(r, "av_read_frame '\(path)'")
+      try check(r, "reading '\(path)'")
       guard let index = inputIndex[packet.pointer.pointee.stream_index] else { continue }
       return EncodedPacket(stream: streams[index], pointer: packet.pointer)
     }

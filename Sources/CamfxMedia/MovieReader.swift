@@ -93,17 +93,18 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// - Parameters:
   ///   - audio: the PCM to deliver, or `nil` to ignore the file's audio.
   ///   - poolCapacity: decoded frames that may be in flight downstream at once.
-  /// - Throws: `FFmpegError`, e.g. `avformat_open_input 'x.mp4' failed: No such file or
-  ///   directory`, or `av_find_best_stream 'x.wav' failed: no video stream`.
+  /// - Throws: `FFmpegError`, e.g. `cannot open 'x.mp4': No such file or directory`, or
+  ///   `'x.wav' has no video stream`.
   public init(path: String, audio: AudioOutputSettings? = nil, poolCapacity: Int = 8) throws(FFmpegError) {
     self.path = path
     input = try InputContext(path: path)
     let ctx = input.context
     let v = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
     if v < 0 {
-      throw FFmpegError(
-        code: v, operation: "av_find_best_stream '\(path)'",
-        message: v == CAMFX_AVERROR_STREAM_NOT_FOUND ? "no video stream" : FFmpegError.text(for: v))
+      throw v == CAMFX_AVERROR_STREAM_NOT_FOUND
+        ? FFmpegError(
+          code: v, operation: "reading '\(path)'", message: "no video stream", summary: "'\(path)' has no video stream")
+        : FFmpegError.cannot("read '\(path)'", code: v)
     }
     videoStreamIndex = v
     let vs = ctx.pointee.streams[Int(v)]!
@@ -111,7 +112,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     videoDecoder = try Self.openDecoder(for: vs, path: path)
     let vc = videoDecoder.pointer.pointee
     guard vc.width > 0, vc.height > 0 else {
-      throw FFmpegError(code: CAMFX_AVERROR_INVALIDDATA, operation: "open video stream '\(path)'", message: "the video stream has no frame size")
+      throw FFmpegError.cannot("read '\(path)'", code: CAMFX_AVERROR_INVALIDDATA, message: "its video stream has no frame size")
     }
     geometry = FrameGeometry(width: Int(vc.width), height: Int(vc.height))
     videoCodecName = String(cString: avcodec_get_name(vc.codec_id))
@@ -192,16 +193,16 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
 
   private static func openDecoder(for stream: UnsafeMutablePointer<AVStream>, path: String) throws(FFmpegError) -> FFmpegCodecContext {
     let par = stream.pointee.codecpar!
+    let what = "decode the \(String(cString: avcodec_get_name(par.pointee.codec_id))) "
+      + (par.pointee.codec_type == AVMEDIA_TYPE_AUDIO ? "sound" : "video") + " of '\(path)'"
     guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
-      throw FFmpegError(
-        code: CAMFX_AVERROR_DECODER_NOT_FOUND, operation: "avcodec_find_decoder '\(path)'",
-        message: "no decoder for \(String(cString: avcodec_get_name(par.pointee.codec_id)))")
+      throw FFmpegError.cannot(what, code: CAMFX_AVERROR_DECODER_NOT_FOUND, message: "this FFmpeg has no decoder for it")
     }
     let decoder = try FFmpegCodecContext(codec: codec)
-    try check(avcodec_parameters_to_context(decoder.pointer, par), "avcodec_parameters_to_context '\(path)'")
+    try check(avcodec_parameters_to_context(decoder.pointer, par), cannot: what)
     decoder.pointer.pointee.pkt_timebase = stream.pointee.time_base
     decoder.pointer.pointee.thread_count = 0  // as many as useful
-    try check(avcodec_open2(decoder.pointer, codec, nil), "avcodec_open2 '\(path)'")
+    try check(avcodec_open2(decoder.pointer, codec, nil), cannot: what)
     return decoder
   }
 
@@ -218,10 +219,10 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
       // 2. At the end, flush every decoder once.
       if endOfFile {
         flushed = true
-        try check(avcodec_send_packet(videoDecoder.pointer, nil), "avcodec_send_packet (flush) '\(path)'")
+        try check(avcodec_send_packet(videoDecoder.pointer, nil), "decoding '\(path)'")
         draining.append(videoStreamIndex)
         if let audioDecoder, let a = audioStreamIndex {
-          try check(avcodec_send_packet(audioDecoder.pointer, nil), "avcodec_send_packet (flush) '\(path)'")
+          try check(avcodec_send_packet(audioDecoder.pointer, nil), "decoding '\(path)'")
           draining.append(a)
         }
         continue
@@ -232,14 +233,14 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
         endOfFile = true
         continue
       }
-      try check(r, "av_read_frame '\(path)'")
+      try check(r, "reading '\(path)'")
       defer { av_packet_unref(packet.pointer) }
       let index = packet.pointer.pointee.stream_index
       guard let decoder = decoder(for: index) else { continue }
       let s = avcodec_send_packet(decoder.pointer, packet.pointer)
       // Decoders are always drained before the next packet, so EAGAIN cannot happen;
       // a damaged packet is reported, as ffmpeg does, but not fatal on its own.
-      if s < 0 && s != CAMFX_AVERROR_INVALIDDATA { try check(s, "avcodec_send_packet '\(path)'") }
+      if s < 0 && s != CAMFX_AVERROR_INVALIDDATA { try check(s, "decoding '\(path)'") }
       draining.append(index)
     }
   }
@@ -250,7 +251,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   /// - Throws: `FFmpegError` when the file cannot seek.
   public func seek(to time: MediaTime) throws(FFmpegError) {
     let target = (videoStartTime ?? .zero) + time
-    try check(av_seek_frame(input.context, videoStreamIndex, target.ticks(in: videoTimeBase), AVSEEK_FLAG_BACKWARD), "av_seek_frame '\(path)'")
+    try check(av_seek_frame(input.context, videoStreamIndex, target.ticks(in: videoTimeBase), AVSEEK_FLAG_BACKWARD), "seeking in '\(path)'")
     avcodec_flush_buffers(videoDecoder.pointer)
     if let audioDecoder { avcodec_flush_buffers(audioDecoder.pointer) }
     resampler = nil
@@ -278,7 +279,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
         if index == audioStreamIndex, let pcm = try flushResampler() { return .audio(pcm) }
         return nil
       }
-      try check(r, "avcodec_receive_frame '\(path)'")
+      try check(r, "decoding '\(path)'")
       defer { av_frame_unref(frame.pointer) }
       if index == videoStreamIndex { return try videoSample() }
       if let pcm = try convertAudio() { return .audio(pcm) }

@@ -281,7 +281,7 @@ public final class MovieWriter: @unchecked Sendable {
   /// returns to the outputs.
   private func encodeVideo(_ frame: UnsafeMutablePointer<AVFrame>?) throws(FFmpegError) {
     do throws(FFmpegError) {
-      try check(avcodec_send_frame(video.pointer, frame), "avcodec_send_frame \(settings.video.codec)")
+      try check(avcodec_send_frame(video.pointer, frame), "encoding video with '\(settings.video.codec)'")
       if frame != nil { video.hasSentFrames = true }
       try drain(encoder: video.pointer, stream: videoStream, packet: videoPacket.pointer, name: settings.video.codec)
     } catch {
@@ -305,7 +305,7 @@ public final class MovieWriter: @unchecked Sendable {
     while true {
       let r = avcodec_receive_packet(encoder, packet)
       if r == CAMFX_AVERROR_EAGAIN || r == CAMFX_AVERROR_EOF { return }
-      try check(r, "avcodec_receive_packet \(name)")
+      try check(r, "encoding with '\(name)'")
       defer { av_packet_unref(packet) }
       try outputLock.withLock { _ throws(FFmpegError) in
         switch state {

@@ -70,7 +70,7 @@ final class PacketQueue: @unchecked Sendable {
       }
     }
     let tail = (head + count) % limits.packets
-    try check(av_packet_ref(slots[tail].pointer, packet.pointer), "av_packet_ref")
+    try check(av_packet_ref(slots[tail].pointer, packet.pointer), "copying a packet")
     slotStreams[tail] = packet.stream
     slotSeconds[tail] = seconds
     count += 1

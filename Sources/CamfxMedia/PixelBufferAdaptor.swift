@@ -67,7 +67,7 @@ public final class PixelBufferAdaptor {
     // Every frame is still referenced by the encoder: give the next one new buffers.
     let f = frames[next].pointer
     next = (next + 1) % frames.count
-    try check(av_frame_make_writable(f), "av_frame_make_writable")
+    try check(av_frame_make_writable(f), "getting a writable picture")
     return f
   }
 }

@@ -20,12 +20,13 @@ final class Resampler {
     av_channel_layout_default(&inLayout, Int32(inputChannels))
     av_channel_layout_default(&outLayout, Int32(outputChannels))
     defer { av_channel_layout_uninit(&inLayout); av_channel_layout_uninit(&outLayout) }
+    let conversion = "converting sound from \(inputChannels) ch \(inputRate) Hz to \(outputChannels) ch \(outputRate) Hz"
     var ctx: OpaquePointer? = nil
     try check(
       swr_alloc_set_opts2(
         &ctx, &outLayout, outputFormat, Int32(outputRate), &inLayout, inputFormat, Int32(inputRate), 0, nil),
-      "swr_alloc_set_opts2")
-    guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "swr_alloc_set_opts2") }
+      conversion)
+    guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: conversion) }
     // swr_init runs before `context` and `scratch` are set: a throw once every stored
     // property is set runs deinit, which frees both (freeing them here as well freed
     // them twice: found by a fuzzer). Until then only the local `ctx` is ours to free.
@@ -33,7 +34,7 @@ final class Resampler {
     if r < 0 {
       var c: OpaquePointer? = ctx
       swr_free(&c)
-      throw FFmpegError(code: r, operation: "swr_init \(inputChannels) ch \(inputRate) Hz -> \(outputChannels) ch \(outputRate) Hz")
+      throw FFmpegError(code: r, operation: conversion)
     }
     context = ctx
     scratch = .allocate(capacity: max(outputChannels, 1))
@@ -51,7 +52,7 @@ final class Resampler {
     guard frames > scratchFrames else { return }
     if scratchFrames > 0 { av_freep(scratch); scratchFrames = 0 }
     try check(
-      av_samples_alloc(scratch, nil, Int32(outputChannels), Int32(frames), outputFormat, 0), "av_samples_alloc")
+      av_samples_alloc(scratch, nil, Int32(outputChannels), Int32(frames), outputFormat, 0), "converting sound")
     scratchFrames = frames
   }
 
@@ -63,12 +64,12 @@ final class Resampler {
     let produced = try check(
       inPlanes.withUnsafeMutableBufferPointer { p in
         swr_convert(context, scratch, Int32(scratchFrames), input == nil ? nil : p.baseAddress, Int32(frames))
-      }, "swr_convert")
+      }, "converting sound")
     if produced > 0 {
       try scratch.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: outputChannels) {
         (p) throws(FFmpegError) in
-        let written = try check(av_audio_fifo_write(fifo, p, produced), "av_audio_fifo_write")
-        if written < produced { throw FFmpegError.invalid("av_audio_fifo_write", "wrote \(written) of \(produced) samples") }
+        let written = try check(av_audio_fifo_write(fifo, p, produced), "converting sound")
+        if written < produced { throw FFmpegError.invalid("converting sound", "wrote \(written) of \(produced) samples") }
       }
     }
   }
@@ -83,7 +84,7 @@ final class Resampler {
       var dst: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
       return withUnsafeMutablePointer(to: &dst) { swr_convert(context, $0, Int32(capacity), planes, Int32(frames)) }
     }
-    let produced = try check(result, "swr_convert")
+    let produced = try check(result, "converting sound")
     out.removeLast(out.count - Int(produced) * outputChannels)
     return out
   }

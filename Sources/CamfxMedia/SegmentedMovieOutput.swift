@@ -164,9 +164,9 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
       try checkFreeSpace(at: pts)
     } else if let boundary = nextBoundary, pts >= boundary - 1e-9 {
       // Sound for the next segment: it waits until the video reaches the cut.
-      guard let copy = av_packet_alloc() else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "av_packet_alloc") }
+      guard let copy = av_packet_alloc() else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "copying a packet") }
       held.append(EncodedPacket(stream: packet.stream, pointer: copy))
-      try check(av_packet_ref(copy, packet.pointer), "av_packet_ref")
+      try check(av_packet_ref(copy, packet.pointer), "copying a packet")
       return
     }
     try forward(packet)
@@ -180,7 +180,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
       try current.write(packet)
       return
     }
-    try check(av_packet_ref(scratch.pointer, packet.pointer), "av_packet_ref")
+    try check(av_packet_ref(scratch.pointer, packet.pointer), "copying a packet")
     defer { av_packet_unref(scratch.pointer) }
     if scratch.pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE { scratch.pointer.pointee.pts -= offset }
     if scratch.pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE { scratch.pointer.pointee.dts -= offset }

@@ -42,7 +42,7 @@ public final class Swscale {
       Int32(width), Int32(height), format, flags, nil, nil, nil)
     guard let context else {
       throw FFmpegError.invalid(
-        "sws_getCachedContext",
+        "scaling pictures",
         "cannot convert \(sourceWidth)x\(sourceHeight) \(Self.name(sourceFormat)) to \(width)x\(height) \(Self.name(format))")
     }
     self.sourceWidth = sourceWidth
@@ -97,7 +97,7 @@ public final class Swscale {
     source: Planes<UnsafePointer<UInt8>>, sourceStrides: Strides, destination: Planes<UnsafeMutablePointer<UInt8>>,
     destinationStrides: Strides
   ) throws(FFmpegError) {
-    guard let context else { throw FFmpegError.invalid("sws_scale", "Swscale.prepare was not called") }
+    guard let context else { throw FFmpegError.invalid("scaling a picture", "Swscale.prepare was not called") }
     var source = source, sourceStrides = sourceStrides, destination = destination, destinationStrides = destinationStrides
     let rows = withUnsafePointer(to: &source) { source in
       withUnsafePointer(to: &sourceStrides) { sourceStride in
@@ -112,8 +112,8 @@ public final class Swscale {
         }
       }
     }
-    if rows < 0 { throw FFmpegError(code: rows, operation: "sws_scale") }
-    if Int(rows) != height { throw FFmpegError.invalid("sws_scale", "converted \(rows) of \(height) rows") }
+    if rows < 0 { throw FFmpegError(code: rows, operation: "scaling a picture") }
+    if Int(rows) != height { throw FFmpegError.invalid("scaling a picture", "converted \(rows) of \(height) rows") }
   }
 
   /// Converts a BGRA `PixelBuffer` into I420 `planes` with libswscale (the reference

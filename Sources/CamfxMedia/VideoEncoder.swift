@@ -103,15 +103,25 @@ final class VideoEncoder {
       }
     }
     if let profile = settings.profile { try setOption("profile", profile.rawValue, what: "profiles") }
-    // libx265 and SVT-AV1 write their banners to stderr themselves, past av_log.
-    if name == "libx265" { try setOption("x265-params", "log-level=error", what: "x265-params") }
-    if name == "libsvtav1" { setenv("SVT_LOG", "1", 0) }
+    // libx265 and SVT-AV1 write to stderr themselves, past av_log: they get av_log's
+    // level (FFmpegLogging), so that their banners and errors show only when asked for.
+    let libraryErrors = av_log_get_level() >= AV_LOG_ERROR
+    if name == "libx265" {
+      try setOption("x265-params", libraryErrors ? "log-level=error" : "log-level=none", what: "x265-params")
+    }
+    // SVT-AV1's level is SVT_LOG (0: fatal errors only); a value already set is kept.
+    // The CLI sets it at start-up, before other threads run: this is for other callers.
+    if name == "libsvtav1" { setenv("SVT_LOG", libraryErrors ? "1" : "0", 0) }
     let opened = avcodec_open2(c, codec, nil)
     if opened < 0 {
       let hardware = codec.pointee.capabilities & Int32(AV_CODEC_CAP_HARDWARE) != 0 || name.contains("_")
-      throw FFmpegError(
-        code: opened, operation: "opening video encoder '\(name)'",
-        message: FFmpegError.text(for: opened) + (hardware ? " (is its device present and free?)" : ""))
+      // What libx264, libx265 and SVT-AV1 return for settings they refuse; FFmpeg's texts
+      // for them ("Invalid data found when processing input") point elsewhere.
+      let refused = [camfx_averror(EINVAL), CAMFX_AVERROR_INVALIDDATA, CAMFX_AVERROR_EXTERNAL].contains(opened)
+      let message =
+        hardware ? FFmpegError.text(for: opened) + " (is its device present and free?)"
+        : refused ? "\(name) refused the frame size, rate or options" : FFmpegError.text(for: opened)
+      throw FFmpegError(code: opened, operation: "opening video encoder '\(name)' for \(settings.geometry)", message: message)
     }
   }
 

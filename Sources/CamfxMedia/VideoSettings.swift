@@ -124,6 +124,7 @@ public struct VideoSettings: Sendable, Equatable {
       throw MediaSettingsError(
         "frame size \(geometry) is too large for the encoder (at most about 260 million pixels; 8192x8192 works)")
     }
+    try checkEncoderLimits()
     guard fps.isFinite, fps > 0, fps <= 1000 else {
       throw MediaSettingsError("invalid fps '\(fps)': must be between 0 and 1000")
     }
@@ -155,6 +156,80 @@ public struct VideoSettings: Sendable, Equatable {
       throw MediaSettingsError(
         "unknown x264 preset '\(preset)' (expected one of \(Self.x264Presets.joined(separator: ", ")))")
     }
+    if let tune { try Self.checkTune(tune, codec: codec) }
     guard timescale > 0 else { throw MediaSettingsError("invalid video timescale \(timescale)") }
+  }
+
+  /// libx264's tunes (`x264_tune_names`); the first six tune its psychovisual options,
+  /// so only one of them applies at a time.
+  static let x264Tunes = ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]
+  /// libx265's tunes (`x265_tune_names`), one at a time.
+  static let x265Tunes = ["psnr", "ssim", "grain", "fastdecode", "zerolatency", "animation"]
+
+  /// Refuses a tune libx264 or libx265 would refuse: they say why only on stderr, past
+  /// av_log, and avcodec_open2 returns a bare EINVAL.
+  static func checkTune(_ tune: String, codec: String) throws(MediaSettingsError) {
+    switch codec {
+    case "libx264":
+      // x264's own parsing: any of ",./-+" separates tunes, case does not matter.
+      let parts = tune.lowercased().split(whereSeparator: { ",./-+".contains($0) }).map(String.init)
+      let expected = "expected " + list(x264Tunes, or: true) + "; several join with commas, e.g. film,zerolatency"
+      guard !parts.isEmpty else { throw MediaSettingsError("unknown --tune '\(tune)' for libx264 (\(expected))") }
+      if let unknown = parts.first(where: { !x264Tunes.contains($0) }) {
+        let within = parts.count > 1 ? " in '\(tune)'" : ""
+        throw MediaSettingsError("unknown --tune '\(unknown)'\(within) for libx264 (\(expected))")
+      }
+      // x264 warns and ignores a second one, which would record something else than asked.
+      let psychovisual = Array(x264Tunes.prefix(6))
+      if parts.filter(psychovisual.contains).count > 1 {
+        throw MediaSettingsError(
+          "--tune '\(tune)' names more than one of \(list(psychovisual, or: false)); libx264 takes one of them "
+            + "(fastdecode and zerolatency combine with any)")
+      }
+    case "libx265":
+      // x265 also knows zero-latency, fast-decode and vmaf, spelled exactly so.
+      guard x265Tunes.contains(tune) || ["zero-latency", "fast-decode", "vmaf"].contains(tune) else {
+        throw MediaSettingsError("unknown --tune '\(tune)' for libx265 (expected \(list(x265Tunes, or: true)))")
+      }
+    default: break
+    }
+  }
+
+  /// The frame sizes the encoder takes (found by trying: `ffmpeg -f lavfi -i
+  /// testsrc=size=WxH -c:v ENCODER -f null -`); outside them it fails to open with a
+  /// bare EINVAL and says why only on stderr.
+  func checkEncoderLimits() throws(MediaSettingsError) {
+    switch codec {
+    case "libsvtav1":
+      // SVT-AV1 1.4: "Source Width must be at least 64", "Source Height must be less
+      // than or equal to 8704".
+      if width < 64 || height < 64 {
+        throw MediaSettingsError("frame size \(geometry) is too small for libsvtav1 (AV1), which needs at least 64x64")
+      }
+      if height > 8704 {
+        throw MediaSettingsError("frame size \(geometry) is too tall for libsvtav1 (AV1), which takes at most 8704 rows")
+      }
+      // "The target bit rate must be between [0, 100000] kbps".
+      if case .bitrate(let b)? = rateControl, b > 100_000_000 {
+        throw MediaSettingsError("invalid video bitrate \(b) bit/s for libsvtav1 (AV1): at most 100M (100 Mbit/s)")
+      }
+    case "libx265":
+      // libavcodec's libx265 wrapper refuses less than 16x16 ("Image size is too small");
+      // placebo's transform depth needs 32x32 CTUs, which x265 shrinks for smaller pictures.
+      let placebo = preset == "placebo"
+      let minimum = placebo ? 32 : 16
+      if width < minimum || height < minimum {
+        throw MediaSettingsError(
+          "frame size \(geometry) is too small for libx265 (HEVC)\(placebo ? " with preset placebo" : ""), "
+            + "which needs at least \(minimum)x\(minimum)")
+      }
+    default: break
+    }
+  }
+
+  /// "a, b or c" (`or`), "a, b, c" otherwise.
+  private static func list(_ names: [String], or: Bool) -> String {
+    guard or, names.count > 1 else { return names.joined(separator: ", ") }
+    return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
   }
 }

@@ -47,7 +47,7 @@ public final class YUV420FramePool: @unchecked Sendable {
   public func acquire(presentationTime: MediaTime, shouldStop: () -> Bool = { false }) throws(FFmpegError) -> YUV420Frame? {
     precondition(kind == .owned, "acquire() is for pools that own their pictures")
     guard let slot = slots.take(shouldStop: shouldStop) else { return nil }
-    try check(av_frame_make_writable(slot.frame.pointer), "av_frame_make_writable")
+    try check(av_frame_make_writable(slot.frame.pointer), "getting a writable picture")
     return YUV420Frame(slot: slot, presentationTime: presentationTime)
   }
 

@@ -19,7 +19,9 @@ final class CodecTests: CLITestCase {
     let sound = try XCTUnwrap(streams["audio"], line: line)
     let seconds = (sound.frameTimes.last ?? 0) - (sound.frameTimes.first ?? 0)
     XCTAssertEqual(seconds, 1, accuracy: 0.05, "\(file): a second of sound", line: line)
-    XCTAssertFalse(result.stderr.contains("x265 [info]"), "encoder banners stay off stderr: \(result.stderr)", line: line)
+    for banner in Self.libraryLogLines {
+      XCTAssertFalse(result.stderr.contains(banner), "encoder banners stay off stderr: \(result.stderr)", line: line)
+    }
   }
 
   func testHEVCInMP4MatroskaAndMOV() throws {
@@ -76,7 +78,83 @@ final class CodecTests: CLITestCase {
     guard !FileManager.default.fileExists(atPath: "/dev/video11") else { throw XCTSkip("a V4L2 device is present") }
     try assertFails(
       clip + ["--encoder", "h264_v4l2m2m", "-o", "a.mkv"],
-      prefix: "camfx: error: opening video encoder 'h264_v4l2m2m' failed: ")
+      prefix: "camfx: error: opening video encoder 'h264_v4l2m2m' for 320x240 failed: ")
+  }
+
+  /// How libx264, libx265 and SVT-AV1 start the lines they write themselves.
+  static let libraryLogLines = ["[libx264", "x264 [", "x265 [", "[libx265", "Svt[", "[libsvtav1"]
+
+  // `assertFails` compares the whole of stderr with the one camfx line: none of the
+  // encoders' own lines (`libraryLogLines`) may come with it.
+
+  func testEncoderSizeLimitsAreCheckedBeforeOpening() throws {
+    let short = ["--audio", "none", "--frames", "3", "--quiet"]
+    try assertFails(
+      short + ["--video-codec", "av1", "--size", "32x32", "-o", "a.mkv"],
+      stderr: "camfx: error: frame size 32x32 is too small for libsvtav1 (AV1), which needs at least 64x64")
+    try assertFails(
+      short + ["--video-codec", "av1", "--size", "64x62", "-o", "a.mkv"],
+      stderr: "camfx: error: frame size 64x62 is too small for libsvtav1 (AV1), which needs at least 64x64")
+    try assertFails(
+      short + ["--video-codec", "av1", "--size", "64x8706", "-o", "a.mkv"],
+      stderr: "camfx: error: frame size 64x8706 is too tall for libsvtav1 (AV1), which takes at most 8704 rows")
+    try assertFails(
+      short + ["--video-codec", "av1", "--size", "64x64", "--video-bitrate", "200M", "-o", "a.mkv"],
+      stderr: "camfx: error: invalid video bitrate 200000000 bit/s for libsvtav1 (AV1): at most 100M (100 Mbit/s)")
+    try assertFails(
+      short + ["--video-codec", "hevc", "--size", "2x2", "-o", "a.mkv"],
+      stderr: "camfx: error: frame size 2x2 is too small for libx265 (HEVC), which needs at least 16x16")
+    try assertFails(
+      short + ["--video-codec", "hevc", "--size", "64x14", "-o", "a.mkv"],
+      stderr: "camfx: error: frame size 64x14 is too small for libx265 (HEVC), which needs at least 16x16")
+    try assertFails(
+      short + ["--video-codec", "hevc", "--size", "16x16", "--x264-preset", "placebo", "-o", "a.mkv"],
+      stderr: "camfx: error: frame size 16x16 is too small for libx265 (HEVC) with preset placebo, which needs at least 32x32")
+  }
+
+  func testTheSmallestSizesTheEncodersTakeRecord() throws {
+    for (codec, size) in [("av1", "64x64"), ("hevc", "16x16")] {
+      let result = try CLI.run(
+        ["--video-codec", codec, "--size", size, "--frames", "3", "--audio", "none", "--quiet", "-o", "a.mkv"], in: dir)
+      XCTAssertEqual(result.status, 0, "\(codec) \(size): \(result)")
+      XCTAssertEqual(try MovieOracle.probe(path("a.mkv"))["video"]?.frames, 3, "\(codec) \(size)")
+      XCTAssertTrue(result.stderr.hasPrefix("recorded 3 frames"), "only camfx's summary: \(result.stderr)")
+      XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, "only camfx's summary: \(result.stderr)")
+      try FileManager.default.removeItem(atPath: path("a.mkv"))
+    }
+  }
+
+  func testTunesAreCheckedBeforeOpening() throws {
+    let short = ["--size", "64x64", "--audio", "none", "--frames", "3", "--quiet"]
+    let x264Tunes = "expected film, animation, grain, stillimage, psnr, ssim, fastdecode or zerolatency; "
+      + "several join with commas, e.g. film,zerolatency"
+    try assertFails(short + ["--tune", "x", "-o", "a.mp4"], stderr: "camfx: error: unknown --tune 'x' for libx264 (\(x264Tunes))")
+    try assertFails(
+      short + ["--encoder", "libx264", "--tune", "film,fast", "-o", "a.mp4"],
+      stderr: "camfx: error: unknown --tune 'fast' in 'film,fast' for libx264 (\(x264Tunes))")
+    try assertFails(short + ["--tune", "", "-o", "a.mp4"], stderr: "camfx: error: unknown --tune '' for libx264 (\(x264Tunes))")
+    try assertFails(
+      short + ["--tune", "film,grain", "-o", "a.mp4"],
+      stderr: "camfx: error: --tune 'film,grain' names more than one of film, animation, grain, stillimage, psnr, ssim; "
+        + "libx264 takes one of them (fastdecode and zerolatency combine with any)")
+    try assertFails(
+      short + ["--video-codec", "hevc", "--tune", "film", "-o", "a.mkv"],
+      stderr: "camfx: error: unknown --tune 'film' for libx265 (expected psnr, ssim, grain, fastdecode, zerolatency or animation)")
+    // What x264 itself takes: any case, and any of its separators.
+    let result = try CLI.run(short + ["--tune", "Film/ZeroLatency", "-o", "a.mp4"], in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertTrue(result.stderr.hasPrefix("recorded 3 frames"), result.stderr)
+  }
+
+  func testVerboseShowsWhyAnEncoderRefusedToOpen() throws {
+    // libx265 cannot code a 16384x16 picture in a level it knows; camfx has no check for that.
+    let args = ["--video-codec", "hevc", "--size", "16384x16", "--audio", "none", "--frames", "2", "-o", "a.mkv"]
+    let refused = "camfx: error: opening video encoder 'libx265' for 16384x16 failed: libx265 refused the frame size, rate or options"
+    try assertFails(args, stderr: refused)
+    let verbose = try CLI.run(args + ["-v"], in: dir)
+    XCTAssertEqual(verbose.status, 1, "\(verbose)")
+    XCTAssertTrue(verbose.stderr.contains("Cannot open libx265 encoder"), verbose.stderr)
+    XCTAssertTrue(verbose.stderr.hasSuffix(refused + "\n"), verbose.stderr)
   }
 
   private func packetHashes(_ file: String) throws -> [String] { try MovieOracle.videoPacketHashes(path(file)) }

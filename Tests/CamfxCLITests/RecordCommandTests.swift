@@ -315,7 +315,7 @@ final class RecordInputTests: CLITestCase {
   func testMissingInput() throws {
     try assertFails(
       ["record", "--input", "missing.mp4", "-o", "out.mp4"],
-      stderr: "camfx: error: avformat_open_input 'missing.mp4' failed: No such file or directory")
+      stderr: "camfx: error: cannot open 'missing.mp4': No such file or directory")
   }
 
   func testCorruptInput() throws {
@@ -324,7 +324,7 @@ final class RecordInputTests: CLITestCase {
     try Data(junk).write(to: dir.appendingPathComponent("junk.mp4"))
     try assertFails(
       ["record", "--input", "junk.mp4", "-o", "out.mp4"],
-      stderr: "camfx: error: avformat_open_input 'junk.mp4' failed: Invalid data found when processing input",
+      stderr: "camfx: error: cannot open 'junk.mp4': Invalid data found when processing input",
       keep: ["junk.mp4"])
   }
 
@@ -333,15 +333,17 @@ final class RecordInputTests: CLITestCase {
     chmod(path("in.mp4"), 0o000)
     try assertFails(
       ["record", "--input", "in.mp4", "-o", "out.mp4"],
-      stderr: "camfx: error: avformat_open_input 'in.mp4' failed: Permission denied", keep: ["in.mp4"],
+      stderr: "camfx: error: cannot open 'in.mp4': Permission denied", keep: ["in.mp4"],
       unprivileged: true)
   }
 
   func testInputWithoutVideo() throws {
     _ = try MovieOracle.run("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine", "-t", "0.5", path("tone.m4a")])
     try assertFails(
-      ["record", "--input", "tone.m4a", "-o", "out.mp4"],
-      stderr: "camfx: error: av_find_best_stream 'tone.m4a' failed: no video stream", keep: ["tone.m4a"])
+      ["record", "--input", "tone.m4a", "-o", "out.mp4"], stderr: "camfx: error: 'tone.m4a' has no video stream", keep: ["tone.m4a"])
+    try assertFails(
+      ["record", "--input", "tone.m4a", "--video-codec", "copy", "-o", "out.mp4"],
+      stderr: "camfx: error: 'tone.m4a' has no video stream to copy", keep: ["tone.m4a"])
   }
 
   func testToneCannotBeAddedToAnInput() throws {

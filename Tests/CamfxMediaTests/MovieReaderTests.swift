@@ -140,15 +140,15 @@ final class MovieReaderTests: XCTestCase {
       } catch { return "\(error)" }
     }
     let missing = dir.file("missing.mp4")
-    XCTAssertEqual(message(missing), "avformat_open_input '\(missing)' failed: No such file or directory")
+    XCTAssertEqual(message(missing), "cannot open '\(missing)': No such file or directory")
     let corrupt = dir.file("corrupt.mp4")
     try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919 >> 3) }).write(to: URL(fileURLWithPath: corrupt))
-    XCTAssertEqual(message(corrupt), "avformat_open_input '\(corrupt)' failed: Invalid data found when processing input")
+    XCTAssertEqual(message(corrupt), "cannot open '\(corrupt)': Invalid data found when processing input")
     let tone = dir.file("tone.m4a")
     _ = try runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=f=440", "-t", "0.5", "-c:a", "aac", tone])
-    XCTAssertEqual(message(tone), "av_find_best_stream '\(tone)' failed: no video stream")
+    XCTAssertEqual(message(tone), "'\(tone)' has no video stream")
     let directory = dir.path
-    XCTAssertTrue(message(directory).hasPrefix("avformat_open_input '\(directory)' failed:"), message(directory))
+    XCTAssertEqual(message(directory), "cannot open '\(directory)': Is a directory")
   }
 
   func testTruncatedFileDeliversWhatIsThereOrFailsCleanly() throws {
