@@ -386,10 +386,14 @@ final class CrashSafeRecordingTests: CLITestCase {
   /// A second Ctrl-C stops at once, without draining the encoder, and the file plays.
   func testSecondInterruptStopsAtOnceWithAPlayableFile() throws {
     let (process, _) = try start(
-      ["record", "--size", "640x360", "--audio", "sine", "--x264-preset", "medium", "-o", "twice.mp4"], waitingFor: "twice.mp4")
+      ["record", "--size", "1280x720", "--audio", "sine", "--x264-preset", "veryslow", "-o", "twice.mp4"],
+      waitingFor: "twice.mp4")
     sleep(2)
     kill(process.processIdentifier, SIGINT)
-    usleep(20_000)
+    // Past the 200 ms in which a second signal from the same sender counts as the first
+    // (veryslow's 60-frame lookahead at 720p takes far longer than that to drain).
+    usleep(400_000)
+    XCTAssertTrue(process.isRunning, "still draining the encoder")
     let second = Date()
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()
