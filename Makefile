@@ -86,6 +86,7 @@ install: release
 FUZZ_SECONDS ?= 120
 FUZZ_FLAGS = -c release -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
 fuzz: setup
+	bash fuzz/build-libpng.sh
 	cd fuzz && $(SWIFT) build $(FUZZ_FLAGS)
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
 

@@ -10,9 +10,13 @@ let fuzzerTarget = { (name: String) -> Target in
     name: name, dependencies: ["FuzzSupport", .product(name: "Camfx", package: "camfx")],
     // libFuzzer without its main (SwiftPM names an executable's entry point itself):
     // main.swift hands the target's test function to LLVMFuzzerRunDriver.
+    // libpng instrumented for coverage (build-libpng.sh) is found ahead of the system's.
     linkerSettings: [
-      .unsafeFlags(["-Xlinker", "/opt/swift/usr/lib/clang/21/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a"]),
-      .linkedLibrary("stdc++"),
+      .unsafeFlags([
+        "-Xlinker", "/opt/swift/usr/lib/clang/21/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a",
+        "-Xlinker", "-L" + Context.packageDirectory + "/.build/libpng",
+      ]),
+      .linkedLibrary("stdc++"), .linkedLibrary("z"), .linkedLibrary("m"),
     ])
 }
 
