@@ -10,11 +10,13 @@ let fuzzerTarget = { (name: String) -> Target in
     name: name, dependencies: ["FuzzSupport", .product(name: "Camfx", package: "camfx")],
     // libFuzzer without its main (SwiftPM names an executable's entry point itself):
     // main.swift hands the target's test function to LLVMFuzzerRunDriver.
-    // libpng instrumented for coverage (build-libpng.sh) is found ahead of the system's.
+    // libpng instrumented for coverage (build-libpng.sh), whole: its definitions come
+    // first, ahead of the system's libpng16.so that the camfx modules name.
     linkerSettings: [
       .unsafeFlags([
         "-Xlinker", "/opt/swift/usr/lib/clang/21/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a",
-        "-Xlinker", "-L" + Context.packageDirectory + "/.build/libpng",
+        "-Xlinker", "--whole-archive", "-Xlinker", Context.packageDirectory + "/.build/libpng/libpng16.a",
+        "-Xlinker", "--no-whole-archive",
       ]),
       .linkedLibrary("stdc++"), .linkedLibrary("z"), .linkedLibrary("m"),
     ])
