@@ -201,9 +201,34 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
   func startStreaming() throws {
     for index in 0..<UInt32(buffers.count) { try queue(index) }
     var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
-    try device.ioctl(CAMFX_VIDIOC_STREAMON, &type, "VIDIOC_STREAMON")
+    do {
+      try device.ioctl(CAMFX_VIDIOC_STREAMON, &type, "VIDIOC_STREAMON")
+    } catch let error as V4L2Error where error.code == ENOSPC {
+      throw V4L2Error(
+        .noUSBBandwidth, code: ENOSPC, operation: "VIDIOC_STREAMON", device: path,
+        detail: Self.bandwidthNeeded(format, frameDuration: frameDuration))
+    }
     streaming = true
     started = true
+  }
+
+  /// What the stream asks of the bus, e.g. "1920x1080 YUYV at 30 fps (about 995 Mbit/s
+  /// uncompressed; a USB 2.0 bus carries at most 480)".
+  static func bandwidthNeeded(_ format: CameraFormat, frameDuration: MediaTime?) -> String {
+    let size = "\(format.size.width)x\(format.size.height)"
+    let fps = frameDuration.map { $0.value > 0 ? Double($0.timescale) / Double($0.value) : 0 } ?? 0
+    let shown = (fps * 100).rounded() / 100
+    let rate = fps > 0 ? " at \(shown == shown.rounded() ? String(Int(shown)) : String(shown)) fps" : ""
+    let bits: Double? =
+      switch format.pixelFormat {
+      case .yuyv: 16
+      case .nv12, .yuv420, .yvu420: 12
+      case .rgb24, .bgr24: 24
+      default: nil
+      }
+    guard let bits, fps > 0 else { return "\(size) \(format.pixelFormat.code)\(rate)" }
+    let megabits = Int((Double(format.size.width * format.size.height) * bits * fps / 1e6).rounded())
+    return "\(size) \(format.pixelFormat.code)\(rate) (about \(megabits) Mbit/s uncompressed; a USB 2.0 bus carries at most 480)"
   }
 
   deinit {

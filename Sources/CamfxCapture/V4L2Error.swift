@@ -24,6 +24,10 @@ public struct V4L2Error: Error, Sendable, CustomStringConvertible {
     case disconnected
     /// A bad argument from the user (unknown control name, bad control value).
     case invalidArgument
+    /// The stream cannot start because the USB bus has no isochronous bandwidth left
+    /// for it (`ENOSPC` from `VIDIOC_STREAMON`): the most common failure with two or
+    /// more USB cameras. `detail` names the size, rate and format asked for.
+    case noUSBBandwidth
     /// Any other failure of the named operation.
     case failed
   }
@@ -90,6 +94,11 @@ public struct V4L2Error: Error, Sendable, CustomStringConvertible {
       return "camera \(device) was disconnected (\(operation): \(systemMessage))\(detail.map { "; \($0)" } ?? "")"
     case .invalidArgument:
       return "camera \(device)\(suffix)"
+    case .noUSBBandwidth:
+      return "camera \(device) cannot start: its USB bus has no bandwidth left for \(detail ?? "this format") "
+        + "(every camera and device on the bus shares it). What helps: --input-format mjpeg (compressed, far less "
+        + "bandwidth than raw YUYV), a smaller --size or --fps, or a port on another USB controller (lsusb -t shows "
+        + "which devices share one)"
     case .failed:
       let why = code == 0 ? "" : ": \(systemMessage) (errno \(code))"
       return "camera \(device): \(operation) failed\(why)\(suffix)"

@@ -44,6 +44,24 @@ final class CameraTests: XCTestCase {
     XCTAssertTrue(denied.description.contains("'video' group"), denied.description)
   }
 
+  /// ENOSPC at stream-on (a USB bus without bandwidth left) names the stream's size,
+  /// format, rate and raw bit rate, and what helps. (In the guest, the errno is
+  /// injected into libv4l2 and the whole command's output is checked.)
+  func testNoUSBBandwidthSaysWhatTheStreamNeedsAndWhatHelps() {
+    let yuyv = CameraFormat(pixelFormat: .yuyv, size: .init(width: 1920, height: 1080), frameIntervals: [])
+    let detail = V4L2Camera.bandwidthNeeded(yuyv, frameDuration: MediaTime(value: 1, timescale: 30))
+    XCTAssertEqual(detail, "1920x1080 YUYV at 30 fps (about 995 Mbit/s uncompressed; a USB 2.0 bus carries at most 480)")
+    let mjpeg = CameraFormat(pixelFormat: .mjpeg, size: .init(width: 1280, height: 720), frameIntervals: [])
+    XCTAssertEqual(V4L2Camera.bandwidthNeeded(mjpeg, frameDuration: MediaTime(value: 1001, timescale: 30000)), "1280x720 MJPG at 29.97 fps")
+    let error = V4L2Error(.noUSBBandwidth, code: ENOSPC, operation: "VIDIOC_STREAMON", device: "/dev/video2", detail: detail)
+    XCTAssertEqual(
+      error.description,
+      "camera /dev/video2 cannot start: its USB bus has no bandwidth left for 1920x1080 YUYV at 30 fps (about 995 Mbit/s "
+        + "uncompressed; a USB 2.0 bus carries at most 480) (every camera and device on the bus shares it). What helps: "
+        + "--input-format mjpeg (compressed, far less bandwidth than raw YUYV), a smaller --size or --fps, or a port on "
+        + "another USB controller (lsusb -t shows which devices share one)")
+  }
+
   // MARK: Negotiation
 
   let webcam: [CameraFormat] = [

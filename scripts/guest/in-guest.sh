@@ -208,6 +208,25 @@ hold_camera() {  # hold_camera SECONDS: keeps /dev/video0 open that long, in the
     sleep 0.05; tries=$((tries + 1))
   done
 }
+# A USB bus without bandwidth for the stream: VIDIOC_STREAMON fails with ENOSPC (injected
+# by an LD_PRELOAD library, usb-bandwidth-full.c: no driver here returns it). One line
+# that names the cause, the size, format and rate, and what helps; no file left.
+if has record-camera && [ -f "$GUEST_IN/usb-bandwidth-full.so" ]; then
+  LD_PRELOAD="$GUEST_IN/usb-bandwidth-full.so" timeout -k 10 120 "$CAMFX" record --source /dev/video0 \
+    --input-format yuyv --size 640x480 --audio none --duration 2s $record_options -o "$out/no-bandwidth.mp4" \
+    2>"$out/no-bandwidth.err"
+  status=$?
+  check_refused "camfx record when the USB bus has no bandwidth left (ENOSPC at VIDIOC_STREAMON)" "$status" \
+    "$out/no-bandwidth.err" "camera /dev/video0 cannot start: its USB bus has no bandwidth left for 640x480 YUYV at [0-9.]+ fps \\(about [0-9]+ Mbit/s uncompressed.*--input-format mjpeg.*smaller --size or --fps.*another USB controller"
+  if [ "$(grep -c . "$out/no-bandwidth.err")" -eq 1 ] && [ ! -e "$out/no-bandwidth.mp4" ]; then
+    pass "the USB bandwidth error is one line and leaves no file"
+  else
+    fail "the USB bandwidth error is one line and leaves no file" "$(tr '\n' ' ' < "$out/no-bandwidth.err"); $(ls "$out" | grep no-bandwidth | tr '\n' ' ')"
+  fi
+else
+  skip "USB bandwidth error" "no camera recording in this build, or no usb-bandwidth-full.so"
+fi
+
 if has record-camera; then
   audio="--audio none"
   has record-alsa && audio="--audio hw:Loopback,1,0 $record_audio_options"

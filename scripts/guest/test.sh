@@ -67,10 +67,16 @@ trap 'rm -rf "$work"' EXIT
 ffmpeg -v error -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 180 -ac 1 \
   -c:a pcm_s16le "$work/tone.wav"
 
+# The ENOSPC injector for the USB-bandwidth scenario (a C library, built here).
+guest_files=(--file "$work/tone.wav")
+if gcc -shared -fPIC -O2 -o "$work/usb-bandwidth-full.so" "$here/usb-bandwidth-full.c" -ldl; then
+  guest_files+=(--file "$work/usb-bandwidth-full.so")
+fi
+
 cd "$repo"
 guest_status=0
 # A run takes 5-8 minutes under TCG; on a host busy with other jobs it has taken longer.
-"$here/run-in-guest.sh" --timeout 900 --file "$work/tone.wav" --out "$work/out" \
+"$here/run-in-guest.sh" --timeout 900 "${guest_files[@]}" --out "$work/out" \
   --env CAMFX="$camfx" --env GUEST_SCRIPTS="$here" \
   --env CAMFX_FEATURES="${features[*]:-}" --env CAMFX_XCTEST="$xctest" "$here/in-guest.sh" || guest_status=$?
 host_status=0
