@@ -213,7 +213,7 @@ hold_camera() {  # hold_camera SECONDS: keeps /dev/video0 open that long, in the
 # that names the cause, the size, format and rate, and what helps; no file left.
 if has record-camera && [ -f "$GUEST_IN/usb-bandwidth-full.so" ]; then
   LD_PRELOAD="$GUEST_IN/usb-bandwidth-full.so" timeout -k 10 120 "$CAMFX" record --source /dev/video0 \
-    --input-format yuyv --size 640x480 --audio none --duration 2s $record_options -o "$out/no-bandwidth.mp4" \
+    --input-format yuyv --size 640x480 --fps 25 --audio none --duration 2s $record_options -o "$out/no-bandwidth.mp4" \
     2>"$out/no-bandwidth.err"
   status=$?
   check_refused "camfx record when the USB bus has no bandwidth left (ENOSPC at VIDIOC_STREAMON)" "$status" \

@@ -226,6 +226,9 @@ extension RecordingSession {
           if let limit = limits.bytes, bytes >= limit { requestStop(.maxSize) }
           if let reason = sink.stopRequest { requestStop(reason) }
         } else if videoClosed && audioDone {
+          // A recording that failed before its first frame (a camera that never
+          // started) leaves nothing behind: no empty movie.
+          if hasFailed && statistics.framesWritten.load(ordering: .relaxed) == 0 { break }
           let started = MonotonicClock.nanoseconds()
           try sink.finish()
           statistics.writerBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)

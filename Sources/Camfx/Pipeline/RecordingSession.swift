@@ -293,6 +293,9 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     }
   }
 
+  /// True once a stage has failed.
+  var hasFailed: Bool { outcome.withLock { $0.error != nil } }
+
   var shouldStop: Bool { stopRequested.load(ordering: .acquiring) }
   var isAborted: Bool { aborted.load(ordering: .acquiring) }
 
