@@ -55,7 +55,7 @@ final class CrashSafeRecordingTests: CLITestCase {
     return boxes
   }
 
-  /// kill -9 at 20 random moments 1.5-8 s into a live recording with default settings:
+  /// kill -9 at 20 random moments 1.5-6 s into a live recording with default settings:
   /// every file plays to its end, under its own name, and holds video and audio up to
   /// at most 1.5 s before the kill; `camfx repair` then makes a regular MP4 of the
   /// same frames.
@@ -63,7 +63,7 @@ final class CrashSafeRecordingTests: CLITestCase {
     var generator = SystemRandomNumberGenerator()
     for round in 0..<20 {
       let name = "kill-\(round).mp4"
-      let delay = Double.random(in: 1.5...8, using: &generator)
+      let delay = Double.random(in: 1.5...6, using: &generator)
       let (process, started) = try start(["record", "--size", "640x360", "--audio", "sine", "-o", name], waitingFor: name)
       let elapsedBeforeKill = max(0, delay - Date().timeIntervalSince(started))
       usleep(UInt32(elapsedBeforeKill * 1e6))

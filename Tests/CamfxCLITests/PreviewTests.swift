@@ -187,7 +187,7 @@ final class PreviewTests: CLITestCase {
   func testIdleConnectionsNeitherLockOutViewersNorStayOpen() throws {
     let port = try LocalServer.freePort()
     let camfx = try startCamfx([
-      "preview", "--listen", "127.0.0.1:\(port)", "--duration", "12s", "--preview-auth", "cam:secret",
+      "preview", "--listen", "127.0.0.1:\(port)", "--duration", "9s", "--preview-auth", "cam:secret",
     ])
     try waitForPreview(port, camfx)
     let idle = try (0..<20).map { _ in try HTTPProbe.connect(port: port) }
