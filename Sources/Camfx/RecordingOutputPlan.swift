@@ -53,8 +53,9 @@ public struct RecordingOutputPlan: Sendable {
     }
     // One file by any spelling (./a.mp4, dir/../a.mp4) is one output.
     var seen: [String: String] = [:]
-    for name in names {
-      let key = StreamDestination.isStream(name) && !name.hasSuffix(".m3u8") ? name : OutputFile.canonicalPath(of: name)
+    for (name, target) in zip(names, targets) {
+      let isNetworkOrPipe = if case .stream(let d) = target { d.kind != .hls } else { false }
+      let key = isNetworkOrPipe ? name : OutputFile.canonicalPath(of: name)
       if let first = seen[key] {
         throw RecordingOptionError(first == name ? "-o \(name) is given twice" : "-o \(first) and -o \(name) are the same file")
       }
