@@ -13,10 +13,11 @@ packages=(
   ffmpeg            # ffprobe/ffmpeg: the tests decode what camfx wrote, and make test inputs
 )
 # Extra packages for the tests against real kernel drivers (scripts/guest: a qemu guest
-# booting Debian's kernel with vivid and snd-aloop; aplay/arecord, v4l2-ctl and python3
-# drive and check them) and for the benchmark peers.
+# booting Debian's kernel with vivid, snd-aloop and v4l2loopback; aplay/arecord, v4l2-ctl
+# and python3 drive and check them) and for the benchmark peers.
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(qemu-system-x86 linux-image-amd64 busybox-static alsa-utils kmod cpio v4l-utils python3)
+  packages+=(make)   # with gcc below and the guest kernel's headers (after the install)
   packages+=(tesseract-ocr tesseract-ocr-eng)   # OCR of the text the text filter draws
   packages+=(frei0r-plugins gcc)                # Debian's frei0r plugins, and building examples/frei0r-plugin
   packages+=(nginx libnginx-mod-rtmp srt-tools) # servers the live outputs are tested against (RTMP, SRT)
@@ -25,15 +26,26 @@ fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libyuv-dev libavfilter-dev)
 fi
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
+# install_missing PACKAGE...: apt-get installs those not installed yet (none: no network).
+updated=""
+install_missing() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
   echo "setup: installing ${missing[*]}"
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
-  $SUDO apt-get update -qq
+  [[ -n "$updated" ]] || { $SUDO apt-get update -qq; updated=1; }
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+install_missing "${packages[@]}"
+# The guest's v4l2loopback module (scripts/guest/build-v4l2loopback.sh) is built against
+# the headers of the kernel the guest boots, known only once linux-image-amd64 is in: that
+# exact version, not the linux-headers-amd64 meta package (which follows the newest kernel).
+if [[ "${1:-}" == "--test" ]]; then
+  guest_kernel="$("$(dirname "$0")/guest/guest-kernel.sh")"
+  install_missing "linux-headers-$guest_kernel"
 fi
 command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
 command -v swift >/dev/null || { echo "setup: the Swift toolchain is not on PATH (expected /opt/swift)" >&2; exit 1; }
