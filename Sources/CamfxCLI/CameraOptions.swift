@@ -9,7 +9,7 @@ import Glibc
 /// is a camera (`--source /dev/videoN`, or no `--source` with a camera attached).
 struct CameraOptions: ParsableArguments {
   @Option(name: .customLong("input-format"), help: ArgumentHelp(
-    "Camera pixel format: mjpeg, yuyv, nv12, yu12, rgb24, bgr24 (default: the best the camera offers).",
+    "Camera pixel format: mjpeg, h264, yuyv, nv12, yu12, rgb24, bgr24 (default: the best the camera offers).",
     valueName: "format"))
   var inputFormat: String?
 

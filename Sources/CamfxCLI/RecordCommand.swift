@@ -110,7 +110,7 @@ struct RecordCommand: ParsableCommand {
   var filters: [String] = []
 
   @Option(name: .customLong("video-codec"), help: ArgumentHelp(
-    "h264 (libx264, the default), hevc (libx265), av1 (libsvtav1), vp9 (libvpx-vp9), mjpeg, or copy (an --input movie's own packets, no re-encoding).", valueName: "codec"))
+    "h264 (libx264, the default), hevc (libx265), av1 (libsvtav1), vp9 (libvpx-vp9), mjpeg, or copy (an --input movie's or a camera's own H.264 or MJPEG packets, no re-encoding).", valueName: "codec"))
   var videoCodec: String?
 
   @Option(help: ArgumentHelp(
@@ -422,7 +422,7 @@ struct RecordCommand: ParsableCommand {
   }
 
   /// The camera `--video-codec copy` records: `--source` or the first camera, asked
-  /// for MJPEG at `--size` and `--fps`.
+  /// for H.264 or else MJPEG (or the `--input-format` given) at `--size` and `--fps`.
   private func openCopiedCamera() throws -> V4L2Camera {
     let spec = try source.map { try SourceSpec(parsing: $0) } ?? (try SourceSpec.defaultSource().spec)
     guard case .camera(let device) = spec else {
@@ -431,9 +431,10 @@ struct RecordCommand: ParsableCommand {
     }
     var settings = try camera.settings()
     if let format = settings.pixelFormat, !format.isCompressed {
-      throw RecordingOptionError("--video-codec copy records compressed frames: --input-format \(format.code.lowercased()) is not, use mjpeg")
+      throw RecordingOptionError(
+        "--video-codec copy records compressed frames: --input-format \(format.name) is not, use h264 or mjpeg")
     }
-    settings.pixelFormat = settings.pixelFormat ?? .mjpeg
+    settings.compressedOnly = true
     let camera = try SourceSpec.openCamera(
       device: device, size: try size.map { try FrameGeometry(parsing: $0) }, frameRate: fps, poolCapacity: 2, camera: settings)
     reportNotes(camera.notes, from: camera.path)

@@ -1,6 +1,6 @@
 /// A V4L2 pixel format, identified by its four-character code (`V4L2_PIX_FMT_*`).
 ///
-/// camfx converts the formats in `convertible` to BGRA itself; any other format a
+/// camfx converts (or decodes) the formats in `convertible` itself; any other format a
 /// camera offers is listed by `camfx devices` but not chosen.
 public struct CameraPixelFormat: Sendable, Hashable, CustomStringConvertible {
   /// The little-endian four-character code, as `v4l2_fourcc(a, b, c, d)` builds it.
@@ -27,16 +27,19 @@ public struct CameraPixelFormat: Sendable, Hashable, CustomStringConvertible {
   public static let mjpeg = CameraPixelFormat("MJPG")
   /// `V4L2_PIX_FMT_JPEG`: like MJPEG, as some drivers name it.
   public static let jpeg = CameraPixelFormat("JPEG")
+  /// `V4L2_PIX_FMT_H264`: an H.264 access unit per frame, Annex B (start codes).
+  public static let h264 = CameraPixelFormat("H264")
   /// `V4L2_PIX_FMT_RGB24`: bytes R, G, B.
   public static let rgb24 = CameraPixelFormat("RGB3")
   /// `V4L2_PIX_FMT_BGR24`: bytes B, G, R.
   public static let bgr24 = CameraPixelFormat("BGR3")
 
-  /// The formats camfx converts to BGRA, in the order of preference at small sizes.
-  public static let convertible: [CameraPixelFormat] = [.yuyv, .nv12, .yuv420, .yvu420, .mjpeg, .jpeg, .rgb24, .bgr24]
+  /// The formats camfx converts or decodes, in the order of preference at small sizes.
+  public static let convertible: [CameraPixelFormat] = [.yuyv, .nv12, .yuv420, .yvu420, .mjpeg, .jpeg, .rgb24, .bgr24, .h264]
 
-  /// True for formats whose frames are compressed images (decoded with libavcodec).
-  public var isCompressed: Bool { self == .mjpeg || self == .jpeg }
+  /// True for formats whose frames are compressed (decoded with libavcodec, or recorded
+  /// as they are with `--video-codec copy`).
+  public var isCompressed: Bool { self == .mjpeg || self == .jpeg || self == .h264 }
 
   /// True when camfx can convert this format to BGRA.
   public var isConvertible: Bool { Self.convertible.contains(self) }
@@ -58,6 +61,7 @@ public struct CameraPixelFormat: Sendable, Hashable, CustomStringConvertible {
     case .mjpeg, .jpeg: return "mjpeg"
     case .rgb24: return "rgb24"
     case .bgr24: return "bgr24"
+    case .h264: return "h264"
     default: return name
     }
   }
@@ -73,6 +77,7 @@ public struct CameraPixelFormat: Sendable, Hashable, CustomStringConvertible {
     case .jpeg: return "jpeg"
     case .rgb24: return "rgb24"
     case .bgr24: return "bgr24"
+    case .h264: return "h264"
     default: return code.lowercased()
     }
   }
@@ -85,7 +90,7 @@ public struct CameraPixelFormat: Sendable, Hashable, CustomStringConvertible {
     let aliases: [String: CameraPixelFormat] = [
       "yuyv": .yuyv, "yuy2": .yuyv, "yuyv422": .yuyv, "nv12": .nv12, "yu12": .yuv420, "i420": .yuv420,
       "yuv420": .yuv420, "yuv420p": .yuv420, "yv12": .yvu420, "mjpeg": .mjpeg, "mjpg": .mjpeg,
-      "jpeg": .jpeg, "rgb24": .rgb24, "rgb3": .rgb24, "bgr24": .bgr24, "bgr3": .bgr24,
+      "jpeg": .jpeg, "rgb24": .rgb24, "rgb3": .rgb24, "bgr24": .bgr24, "bgr3": .bgr24, "h264": .h264, "avc": .h264,
     ]
     if let known = aliases[lower] {
       self = known

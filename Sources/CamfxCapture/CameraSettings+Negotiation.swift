@@ -31,14 +31,16 @@ extension CameraSettings {
         operation: "negotiate", device: device, detail: what)
     }
     var notes: [String] = []
-    var candidates = formats.filter { $0.pixelFormat.isConvertible }
+    var candidates = formats.filter { $0.pixelFormat.isConvertible && (!compressedOnly || $0.pixelFormat.isCompressed) }
     if let wanted = pixelFormat {
       candidates = candidates.filter { $0.pixelFormat == wanted }
       if candidates.isEmpty { throw impossible("input format \(wanted.code)", offered: formats) }
     } else if candidates.contains(where: { !$0.isEmulated }) {
       candidates.removeAll { $0.isEmulated }
     }
-    if candidates.isEmpty { throw impossible("a format camfx can convert", offered: formats) }
+    if candidates.isEmpty {
+      throw impossible(compressedOnly ? "a compressed format (MJPEG or H.264)" : "a format camfx can convert", offered: formats)
+    }
 
     // Size.
     let sizes = Array(Set(candidates.map(\.size)))
@@ -69,7 +71,8 @@ extension CameraSettings {
     let ranked = atSize.sorted { a, b in
       let (oa, ob) = (offers(a) != nil, offers(b) != nil)
       if oa != ob { return oa }
-      return Self.preference(a.pixelFormat, large: large) < Self.preference(b.pixelFormat, large: large)
+      return Self.preference(a.pixelFormat, large: large, compressedOnly: compressedOnly)
+        < Self.preference(b.pixelFormat, large: large, compressedOnly: compressedOnly)
     }
     let best = ranked[0]
     if let interval = offers(best) {
@@ -108,12 +111,17 @@ extension CameraSettings {
   }
 
   /// Lower is better: MJPEG first at large sizes (USB bandwidth), uncompressed YUV
-  /// first otherwise (no decoding), RGB last.
-  static func preference(_ format: CameraPixelFormat, large: Bool) -> Int {
+  /// first otherwise (no decoding), RGB next, H.264 last (decoding it costs the most,
+  /// and a damaged frame spoils the frames until the next keyframe). For a copy
+  /// (`compressedOnly`), H.264 first: a fraction of MJPEG's bytes, and every player
+  /// plays it.
+  static func preference(_ format: CameraPixelFormat, large: Bool, compressedOnly: Bool = false) -> Int {
     let order: [CameraPixelFormat] =
-      large
-      ? [.mjpeg, .jpeg, .yuyv, .nv12, .yuv420, .yvu420, .rgb24, .bgr24]
-      : [.yuyv, .nv12, .yuv420, .yvu420, .mjpeg, .jpeg, .rgb24, .bgr24]
+      compressedOnly
+      ? [.h264, .mjpeg, .jpeg]
+      : large
+      ? [.mjpeg, .jpeg, .yuyv, .nv12, .yuv420, .yvu420, .rgb24, .bgr24, .h264]
+      : [.yuyv, .nv12, .yuv420, .yvu420, .mjpeg, .jpeg, .rgb24, .bgr24, .h264]
     return order.firstIndex(of: format) ?? order.count
   }
 }

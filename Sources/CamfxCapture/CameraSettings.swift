@@ -20,6 +20,9 @@ public struct CameraSettings: Sendable {
   public var bufferCount: Int
   /// BGRA buffers in the source's pool: frames the pipeline may hold at once.
   public var poolCapacity: Int
+  /// Only compressed formats (MJPEG, H.264) will do: `--video-codec copy` records the
+  /// camera's own frames.
+  public var compressedOnly = false
 
   public init(
     size: FrameGeometry? = nil, frameRate: FrameInterval? = nil, pixelFormat: CameraPixelFormat? = nil,

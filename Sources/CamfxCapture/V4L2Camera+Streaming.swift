@@ -11,7 +11,8 @@ extension V4L2Camera {
   /// The next frame from the camera, converted to BGRA in a pooled buffer and stamped
   /// with the driver's monotonic timestamp; `nil` after `stop()`.
   ///
-  /// Frames the driver flags as bad, corrupt MJPEG frames, the `--skip` warm-up frames
+  /// Frames the driver flags as bad, damaged MJPEG or H.264 frames, H.264 frames before
+  /// the stream's first keyframe, the `--skip` warm-up frames
   /// and frames arriving while the pool is empty are dropped (and counted) here; the
   /// driver buffer goes back to the driver as soon as its pixels are converted.
   ///
@@ -26,10 +27,10 @@ extension V4L2Camera {
   }
 
   /// True when the camera's format is one camfx converts straight to yuv420p (YUYV,
-  /// NV12, I420, YV12, MJPEG); RGB cameras deliver BGRA.
+  /// NV12, I420, YV12, MJPEG, H.264); RGB cameras deliver BGRA.
   public var canDeliverYUV420Frames: Bool {
     switch layout {
-    case .yuyv, .nv12, .planar420, .jpeg: return true
+    case .yuyv, .nv12, .planar420, .compressed: return true
     case .rgb24, .bgr24: return false
     }
   }
@@ -47,10 +48,10 @@ extension V4L2Camera {
     try nextBuffer { buffer in try take(buffer) }
   }
 
-  /// True when the camera sends compressed frames (MJPEG) that can be recorded as
-  /// they are (`--video-codec copy`).
+  /// True when the camera sends compressed frames (MJPEG, H.264) that can be recorded
+  /// as they are (`--video-codec copy`).
   public var deliversCompressedFrames: Bool {
-    if case .jpeg = layout { return true }
+    if case .compressed = layout { return true }
     return false
   }
 
@@ -58,23 +59,40 @@ extension V4L2Camera {
   public var largestFrameBytes: Int { buffers.map(\.length).max() ?? 0 }
 
   /// Calls `body` with the next frame's bytes as the camera sent them (one JPEG for an
-  /// MJPEG camera) and its timestamp, without decoding; `false` after `stop()`. The
-  /// bytes are the driver's buffer: valid only during the call.
+  /// MJPEG camera, one access unit for H.264) and its timestamp, without decoding;
+  /// `false` after `stop()`. The bytes are the driver's buffer: valid only during the
+  /// call. `body` returns whether it took the frame (an H.264 copy skips frames until
+  /// its first keyframe).
+  ///
+  /// Frames that cannot be what they claim are dropped and counted as corrupt here: an
+  /// empty buffer, a JPEG without its start and end markers (cut short by the camera or
+  /// the USB bus), H.264 without a start code.
   /// - Throws: as `nextFrame()`.
-  public func nextCompressedFrame(_ body: (UnsafeRawBufferPointer, MediaTime) throws -> Void) throws -> Bool {
+  public func nextCompressedFrame(_ body: (UnsafeRawBufferPointer, MediaTime) throws -> Bool) throws -> Bool {
     precondition(deliversCompressedFrames, "the camera does not send compressed frames")
     let taken: Bool? = try nextBuffer { buffer in
       defer { _ = try? queue(buffer.index) }
       guard let (bytes, time) = accept(buffer) else { return nil }
-      guard bytes.count >= minimumFrameBytes else {
+      guard isWholeCompressedFrame(bytes) else {
         corrupt.add(1, ordering: .relaxed)
         return nil
       }
-      try body(bytes, time)
+      guard try body(bytes, time) else { return nil }
       delivered.add(1, ordering: .relaxed)
       return true
     }
     return taken ?? false
+  }
+
+  /// True when `bytes` can be a whole frame of the camera's compressed format: a JPEG
+  /// from its SOI to its EOI marker (drivers may pad the buffer with zeros after it), an
+  /// H.264 access unit that begins with a start code.
+  func isWholeCompressedFrame(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    if format.pixelFormat == .h264 { return H264Bitstream.startsWithStartCode(bytes) }
+    guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return false }
+    var end = bytes.count
+    while end > 2, bytes[end - 1] == 0 { end -= 1 }
+    return end >= 4 && bytes[end - 2] == 0xFF && bytes[end - 1] == 0xD9
   }
 
   /// Dequeues buffers until `handle` makes something of one (it gives the buffer back
@@ -141,7 +159,10 @@ extension V4L2Camera {
       time = MediaTime(value: MonotonicClock.nanoseconds() / 1000, timescale: 1_000_000)
     }
     let mapped = buffers[Int(buffer.index)]
-    let used = min(buffer.bytesused == 0 ? mapped.length : Int(buffer.bytesused), mapped.length)
+    // A driver that leaves bytesused at 0 means a full buffer of raw pixels, but an
+    // empty compressed frame.
+    let unset = deliversCompressedFrames ? 0 : mapped.length
+    let used = min(buffer.bytesused == 0 ? unset : Int(buffer.bytesused), mapped.length)
     return (UnsafeRawBufferPointer(start: mapped.start, count: used), time)
   }
 
@@ -165,7 +186,7 @@ extension V4L2Camera {
       yuv = .nv12(luma: source, lumaBytesPerRow: stride, chroma: source + chromaOffset, chromaBytesPerRow: stride)
     case .planar420(let stride, let cbOffset, let crOffset, let chromaStride):
       yuv = .i420(luma: source, lumaBytesPerRow: stride, cb: source + cbOffset, cr: source + crOffset, chromaBytesPerRow: chromaStride)
-    case .rgb24, .bgr24, .jpeg:
+    case .rgb24, .bgr24, .compressed:
       yuv = nil
     }
     // yuv420p straight from the camera's YUV or JPEG, when asked for.
@@ -177,8 +198,7 @@ extension V4L2Camera {
       }
       if let yuv {
         yuv.convert(to: frame.picture)
-      } else if decoder?.decode(bytes, into: frame.picture) != true {
-        corrupt.add(1, ordering: .relaxed)
+      } else if let decoder, !counted(decoder.decode(bytes, into: frame.picture)) {
         return nil
       }
       delivered.add(1, ordering: .relaxed)
@@ -193,16 +213,25 @@ extension V4L2Camera {
       PixelConverter.convertRGB24(source: source, sourceBytesPerRow: stride, to: frame)
     case .bgr24(let stride):
       PixelConverter.convertBGR24(source: source, sourceBytesPerRow: stride, to: frame)
-    case .jpeg:
-      guard let decoder, decoder.decode(bytes, into: frame) else {
-        corrupt.add(1, ordering: .relaxed)
-        return nil
-      }
+    case .compressed:
+      guard let decoder, counted(decoder.decode(bytes, into: frame)) else { return nil }
     case .yuyv, .nv12, .planar420:
       yuv?.convert(to: frame)
     }
     delivered.add(1, ordering: .relaxed)
     return .bgra(frame)
+  }
+
+  /// True for a decoded frame; counts a damaged one. Frames before an H.264 stream's
+  /// first keyframe are not counted: like the warm-up frames, they come before the
+  /// recording starts.
+  private func counted(_ outcome: CompressedFrameDecoder.Outcome) -> Bool {
+    switch outcome {
+    case .decoded: return true
+    case .corrupt: corrupt.add(1, ordering: .relaxed)
+    case .waitingForKeyframe: break
+    }
+    return false
   }
 
   /// Opens the first `/dev/video*` node that is a camera and accepts `settings`, or

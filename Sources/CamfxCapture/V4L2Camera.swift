@@ -15,11 +15,11 @@ import Glibc
 ///     poll -> VIDIOC_DQBUF -> convert (or decode) into a pooled frame -> VIDIOC_QBUF (at once)
 ///
 /// The pooled frame is BGRA, or yuv420p once the pipeline asks for it
-/// (`deliverYUV420Frames()`: YUYV, NV12, I420, YV12 and MJPEG cameras).
+/// (`deliverYUV420Frames()`: YUYV, NV12, I420, YV12, MJPEG and H.264 cameras).
 ///
 /// Frames carry the driver's monotonic timestamp (microseconds on CLOCK_MONOTONIC, the
 /// microphone's clock too). Gaps in the driver's `sequence` count as dropped frames, as
-/// do corrupt MJPEG frames and frames that arrive while every pooled buffer is still in
+/// do corrupt MJPEG or H.264 frames and frames that arrive while every pooled buffer is still in
 /// the pipeline.
 ///
 ///     let camera = try V4L2Camera(path: "/dev/video0", settings: CameraSettings(size: .init(width: 640, height: 480)))
@@ -48,7 +48,7 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
   public var framesDelivered: Int { delivered.load(ordering: .relaxed) }
   /// Frames the driver skipped (gaps in `sequence`) or flagged with `V4L2_BUF_FLAG_ERROR`.
   public var framesDroppedByDriver: Int { droppedByDriver.load(ordering: .relaxed) }
-  /// MJPEG frames that failed to decode.
+  /// MJPEG or H.264 frames that were damaged (or, H.264, depended on a damaged one).
   public var framesCorrupt: Int { corrupt.load(ordering: .relaxed) }
   /// Frames dropped because every pooled buffer was still in use downstream.
   public var framesDroppedOutOfBuffers: Int { droppedOutOfBuffers.load(ordering: .relaxed) }
@@ -59,7 +59,7 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
   let pool: PixelBufferPool
   /// The yuv420p frames a camera hands out once asked to (`deliverYUV420Frames()`).
   var yuv420Pool: YUV420FramePool?
-  let decoder: MJPEGDecoder?
+  let decoder: CompressedFrameDecoder?
   let timestampsAreMonotonic: Bool
   var streaming = false
   /// True once streaming started; `stop()` makes `nextFrame` return `nil` for good.
@@ -81,7 +81,8 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
     case planar420(bytesPerRow: Int, cbOffset: Int, crOffset: Int, chromaBytesPerRow: Int)
     case rgb24(bytesPerRow: Int)
     case bgr24(bytesPerRow: Int)
-    case jpeg
+    /// A compressed frame of variable size (MJPEG, H.264), decoded by `decoder`.
+    case compressed
   }
 
   /// Opens and configures the camera and starts streaming.
@@ -155,7 +156,7 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
 
     try device.setControls(settings.controls)
 
-    decoder = actualFormat.isCompressed ? try MJPEGDecoder() : nil
+    decoder = actualFormat.isCompressed ? try CompressedFrameDecoder(codec: actualFormat == .h264 ? .h264 : .mjpeg) : nil
     pool = PixelBufferPool(geometry: size, capacity: settings.poolCapacity)
     framesToSkip = max(settings.skipFrames, 0)
     self.notes = notes
@@ -271,7 +272,7 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
         : .planar420(bytesPerRow: s, cbOffset: second, crOffset: first, chromaBytesPerRow: cs)
     case .rgb24: return .rgb24(bytesPerRow: max(stride, w * 3))
     case .bgr24: return .bgr24(bytesPerRow: max(stride, w * 3))
-    case .mjpeg, .jpeg: return .jpeg
+    case .mjpeg, .jpeg, .h264: return .compressed
     default:
       throw V4L2Error(.unsupportedFormat(offered: format.code), operation: "VIDIOC_S_FMT", device: device,
                       detail: "\(format.code), which camfx cannot convert")
@@ -287,7 +288,7 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
     case .rgb24(let s), .bgr24(let s): return s * (h - 1) + w * 3
     case .nv12(let s, let c): return c + s * ((h + 1) / 2 - 1) + (w + 1) / 2 * 2
     case .planar420(_, let cb, let cr, let cs): return max(cb, cr) + cs * ((h + 1) / 2 - 1) + (w + 1) / 2
-    case .jpeg: return 1
+    case .compressed: return 1
     }
   }
 }

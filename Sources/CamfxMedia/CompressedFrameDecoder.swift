@@ -2,39 +2,69 @@ import CFFmpeg
 import CamfxCore
 import CamfxPixelFormats
 
-/// Decodes Motion-JPEG frames (a camera's) with libavcodec's `mjpeg` decoder, rejecting
-/// corrupt frames instead of passing on half-grey images, into either format the
-/// pipeline negotiated: yuv420p through camfx's own range conversion
-/// (`FullRangeYUVLayout`, for the usual 4:2:0 and 4:2:2 JPEGs), or BGRA through
-/// libswscale (JPEG range and matrix).
-public final class MJPEGDecoder {
+/// Decodes a camera's compressed frames with libavcodec — Motion-JPEG (each frame a
+/// picture of its own) or H.264 (frames that build on earlier ones) — rejecting
+/// damaged frames instead of passing on half-grey or smeared pictures, into either
+/// format the pipeline negotiated: yuv420p (camfx's own copy or range conversion for
+/// the usual 4:2:0 and 4:2:2 pictures) or BGRA through libswscale.
+///
+/// An H.264 stream is decoded from its first keyframe on; after a damaged frame, the
+/// frames that follow depend on it, so they are rejected too until the next keyframe.
+public final class CompressedFrameDecoder {
+  public enum Codec: Sendable {
+    case mjpeg, h264
+  }
+
+  /// What became of one compressed frame.
+  public enum Outcome: Equatable, Sendable {
+    /// A picture of the destination's size was written.
+    case decoded
+    /// Damaged data, the wrong size, or (H.264) a frame that depends on a damaged one:
+    /// the caller drops and counts it.
+    case corrupt
+    /// H.264 before the stream's first keyframe: nothing to show yet, and nothing lost
+    /// (the recording starts at the keyframe).
+    case waitingForKeyframe
+  }
+
+  public let codec: Codec
   private let context: FFmpegCodecContext
   private let packet: FFmpegPacket
   private let frame: FFmpegFrame
-  /// Made on first use, for the format asked for; the yuv420p one only for JPEGs that
-  /// are neither 4:2:0 nor 4:2:2 (grey, 4:4:4).
+  /// Made on first use, for the format asked for; the yuv420p one only for pictures
+  /// camfx does not convert itself (grey or 4:4:4 JPEGs, BT.709 H.264).
   private var toBGRA: Swscale?
   private var toYUV420: Swscale?
+  /// H.264: true until a keyframe (again, after a damaged frame).
+  private var needsKeyframe: Bool
+  /// True once a frame was decoded: frames skipped while waiting for a keyframe after
+  /// that are losses (`.corrupt`), not the stream's start.
+  private var hasDecoded = false
 
-  /// - Throws: `FFmpegError` when libavcodec has no MJPEG decoder or cannot open it.
-  public init() throws(FFmpegError) {
-    guard let codec = avcodec_find_decoder(AV_CODEC_ID_MJPEG) else {
-      throw FFmpegError.invalid("opening the MJPEG decoder", "this FFmpeg has none")
+  /// - Throws: `FFmpegError` when libavcodec has no such decoder or cannot open it.
+  public init(codec: Codec = .mjpeg) throws(FFmpegError) {
+    let (id, name) = codec == .mjpeg ? (AV_CODEC_ID_MJPEG, "MJPEG") : (AV_CODEC_ID_H264, "H.264")
+    guard let decoder = avcodec_find_decoder(id) else {
+      throw FFmpegError.invalid("opening the \(name) decoder", "this FFmpeg has none")
     }
-    context = try FFmpegCodecContext(codec: codec)
+    self.codec = codec
+    needsKeyframe = codec == .h264
+    context = try FFmpegCodecContext(codec: decoder)
     // Report damaged data as an error rather than concealing it.
     context.pointer.pointee.err_recognition |= AV_EF_EXPLODE | AV_EF_BITSTREAM | AV_EF_BUFFER
+    // One thread and low delay: each frame comes out of the call it went into (frame
+    // threads would hold frames back, and the frame's time is the camera's).
     context.pointer.pointee.thread_count = 1
-    try check(avcodec_open2(context.pointer, codec, nil), "opening the MJPEG decoder")
+    context.pointer.pointee.flags |= AV_CODEC_FLAG_LOW_DELAY
+    try check(avcodec_open2(context.pointer, decoder, nil), "opening the \(name) decoder")
     packet = try FFmpegPacket()
     frame = try FFmpegFrame()
   }
 
-  /// Decodes one JPEG image of exactly `destination`'s size into it.
-  /// - Returns: `false` when the data is not a complete, valid JPEG of that size (the
-  ///   caller drops and counts the frame).
-  public func decode(_ jpeg: UnsafeRawBufferPointer, into destination: PixelBuffer) -> Bool {
-    guard let decoded = decode(jpeg, width: destination.width, height: destination.height) else { return false }
+  /// Decodes one frame of exactly `destination`'s size into it.
+  public func decode(_ bytes: UnsafeRawBufferPointer, into destination: PixelBuffer) -> Outcome {
+    let (outcome, decoded) = decode(bytes, width: destination.width, height: destination.height)
+    guard let decoded else { return outcome }
     defer { av_frame_unref(decoded) }
     let scaler =
       toBGRA
@@ -42,46 +72,78 @@ public final class MJPEGDecoder {
         width: destination.width, height: destination.height, format: AV_PIX_FMT_BGRA,
         flags: Int32(SWS_BILINEAR | SWS_ACCURATE_RND))
     toBGRA = scaler
-    return (try? scaler.convert(decoded, to: destination)) != nil
+    return (try? scaler.convert(decoded, to: destination)) != nil ? .decoded : .corrupt
   }
 
-  /// Decodes one JPEG image of exactly `destination`'s size into its yuv420p planes.
-  /// - Returns: `false` as above.
-  public func decode(_ jpeg: UnsafeRawBufferPointer, into destination: YUV420Picture) -> Bool {
-    guard let decoded = decode(jpeg, width: destination.width, height: destination.height) else { return false }
+  /// Decodes one frame of exactly `destination`'s size into its yuv420p planes.
+  public func decode(_ bytes: UnsafeRawBufferPointer, into destination: YUV420Picture) -> Outcome {
+    let (outcome, decoded) = decode(bytes, width: destination.width, height: destination.height)
+    guard let decoded else { return outcome }
     defer { av_frame_unref(decoded) }
-    if let layout = FullRangeYUVLayout(decoded.pointee) {
+    let f = decoded.pointee
+    if let layout = FullRangeYUVLayout(f) {
       layout.convert(to: destination)
-      return true
+      return .decoded
+    }
+    if YUV420Route(f) == .asIs, let y = f.data.0, let u = f.data.1, let v = f.data.2, f.linesize.0 > 0,
+      f.linesize.1 > 0, f.linesize.1 == f.linesize.2
+    {
+      YUVSourceLayout.i420(
+        luma: y, lumaBytesPerRow: Int(f.linesize.0), cb: u, cr: v, chromaBytesPerRow: Int(f.linesize.1)
+      ).convert(to: destination)
+      return .decoded
     }
     let scaler = toYUV420 ?? Swscale(width: destination.width, height: destination.height, format: AV_PIX_FMT_YUV420P)
     toYUV420 = scaler
-    return (try? scaler.convert(decoded, to: destination)) != nil
+    return (try? scaler.convert(decoded, to: destination)) != nil ? .decoded : .corrupt
   }
 
-  /// The decoded picture (unref it after use), or nil for a corrupt or wrong-sized one.
-  private func decode(_ jpeg: UnsafeRawBufferPointer, width: Int, height: Int) -> UnsafeMutablePointer<AVFrame>? {
-    guard let data = jpeg.baseAddress, jpeg.count > 0 else { return nil }
-    let p = packet.pointer, f = frame.pointer
-    // The bytes as they are (a driver's buffer): a packet without a buffer of its own is
-    // copied by avcodec_send_packet into a padded one, so no copy of camfx's is needed.
-    p.pointee.data = UnsafeMutablePointer(mutating: data.assumingMemoryBound(to: UInt8.self))
-    p.pointee.size = Int32(jpeg.count)
-    defer {
-      p.pointee.data = nil
-      p.pointee.size = 0
+  /// The decoded picture (unref it after use), or why there is none.
+  private func decode(_ bytes: UnsafeRawBufferPointer, width: Int, height: Int)
+    -> (Outcome, UnsafeMutablePointer<AVFrame>?)
+  {
+    guard let data = bytes.baseAddress, bytes.count > 0 else { return (.corrupt, nil) }
+    if codec == .h264 && needsKeyframe {
+      guard H264Bitstream.isKeyframe(bytes) else {
+        // Parameter sets the camera sends on their own are kept for the keyframe.
+        if H264Bitstream.hasParameterSets(bytes) { _ = send(data, count: bytes.count) }
+        return (hasDecoded ? .corrupt : .waitingForKeyframe, nil)
+      }
     }
-    guard avcodec_send_packet(context.pointer, p) >= 0, avcodec_receive_frame(context.pointer, f) >= 0 else {
-      avcodec_flush_buffers(context.pointer)
-      return nil
+    let f = frame.pointer
+    guard send(data, count: bytes.count), avcodec_receive_frame(context.pointer, f) >= 0 else {
+      return (rejected(), nil)
     }
     let d = f.pointee
     guard d.decode_error_flags == 0, d.flags & AV_FRAME_FLAG_CORRUPT == 0, Int(d.width) == width, Int(d.height) == height
     else {
       av_frame_unref(f)
-      return nil
+      return (rejected(), nil)
     }
-    return f
+    needsKeyframe = false
+    hasDecoded = true
+    return (.decoded, f)
+  }
+
+  /// Hands the bytes to the decoder as they are (a driver's buffer): a packet without a
+  /// buffer of its own is copied by avcodec_send_packet into a padded one.
+  private func send(_ data: UnsafeRawPointer, count: Int) -> Bool {
+    let p = packet.pointer
+    p.pointee.data = UnsafeMutablePointer(mutating: data.assumingMemoryBound(to: UInt8.self))
+    p.pointee.size = Int32(count)
+    defer {
+      p.pointee.data = nil
+      p.pointee.size = 0
+    }
+    return avcodec_send_packet(context.pointer, p) >= 0
+  }
+
+  /// A damaged frame: MJPEG starts afresh with the next one; H.264 waits for the next
+  /// keyframe, since the frames until then refer to this one.
+  private func rejected() -> Outcome {
+    avcodec_flush_buffers(context.pointer)
+    if codec == .h264 { needsKeyframe = true }
+    return .corrupt
   }
 }
 

@@ -26,10 +26,12 @@ public final class CompressedFramePackager {
     self.pool = pool
   }
 
-  /// A keyframe packet holding a copy of `bytes`, with its presentation time and
-  /// duration in microseconds (the stream's time base must be 1/1000000); lent until
-  /// the next call.
-  public func packet(_ bytes: UnsafeRawBufferPointer, microseconds: Int64, durationMicroseconds: Int64) throws(FFmpegError) -> EncodedPacket {
+  /// A packet holding a copy of `bytes`, with its presentation time and duration in
+  /// microseconds (the stream's time base must be 1/1000000); lent until the next call.
+  /// Every JPEG is a keyframe; H.264 frames say which they are.
+  public func packet(
+    _ bytes: UnsafeRawBufferPointer, microseconds: Int64, durationMicroseconds: Int64, isKeyframe: Bool = true
+  ) throws(FFmpegError) -> EncodedPacket {
     guard bytes.count <= maximumBytes, let buffer = av_buffer_pool_get(pool) else {
       throw FFmpegError(code: camfx_averror(ENOMEM), operation: "allocating a buffer of \(bytes.count) bytes")
     }
@@ -45,7 +47,7 @@ public final class CompressedFramePackager {
     p.pointee.pts = microseconds
     p.pointee.dts = microseconds
     p.pointee.duration = durationMicroseconds
-    p.pointee.flags = AV_PKT_FLAG_KEY
+    p.pointee.flags = isKeyframe ? AV_PKT_FLAG_KEY : 0
     p.pointee.stream_index = Int32(stream.index)
     return EncodedPacket(stream: stream, pointer: p)
   }

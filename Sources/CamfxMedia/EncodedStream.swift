@@ -58,20 +58,32 @@ public final class EncodedStream: @unchecked Sendable {
     frameRate = kind == .video ? stream.pointee.avg_frame_rate : AVRational(num: 0, den: 1)
   }
 
-  /// A video stream of compressed frames made elsewhere (a camera's MJPEG), copied as
-  /// they come: `codec` is FFmpeg's name (`mjpeg`), timestamps are in microseconds.
+  /// A video stream of compressed frames made elsewhere (a camera's MJPEG or H.264),
+  /// copied as they come: `codec` is FFmpeg's name (`mjpeg`, `h264`), `header` the
+  /// codec's global header (H.264: its SPS and PPS in Annex B form), timestamps are in
+  /// microseconds.
   /// - Throws: `FFmpegError` for a codec FFmpeg does not know.
-  public init(video codec: String, width: Int, height: Int, framesPerSecond: Double) throws(FFmpegError) {
+  public init(video codec: String, width: Int, height: Int, framesPerSecond: Double, header: [UInt8] = [])
+    throws(FFmpegError)
+  {
     guard let descriptor = avcodec_descriptor_get_by_name(codec) else {
       throw FFmpegError.invalid("codec '\(codec)'", "FFmpeg does not know it")
     }
-    parameters = try Self.makeParameters { p in
+    parameters = try Self.makeParameters { p throws(FFmpegError) in
       p.pointee.codec_type = AVMEDIA_TYPE_VIDEO
       p.pointee.codec_id = descriptor.pointee.id
       p.pointee.width = Int32(width)
       p.pointee.height = Int32(height)
       // A camera's JPEGs are full-range 4:2:2 or 4:2:0; players read it from the JPEG.
-      p.pointee.color_range = AVCOL_RANGE_JPEG
+      if descriptor.pointee.id == AV_CODEC_ID_MJPEG { p.pointee.color_range = AVCOL_RANGE_JPEG }
+      if !header.isEmpty {
+        guard let extradata = av_mallocz(header.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) else {
+          throw FFmpegError(code: camfx_averror(ENOMEM), operation: "describing a stream")
+        }
+        header.withUnsafeBytes { extradata.copyMemory(from: $0.baseAddress!, byteCount: header.count) }
+        p.pointee.extradata = extradata.assumingMemoryBound(to: UInt8.self)
+        p.pointee.extradata_size = Int32(header.count)
+      }
     }
     kind = .video
     index = 0

@@ -6,7 +6,7 @@ import CamfxPixelFormats
 /// between two pixel formats at one size.
 ///
 /// camfx uses it for the pictures its own converters do not take: decoded movies and
-/// JPEGs to BGRA (`MovieReader`, `MJPEGDecoder`), 4:4:4 or grey JPEGs to yuv420p; and
+/// JPEGs to BGRA (`MovieReader`, `CompressedFrameDecoder`), 4:4:4 or grey JPEGs to yuv420p; and
 /// as the reference ("oracle") its own `BGRAToYUV420` kernel is tested and benchmarked
 /// against.
 public final class Swscale {

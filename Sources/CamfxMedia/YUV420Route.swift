@@ -5,7 +5,7 @@ import CamfxPixelFormats
 /// matrix) to yuv420p; pictures of any other kind (RGB, 4:4:4, BT.709, full-range YUYV)
 /// go through libswscale to BGRA. The one table that both the decision made once from a
 /// decoder's settings (`MovieReader.canDeliverYUV420Frames`) and the per-frame paths of
-/// `MovieReader` and `MJPEGDecoder` read, so that they cannot disagree.
+/// `MovieReader` and `CompressedFrameDecoder` read, so that they cannot disagree.
 enum YUV420Route: Equatable {
   /// Limited-range yuv420p: passed on as it is.
   case asIs

@@ -15,7 +15,7 @@ import CamfxCore
 ///
 /// A 4:2:2 picture's two chroma rows per output row are first averaged, `(a + b + 1) / 2`,
 /// as `YUVSourceLayout` takes YUYV's. Both use the JPEG matrix (BT.601), which is the
-/// pipeline's. BGRA from these pictures goes through libswscale (`MJPEGDecoder`).
+/// pipeline's. BGRA from these pictures goes through libswscale (`CompressedFrameDecoder`).
 public struct FullRangeYUVLayout {
   public enum ChromaRows: Sendable {
     /// 4:2:0: one chroma row for every two picture rows.

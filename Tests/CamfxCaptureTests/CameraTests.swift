@@ -109,12 +109,35 @@ final class CameraTests: XCTestCase {
     }
   }
 
+  /// A copy (`--video-codec copy`) takes only compressed formats, H.264 before MJPEG;
+  /// a decoded recording takes H.264 only when nothing else offers the size.
+  func testCopiesPreferH264AndDecodingTakesItLast() throws {
+    var copy = CameraSettings(preset: .high)
+    copy.compressedOnly = true
+    XCTAssertEqual(try choose(copy).format.pixelFormat, .h264)
+    copy = CameraSettings(size: .init(width: 640, height: 480))
+    copy.compressedOnly = true
+    XCTAssertEqual(try choose(copy).format.pixelFormat, .mjpeg)
+    XCTAssertEqual(try choose(CameraSettings(preset: .high)).format.pixelFormat, .mjpeg)
+    let h264Only = [CameraFormat(pixelFormat: .h264, size: .init(width: 640, height: 480), frameIntervals: [.init(framesPerSecond: 30)])]
+    XCTAssertEqual(try CameraSettings().chooseFormat(from: h264Only, device: "/dev/video11").format.pixelFormat, .h264)
+    XCTAssertEqual(try CameraPixelFormat(parsing: "h264"), .h264)
+    copy = CameraSettings()
+    copy.compressedOnly = true
+    XCTAssertThrowsError(try copy.chooseFormat(from: Array(webcam.prefix(3)), device: "/dev/video0")) { error in
+      XCTAssertEqual(
+        "\(error)",
+        "camera /dev/video0 cannot deliver a compressed format (MJPEG or H.264); it offers: YUYV 640x480 up to 30 fps, "
+          + "1280x720 up to 10 fps, 320x240 up to 30 fps")
+    }
+  }
+
   func testImpossibleSizeAndRateListWhatIsOffered() throws {
     XCTAssertThrowsError(try choose(CameraSettings(size: .init(width: 800, height: 600)))) { error in
       XCTAssertTrue("\(error)".hasPrefix("camera /dev/video0 cannot deliver size 800x600; it offers: YUYV 640x480 up to 30 fps, 1280x720"), "\(error)")
     }
     XCTAssertThrowsError(try choose(CameraSettings(size: .init(width: 1920, height: 1080), frameRate: .init(framesPerSecond: 60)))) { error in
-      XCTAssertEqual("\(error)", "camera /dev/video0 cannot deliver 60 fps at 1920x1080; it offers: MJPG 1920x1080 @ 30")
+      XCTAssertEqual("\(error)", "camera /dev/video0 cannot deliver 60 fps at 1920x1080; it offers: MJPG 1920x1080 @ 30; H264 1920x1080 @ 30")
     }
     // Without an explicit rate the nearest one is taken, and the user is told.
     let c = try choose(CameraSettings(size: .init(width: 1280, height: 720), pixelFormat: .yuyv))

@@ -4,8 +4,8 @@ import CamfxPixelFormats
 import Foundation
 import XCTest
 
-/// Motion-JPEG frames (an MJPEG camera's) decoded to BGRA and straight to yuv420p.
-final class MJPEGDecoderTests: XCTestCase {
+/// A camera's compressed frames (Motion-JPEG, H.264) decoded to BGRA and straight to yuv420p.
+final class CompressedFrameDecoderTests: XCTestCase {
   /// A JPEG made by the ffmpeg tool of `source` (a lavfi graph), in `pixelFormat`.
   func makeJPEG(_ source: String, pixelFormat: String = "yuvj422p") throws -> [UInt8] {
     Array(try runTool("ffmpeg", [
@@ -21,30 +21,30 @@ final class MJPEGDecoderTests: XCTestCase {
 
   func testDecodesAJPEGFrameToBGRA() throws {
     let jpeg = try makeRedBlueJPEG()
-    let decoder = try MJPEGDecoder()
+    let decoder = try CompressedFrameDecoder()
     let frame = PixelBuffer(width: 64, height: 48)
-    XCTAssertTrue(jpeg.withUnsafeBytes { decoder.decode($0, into: frame) })
+    XCTAssertEqual(jpeg.withUnsafeBytes { decoder.decode($0, into: frame) }, .decoded)
     XCTAssertLessThanOrEqual(maxDifference(frame[8, 24], BGRA(r: 255, g: 0, b: 0)), 6, "\(frame[8, 24])")
     XCTAssertLessThanOrEqual(maxDifference(frame[56, 24], BGRA(r: 0, g: 0, b: 255)), 6, "\(frame[56, 24])")
   }
 
   func testCorruptAndWrongSizedFramesAreRejected() throws {
     let jpeg = try makeRedBlueJPEG()
-    let decoder = try MJPEGDecoder()
+    let decoder = try CompressedFrameDecoder()
     let frame = PixelBuffer(width: 64, height: 48)
     let planes = YUV420Planes(width: 64, height: 48)
     let garbage = [UInt8](repeating: 0x5A, count: 4000)
-    XCTAssertFalse(garbage.withUnsafeBytes { decoder.decode($0, into: frame) })
-    XCTAssertFalse(garbage.withUnsafeBytes { decoder.decode($0, into: planes.picture) })
+    XCTAssertEqual(garbage.withUnsafeBytes { decoder.decode($0, into: frame) }, .corrupt)
+    XCTAssertEqual(garbage.withUnsafeBytes { decoder.decode($0, into: planes.picture) }, .corrupt)
     let truncated = Array(jpeg.prefix(jpeg.count / 3))
-    XCTAssertFalse(truncated.withUnsafeBytes { decoder.decode($0, into: frame) })
-    XCTAssertFalse(truncated.withUnsafeBytes { decoder.decode($0, into: planes.picture) })
-    XCTAssertFalse([UInt8]().withUnsafeBytes { decoder.decode($0, into: planes.picture) })
-    XCTAssertFalse(jpeg.withUnsafeBytes { decoder.decode($0, into: PixelBuffer(width: 32, height: 48)) })
-    XCTAssertFalse(jpeg.withUnsafeBytes { decoder.decode($0, into: YUV420Planes(width: 64, height: 46).picture) })
+    XCTAssertEqual(truncated.withUnsafeBytes { decoder.decode($0, into: frame) }, .corrupt)
+    XCTAssertEqual(truncated.withUnsafeBytes { decoder.decode($0, into: planes.picture) }, .corrupt)
+    XCTAssertEqual([UInt8]().withUnsafeBytes { decoder.decode($0, into: planes.picture) }, .corrupt)
+    XCTAssertEqual(jpeg.withUnsafeBytes { decoder.decode($0, into: PixelBuffer(width: 32, height: 48)) }, .corrupt)
+    XCTAssertEqual(jpeg.withUnsafeBytes { decoder.decode($0, into: YUV420Planes(width: 64, height: 46).picture) }, .corrupt)
     // The decoder recovers: the next good frame decodes.
-    XCTAssertTrue(jpeg.withUnsafeBytes { decoder.decode($0, into: frame) })
-    XCTAssertTrue(jpeg.withUnsafeBytes { decoder.decode($0, into: planes.picture) })
+    XCTAssertEqual(jpeg.withUnsafeBytes { decoder.decode($0, into: frame) }, .decoded)
+    XCTAssertEqual(jpeg.withUnsafeBytes { decoder.decode($0, into: planes.picture) }, .decoded)
   }
 
   /// The JPEG range mapping, for every 8-bit value, against its formula in exact
@@ -114,8 +114,8 @@ final class MJPEGDecoderTests: XCTestCase {
       let decoded = try runTool("ffmpeg", ["-v", "error", "-i", jpegPath, "-f", "rawvideo", "-pix_fmt", format, "-"])
       let toolYUV420 = try runTool("ffmpeg", ["-v", "error", "-i", jpegPath, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
       let planes = YUV420Planes(width: width, height: height)
-      let decoder = try MJPEGDecoder()
-      XCTAssertTrue(jpeg.withUnsafeBytes { decoder.decode($0, into: planes.picture) }, format)
+      let decoder = try CompressedFrameDecoder()
+      XCTAssertEqual(jpeg.withUnsafeBytes { decoder.decode($0, into: planes.picture) }, .decoded, format)
 
       let chromaRowsDecoded = format == "yuvj422p" ? height : chromaHeight
       let expected = YUV420Planes(width: width, height: height)
@@ -159,6 +159,94 @@ final class MJPEGDecoderTests: XCTestCase {
         }
       }
     }
+  }
+
+  /// `count` frames of the moving test pattern as H.264 access units, as an H.264
+  /// camera sends them: Annex B, SPS and PPS on every keyframe (one every `gop` frames),
+  /// no B-frames. The encoder marks each access unit with a delimiter (NAL type 9),
+  /// which is where the stream is split here, so the split does not rely on the code
+  /// under test.
+  func makeH264Frames(count: Int, gop: Int, width: Int = 64, height: Int = 48) throws -> [[UInt8]] {
+    let stream = Array(try runTool("ffmpeg", [
+      "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=25", "-frames:v", "\(count)",
+      "-c:v", "libx264", "-pix_fmt", "yuv420p", "-bf", "0", "-g", "\(gop)", "-keyint_min", "\(gop)", "-sc_threshold", "0",
+      "-x264-params", "repeat-headers=1:aud=1", "-f", "h264", "-",
+    ]))
+    var starts: [Int] = []
+    var i = 0
+    while i + 4 < stream.count {
+      if stream[i] == 0, stream[i + 1] == 0, stream[i + 2] == 0, stream[i + 3] == 1, stream[i + 4] & 0x1F == 9 {
+        starts.append(i)
+      }
+      i += 1
+    }
+    starts.append(stream.count)
+    return (0..<starts.count - 1).map { Array(stream[starts[$0]..<starts[$0 + 1]]) }
+  }
+
+  func testH264KeyframesAndParameterSetsAreFound() throws {
+    let frames = try makeH264Frames(count: 12, gop: 5)
+    XCTAssertEqual(frames.count, 12)
+    XCTAssertEqual(frames.indices.filter { i in frames[i].withUnsafeBytes { H264Bitstream.isKeyframe($0) } }, [0, 5, 10])
+    for i in [0, 5, 10] {
+      let sets = frames[i].withUnsafeBytes { H264Bitstream.parameterSets(in: $0) }
+      XCTAssertEqual(Array(sets.prefix(5)), [0, 0, 0, 1, 0x67], "frame \(i) starts its header with an SPS")
+      XCTAssertTrue(frames[i].withUnsafeBytes { H264Bitstream.hasParameterSets($0) })
+    }
+    XCTAssertEqual(frames[3].withUnsafeBytes { H264Bitstream.parameterSets(in: $0) }, [])
+    XCTAssertTrue(frames.allSatisfy { f in f.withUnsafeBytes { H264Bitstream.startsWithStartCode($0) } })
+    XCTAssertFalse([0xFF, 0xD8, 0xFF].withUnsafeBytes { H264Bitstream.startsWithStartCode($0) })
+  }
+
+  /// A stream joined at frame 2 (as a camera's first buffer usually is) waits for the
+  /// keyframe at 5; the pictures are the ffmpeg tool's, exactly; a damaged frame, and
+  /// the frames that refer to it, are rejected until the next keyframe.
+  func testH264IsDecodedFromAKeyframeAndRejectedAfterDamageUntilTheNext() throws {
+    let (width, height) = (64, 48)
+    let frames = try makeH264Frames(count: 12, gop: 5, width: width, height: height)
+    let decoder = try CompressedFrameDecoder(codec: .h264)
+    let planes = YUV420Planes(width: width, height: height)
+    var outcomes: [CompressedFrameDecoder.Outcome] = []
+    var picture6: [UInt8] = []
+    for i in 2..<12 {
+      var bytes = frames[i]
+      if i == 7 {
+        // Damage the slice data (past the delimiter and the slice header).
+        for j in bytes.count / 2..<bytes.count { bytes[j] ^= 0x5A }
+      }
+      outcomes.append(bytes.withUnsafeBytes { decoder.decode($0, into: planes.picture) })
+      if i == 6 {
+        for index in 0..<3 {
+          let p = planes.picture.plane(index)
+          for r in 0..<p.height { picture6 += UnsafeBufferPointer(start: p.base + r * p.stride, count: p.width) }
+        }
+      }
+    }
+    XCTAssertEqual(outcomes, [
+      .waitingForKeyframe, .waitingForKeyframe, .waitingForKeyframe,  // 2, 3, 4
+      .decoded, .decoded,  // 5, 6
+      .corrupt, .corrupt, .corrupt,  // 7 (damaged), 8 and 9 (refer to it)
+      .decoded, .decoded,  // 10 (keyframe), 11
+    ])
+    let tool = try runTool("ffmpeg", [
+      "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height):rate=25", "-frames:v", "12",
+      "-c:v", "libx264", "-pix_fmt", "yuv420p", "-bf", "0", "-g", "5", "-keyint_min", "5", "-sc_threshold", "0",
+      "-x264-params", "repeat-headers=1:aud=1", "-f", "h264", "-",
+    ])
+    let path = NSTemporaryDirectory() + "camfx-h264-\(UUID().uuidString).h264"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try tool.write(to: URL(fileURLWithPath: path))
+    let decoded = Array(try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]))
+    let frameBytes = width * height * 3 / 2
+    XCTAssertEqual(decoded.count, 12 * frameBytes)
+    XCTAssertEqual(picture6, Array(decoded[6 * frameBytes..<7 * frameBytes]), "frame 6 is the ffmpeg tool's picture")
+
+    // BGRA too, from a fresh decoder: the first keyframe is the first picture.
+    let bgraDecoder = try CompressedFrameDecoder(codec: .h264)
+    let frame = PixelBuffer(width: width, height: height)
+    XCTAssertEqual(frames[3].withUnsafeBytes { bgraDecoder.decode($0, into: frame) }, .waitingForKeyframe)
+    XCTAssertEqual(frames[5].withUnsafeBytes { bgraDecoder.decode($0, into: frame) }, .decoded)
+    XCTAssertEqual(frames[6].withUnsafeBytes { bgraDecoder.decode($0, into: PixelBuffer(width: 32, height: 48)) }, .corrupt)
   }
 
   private func maxDifference(_ a: BGRA, _ b: BGRA) -> Int {
