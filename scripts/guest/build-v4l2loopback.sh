@@ -20,7 +20,7 @@ say() { echo "guest: v4l2loopback: $*" >&2; }
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/camfx"
 # The candidate version from apt's local lists (no network); when apt knows none (lists
 # never fetched), the newest module already cached for this kernel will do.
-version="$(apt-cache policy v4l2loopback-dkms 2>/dev/null | awk '$1 == "Candidate:" { print $2 }')"
+version="$(apt-cache policy v4l2loopback-dkms 2>/dev/null | awk '$1 == "Candidate:" { print $2 }' || true)"
 [[ "$version" == "(none)" ]] && version=""
 if [[ -z "$version" ]]; then
   cached="$(ls -1 "$cache"/v4l2loopback-*-"$kver".ko 2>/dev/null | sort -V | tail -n 1 || true)"
