@@ -10,15 +10,16 @@ apart too.
   frame_match.py codes FILE [--mirrored]
       prints the code of each decoded frame of FILE (--mirrored: the picture was flipped
       left-right; it is flipped back first)
-  frame_match.py match RECORDING FEED [--mirrored] [--tolerance T] [--looped]
+  frame_match.py match RECORDING FEED [--mirrored] [--tolerance T] [--looped] [--skip N]
       every frame of RECORDING is a frame of FEED: its code is a frame index of FEED, the
       codes strictly increase (frames in order, none twice; frames may be skipped), and its
       picture below the code band matches that FEED frame: the mean absolute difference of
       each 16x16 block of the 160x120 gray pictures at most T (default %(tolerance)s; see
       TOLERANCE).
-      --looped: FEED was played in a loop (ffmpeg -stream_loop -1), the codes may wrap
-      around to 0.
-  frame_match.py packets RECORDING FEED.h264 [--looped]
+      --looped: FEED was played in a loop, the codes may wrap around to 0.
+      --skip N: RECORDING's first N frames are left out (a capture that kept the stale
+      first buffer v4l2loopback hands a new reader).
+  frame_match.py packets RECORDING FEED.h264 [--looped] [--skip N]
       RECORDING's H.264 (as Annex B, via ffmpeg's h264_mp4toannexb) is FEED's, unchanged:
       its NAL units are byte for byte a contiguous run of FEED's, and the run starts at an
       access unit with an IDR picture (a keyframe). Normalised on both sides first:
@@ -28,7 +29,8 @@ apart too.
       SEI x264 writes into its first access unit only): h264_mp4toannexb puts the avcC's
       SPS/PPS right before an IDR slice that arrives without them in its packet, and a
       recorder may or may not keep the feed's in-band copies. --looped: the run may wrap
-      from FEED's end to its start (a feed played in a loop).
+      from FEED's end to its start (a feed played in a loop). --skip N: RECORDING's first
+      N access units are left out, and then those before its next keyframe.
 
 Decoding is ffmpeg's (every frame, -fps_mode passthrough: none dropped or duplicated), to
 gray 160x120; the rest is pure Python. Exit status 0 when the check passes, with a
@@ -140,20 +142,25 @@ def feed_frames(path):
 
 
 def cmd_match(args):
-    pos, opts = options(args, {"--mirrored", "--looped"}, {"--tolerance"})
+    pos, opts = options(args, {"--mirrored", "--looped"}, {"--tolerance", "--skip"})
     if len(pos) != 2:
-        die("usage: frame_match.py match RECORDING FEED [--mirrored] [--tolerance T] [--looped]")
+        die("usage: frame_match.py match RECORDING FEED [--mirrored] [--tolerance T] [--looped] [--skip N]")
     rec_path, feed_path = pos
     tolerance = float(opts.get("--tolerance", TOLERANCE))
     looped = "--looped" in opts
+    skip = int(opts.get("--skip", 0))
     feed = feed_frames(feed_path)
     rec = gray_frames(rec_path, "--mirrored" in opts)
+    if skip:
+        if len(rec) <= skip:
+            die(f"{rec_path}: {len(rec)} frames, none left after skipping {skip}")
+        rec = rec[skip:]
     n = len(feed)
     codes = [code(f) for f in rec]
     skipped = gaps = wraps = 0
     for i, c in enumerate(codes):
         if c >= n:
-            die(f"{rec_path}: frame {i} carries code {c}, the feed has frames 0..{n - 1} "
+            die(f"{rec_path}: frame {i + skip} carries code {c}, the feed has frames 0..{n - 1} "
                 f"(codes so far: {codes[max(0, i - 3):i + 1]})")
         if i == 0:
             continue
@@ -163,7 +170,7 @@ def cmd_match(args):
             wraps += 1
         if step <= 0:
             what = "twice in a row" if step == 0 else "after a later one"
-            die(f"{rec_path}: frame {i} is feed frame {c} {what} "
+            die(f"{rec_path}: frame {i + skip} is feed frame {c} {what} "
                 f"(codes around it: {codes[max(0, i - 3):i + 3]})")
         if step > 1:
             skipped += step - 1
@@ -175,12 +182,13 @@ def cmd_match(args):
             worst, worst_at = d, i
         if d > tolerance:
             near = ", ".join(f"{k}: {diff(f, feed[k]):.1f}" for k in (c - 1, c + 1) if 0 <= k < n)
-            die(f"{rec_path}: frame {i} carries code {c} but its picture differs from feed frame "
+            die(f"{rec_path}: frame {i + skip} carries code {c} but its picture differs from feed frame "
                 f"{c} by {d:.2f} (tolerance {tolerance}; neighbours {near})")
     wrapped = f", wrapped {wraps}x" if looped else ""
+    wrapped += f" (after the {skip} left out)" if skip else ""
     print(f"{len(rec)} frames = feed frames {codes[0]}..{codes[-1]} in order{wrapped}, "
           f"{skipped} skipped in {gaps} gaps, worst difference {worst:.2f} "
-          f"(frame {worst_at}, tolerance {tolerance})")
+          f"(frame {worst_at + skip}, tolerance {tolerance})")
 
 
 # --- H.264 packets -------------------------------------------------------------------
@@ -244,11 +252,12 @@ def describe(u):
 
 
 def cmd_packets(args):
-    pos, opts = options(args, {"--looped"})
+    pos, opts = options(args, {"--looped"}, {"--skip"})
     if len(pos) != 2:
-        die("usage: frame_match.py packets RECORDING FEED.h264 [--looped]")
+        die("usage: frame_match.py packets RECORDING FEED.h264 [--looped] [--skip N]")
     rec_path, feed_path = pos
     looped = "--looped" in opts
+    skip = int(opts.get("--skip", 0))
     with open(feed_path, "rb") as f:
         feed = normalise(nal_units(f.read()))
     # -copyinkf: ffmpeg's stream copy drops what comes before the first keyframe otherwise.
@@ -257,6 +266,15 @@ def cmd_packets(args):
                                    "-f", "h264", "-"])))
     if not rec:
         die(f"{rec_path}: no H.264 NAL units")
+    left_out = ""
+    if skip:
+        starts = access_units(rec)
+        keyframes = [i for a, i in enumerate(starts) if a >= skip and any(
+            kind(u) == IDR for u in rec[i:starts[a + 1] if a + 1 < len(starts) else len(rec)])]
+        if not keyframes:
+            die(f"{rec_path}: no keyframe after its first {skip} access units")
+        left_out = f" (after {starts.index(keyframes[0])} access units left out)"
+        rec = rec[keyframes[0]:]
     if not feed:
         die(f"{feed_path}: no H.264 NAL units")
     n = len(feed)
@@ -307,7 +325,7 @@ def cmd_packets(args):
     last_au = au_of[(best_k + len(rec) - 1) % n]
     wrapped = " (wrapping round)" if best_k + len(rec) > n else ""
     print(f"{len(rec)} NAL units in {rec_aus} access units ({keyframes} keyframes) = feed access units "
-          f"{first_au}..{last_au}{wrapped} of {len(feed_aus)}, byte for byte, starting at a keyframe")
+          f"{first_au}..{last_au}{wrapped} of {len(feed_aus)}, byte for byte, starting at a keyframe{left_out}")
 
 
 def main():
