@@ -2,10 +2,23 @@
 # The host half of the tests against real drivers: decodes what the guest half
 # (in-guest.sh) recorded, at the host's full speed. A file the guest did not make was
 # already reported there (FAIL or SKIP), so it is skipped here.
-# Usage: check-outputs.sh DIR
+# Usage: check-outputs.sh DIR [FEEDS]
+#   FEEDS: the directory with the v4l2loopback feeds (feed.mjpeg, feed.h264) the guest was
+#   given; captures from the loopback devices are compared with them (default: DIR).
 GUEST_SCRIPTS="$(cd "$(dirname "$0")" && pwd)"
 . "$GUEST_SCRIPTS/lib.sh"
 dir="$1"
+feeds="${2:-$1}"
+frame_match() { python3 "$GUEST_SCRIPTS/frame_match.py" "$@"; }
+# check_shows WHAT COMMAND...: like check, with the command's last line in the PASS line.
+check_shows() {
+  what="$1"; shift
+  if "$@" >"$log" 2>&1; then
+    pass "$what: $(tail -n 1 "$log")"
+  else
+    fail "$what" "$(tail -n 3 "$log" | tr '\n' ' ')(exit $?)"
+  fi
+}
 
 # made FILE WHAT: true when the guest made FILE, else a SKIP line.
 made() {
@@ -105,6 +118,58 @@ if made record-term.mp4 "camfx record stopped by SIGTERM"; then
   v="$(duration record-term.mp4 video)"; a="$(duration record-term.mp4 audio)"
   check_near "the recording stopped by SIGTERM: audio duration (s) against its video's ($v s)" "$v" 0.1 "$a"
 fi
+
+# v4l2loopback, fed by ffmpeg in the guest: ffmpeg's stream copies from the devices hold
+# the feeds' frames in order (a reader more than 2 frames behind skips to the newest but
+# one), the H.264 one byte for byte from a keyframe; v4l2-ctl's buffer log shows one
+# buffer per packet the feeder wrote. The first buffer a new reader gets is left out
+# (--skip 1): v4l2loopback's VIDIOC_REQBUFS resets every buffer's bytesused to the full
+# 1228800 bytes, and the device does not keep a buffer a reader holds from the writer,
+# so the first packet has been seen as 1228800 bytes holding the picture of the packet
+# after it (that frame then twice: ffmpeg holds it while probing), or as one frame's data
+# followed by stale bytes of older frames.
+# buffers_match LOG FEED: the bytesused of each buffer in v4l2-ctl's --verbose LOG is the
+# size of FEED's packet with the buffer's sequence number (the device counts writes from 0;
+# the feeder starts at packet 0 and loops), bar the first buffer, which may be a stale one
+# (sequence 0, 1228800 bytes; see above).
+buffers_match() {
+  awk -v sizes="$(ffprobe -v error -show_entries packet=size -of csv=p=0 "$2" | tr '\n' ' ')" '
+    BEGIN { n = split(sizes, size, " ") }
+    $1 == "cap" && $2 == "dqbuf:" {
+      seq = $5; used = $7; buffers++
+      if (index($0, "(")) flags = flags " " substr($0, index($0, "("))
+      if (used != size[seq % n + 1]) {
+        if (buffers == 1) { first = "first buffer stale (seq " seq ", " used " bytes), "; next }
+        printf "buffer %d (seq %d) has %d bytes, packet %d of the feed %d\n", buffers, seq, used, seq % n, size[seq % n + 1]
+        bad = 1; exit 1
+      }
+      if (last != "" && seq > last + 1) dropped += seq - last - 1
+      last = seq; matched++
+    }
+    END {
+      if (bad) exit 1
+      if (!matched) { print "no buffers in the log"; exit 1 }
+      printf "%s%d buffers = feed packets %d..%d by sequence number, %d skipped; buffer flags:%s\n", first, matched, last - matched - dropped + 1, last, dropped, flags == "" ? " none (no KEYFRAME, timestamp type unknown)" : flags
+    }' "$1"
+}
+for stream in mjpeg h264; do
+  f="loopback-$stream.mkv"
+  made "$f" "ffmpeg's capture from the $stream-fed loopback device" || continue
+  if [ ! -f "$feeds/feed.$stream" ]; then
+    fail "$f against the feed" "no $feeds/feed.$stream to compare with"
+    continue
+  fi
+  if [ $stream = mjpeg ]; then
+    check_shows "$f: the feed's frames in order, unchanged" \
+      frame_match match "$dir/$f" "$feeds/feed.mjpeg" --skip 1
+  else
+    check_shows "$f: the feed's H.264, byte for byte from a keyframe" \
+      frame_match packets "$dir/$f" "$feeds/feed.h264" --skip 1
+  fi
+  made "loopback-$stream-buffers.txt" "v4l2-ctl's buffers from the $stream-fed loopback device" &&
+    check_shows "v4l2-ctl's buffers from the $stream-fed loopback: one packet each" \
+      buffers_match "$dir/loopback-$stream-buffers.txt" "$feeds/feed.$stream"
+done
 
 if made record-cut.mp4 "camfx record when the camera is unplugged and comes back"; then
   check_eq "the reconnected recording's video codec" h264 stream record-cut.mp4 video codec_name

@@ -6,8 +6,10 @@
 # itself), then camfx — and check what only the guest can see: exit statuses, messages,
 # listings. camfx features that have not landed yet are skipped (SKIP lines); test.sh
 # detects them from camfx's --help and passes CAMFX_FEATURES. Needs CAMFX (the binary),
-# GUEST_SCRIPTS (this directory), and
-# $GUEST_IN/tone.wav (440 Hz, 48 kHz, mono, S16, long enough for every recording).
+# GUEST_SCRIPTS (this directory),
+# $GUEST_IN/tone.wav (440 Hz, 48 kHz, mono, S16, long enough for every recording), and
+# $GUEST_IN/feed.mjpeg and feed.h264 (the v4l2loopback feeds, see start_feed); optionally
+# V4L2LOOPBACK_ERROR, why the host could not build v4l2loopback (its checks fail with it).
 . "$GUEST_SCRIPTS/lib.sh"
 out="$GUEST_OUT"
 tone="$GUEST_IN/tone.wav"
@@ -32,6 +34,95 @@ start_tone() {
 stop_tone() {
   kill "$player" 2>/dev/null
   wait "$player" 2>/dev/null
+}
+
+# The v4l2loopback "cameras" (build-initramfs.sh): /dev/video10 ("camfx MJPEG feed") and
+# /dev/video11 ("camfx H264 feed") play back what a writer feeds them. With
+# exclusive_caps=1 an idle one is an output device (no capture capability, no capture
+# format: not a camera) until a writer has written its first frame; from then on it is a
+# capture device with exactly the writer's format (MJPG or H264, 640x480, one frame size,
+# one frame interval), until the writer and every reader have closed it. sysfs shows it:
+# /sys/class/video4linux/video10/name is the card label, .../format is empty while idle and
+# e.g. "MJPG:640x480@25" while fed. The feeds ($GUEST_IN/feed.mjpeg, feed.h264; test.sh
+# makes them: 640x480, 25 fps, 12 s, each frame's number coded into its top 48 rows) are
+# checked in recordings on the host with frame_match.py (codes, match, packets).
+feed_mjpeg="$GUEST_IN/feed.mjpeg" feed_h264="$GUEST_IN/feed.h264"
+# loopback_missing: prints why the loopback scenarios cannot run (and returns 0), or
+# returns 1 when the devices and feeds are there.
+loopback_missing() {
+  if [ -c /dev/video10 ] && [ -c /dev/video11 ] && [ -f "$feed_mjpeg" ] && [ -f "$feed_h264" ]; then
+    return 1
+  fi
+  if [ ! -d /sys/module/v4l2loopback ]; then
+    echo "v4l2loopback is not loaded: ${V4L2LOOPBACK_ERROR:-its insmod failed (see the guest console) or build-initramfs.sh could not build it}"
+  elif [ ! -c /dev/video10 ] || [ ! -c /dev/video11 ]; then
+    echo "v4l2loopback is loaded but /dev/video10 or /dev/video11 is missing: $(ls /dev/video* | tr '\n' ' ')"
+  else
+    echo "no feeds: $feed_mjpeg or $feed_h264 is missing (test.sh makes them)"
+  fi
+}
+# start_feed DEVICE FILE [loop]: plays FILE (a raw .mjpeg or Annex B .h264 feed) into the
+# loopback DEVICE in the background at its own rate (ffmpeg -re, 25 fps, packets copied:
+# each packet is one write(), which the device hands readers as one buffer), FILE's 12 s
+# once or, with `loop`, over and over until stop_feed (ffmpeg's -stream_loop cannot seek
+# a raw H.264 file; the file is piped in again and again instead, which also keeps the
+# frame timing seamless). Returns once DEVICE offers its capture format (ffmpeg starts in
+# 2-3 s under TCG): readers may open it then. Fails with one line when it does not. The
+# device's fps (what VIDIOC_G_PARM and ENUM_FRAMEINTERVALS say) is set to the feed's 25;
+# ffmpeg's v4l2 output sets none and the device would say 30. $feed_ready_s: how long it
+# took. The feeder's stderr goes to $GUEST_OUT/feed-videoN.log.
+feeders=""
+start_feed() {
+  feed_dev="$1" feed_file="$2" feed_sys="/sys/class/video4linux/${1#/dev/}"
+  case "$feed_file" in
+    *.mjpeg) feed_fmt=mjpeg feed_fourcc=MJPG ;;
+    *.h264) feed_fmt=h264 feed_fourcc=H264 ;;
+    *) echo "start_feed: $feed_file is neither a .mjpeg nor a .h264 feed"; return 1 ;;
+  esac
+  [ -f "$feed_file" ] || { echo "start_feed: no feed $feed_file"; return 1; }
+  [ -e "$feed_sys/format" ] || { echo "start_feed: $feed_dev is not a v4l2loopback device"; return 1; }
+  echo @25/1 > "$feed_sys/format" || { echo "start_feed: cannot set $feed_dev's fps"; return 1; }
+  feed_log="$out/feed-${feed_dev#/dev/}.log"
+  feed_t0="$(cut -d' ' -f1 /proc/uptime)"
+  if [ "${3:-}" = loop ]; then
+    sh -c 'while cat "$0"; do :; done' "$feed_file" |
+      ffmpeg -nostdin -v error -re -f "$feed_fmt" -framerate 25 -i - -c copy -f v4l2 "$feed_dev" \
+        >/dev/null 2>>"$feed_log" &
+  else
+    ffmpeg -nostdin -v error -re -f "$feed_fmt" -framerate 25 -i "$feed_file" -c copy -f v4l2 "$feed_dev" \
+      >/dev/null 2>>"$feed_log" &
+  fi
+  feed_pid=$!   # of ffmpeg (the last command of a pipeline); the cat loop ends with it
+  feeders="$feeders $feed_dev=$feed_pid"
+  feed_waited=0
+  until grep -q . "$feed_sys/format" 2>/dev/null; do
+    if [ "$feed_waited" -ge 600 ] || ! kill -0 "$feed_pid" 2>/dev/null; then
+      echo "start_feed: $feed_dev got no frame from ffmpeg within $((feed_waited / 10)) s: $(tail -n 2 "$feed_log" | tr '\n' ' ')"
+      return 1
+    fi
+    sleep 0.1; feed_waited=$((feed_waited + 1))
+  done
+  feed_ready_s="$(awk -v a="$feed_t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }')"
+  case "$(cat "$feed_sys/format")" in
+    "$feed_fourcc:640x480@25") echo "$feed_dev is $feed_fourcc:640x480@25 after $feed_ready_s s" ;;
+    *) echo "start_feed: $feed_dev is $(cat "$feed_sys/format"), not $feed_fourcc:640x480@25 (another format left over from a reader that still holds it?)"; return 1 ;;
+  esac
+}
+# stop_feed [DEVICE]: stops DEVICE's feed (every feed, without DEVICE) and waits for the
+# feeder to exit. The device keeps its format while a reader still has it open (the
+# reader then waits for frames forever: v4l2loopback's timeout control is 0); once the
+# last one closes it goes back to being an idle output device.
+stop_feed() {
+  feed_keep=""
+  for f in $feeders; do
+    if [ -z "${1:-}" ] || [ "${f%=*}" = "$1" ]; then
+      kill "${f#*=}" 2>/dev/null
+      wait "${f#*=}" 2>/dev/null
+    else
+      feed_keep="$feed_keep $f"
+    fi
+  done
+  feeders="$feed_keep"
 }
 # has FEATURE: test.sh found FEATURE in camfx's --help on the host (each camfx start
 # costs seconds under TCG, so the guest does not ask).
@@ -182,6 +273,41 @@ if has controls && has snapshot-control; then
   v4l2-ctl -d /dev/video0 -c horizontal_flip=0
 else
   skip "camfx controls and --control" "not in this build (no controls --source or snapshot --control)"
+fi
+
+# v4l2loopback with stock tools: compressed streams fed in (ffmpeg) and captured back
+# (ffmpeg, v4l2-ctl); check-outputs.sh compares what came back with the feeds.
+echo "== v4l2loopback, fed MJPEG and H.264, with stock tools"
+if why="$(loopback_missing)"; then
+  fail "v4l2loopback devices /dev/video10 and /dev/video11" "$why"
+else
+  check "v4l2loopback: /dev/video10 is 'camfx MJPEG feed', /dev/video11 'camfx H264 feed'" \
+    sh -c 'test "$(cat /sys/class/video4linux/video10/name)" = "camfx MJPEG feed" &&
+      test "$(cat /sys/class/video4linux/video11/name)" = "camfx H264 feed"'
+  check "an idle loopback device is an output device without a capture format" \
+    sh -c '! grep -q . /sys/class/video4linux/video10/format &&
+      v4l2-ctl -d /dev/video10 --info | sed -n "/Device Caps/,\$p" | grep -q "Video Output"'
+  for stream in mjpeg h264; do
+    case $stream in
+      mjpeg) dev=/dev/video10 file="$feed_mjpeg" how="" ;;
+      h264) dev=/dev/video11 file="$feed_h264" how=loop ;;   # (the loop, for the helper's sake)
+    esac
+    if step "start_feed $dev $(basename "$file")${how:+ $how}" start_feed "$dev" "$file" $how; then
+      echo "INFO $(tail -n 1 "$log")"
+      # What a reader sees of each buffer (check-outputs.sh: one buffer = one packet).
+      # 8 buffers: a reader asking for fewer than the device has shrinks its ring for good.
+      check "v4l2-ctl streams 30 buffers from $dev" \
+        sh -c 'v4l2-ctl -d "$0" --stream-mmap=8 --stream-count=30 --verbose >"$1" 2>&1' \
+          "$dev" "$out/loopback-$stream-buffers.txt"
+      # (timeout: a reader whose writer died waits for frames forever)
+      check "ffmpeg captures 60 $stream frames from $dev, copied" \
+        timeout -k 5 60 ffmpeg -nostdin -v error -y -f v4l2 -i "$dev" -frames:v 60 -c copy \
+          "$out/loopback-$stream.mkv"
+    fi
+    stop_feed "$dev"
+    check "$dev has no capture format once its writer and readers are gone" \
+      sh -c '! grep -q . "/sys/class/video4linux/${0#/dev/}/format"' "$dev"
+  done
 fi
 
 # Last: a recording that the camera is unplugged from. vivid's disconnect control acts

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# camfx against real kernel drivers: boots a qemu guest with vivid (camera) and
-# snd-aloop (sound card), runs in-guest.sh there with this checkout's camfx build, then
-# decodes what it recorded with check-outputs.sh. Part of `make test`.
+# camfx against real kernel drivers: boots a qemu guest with vivid (camera), snd-aloop
+# (sound card) and v4l2loopback (cameras fed MJPEG and H.264), runs in-guest.sh there
+# with this checkout's camfx build, then decodes what it recorded with check-outputs.sh.
+# Part of `make test`.
 #
 #   scripts/guest/test.sh            builds .build/release/camfx; CAMFX=path/to/camfx
 #                                    uses that binary instead
@@ -69,8 +70,32 @@ trap 'rm -rf "$work"' EXIT
 ffmpeg -v error -f lavfi -i "sine=frequency=440:sample_rate=48000" -t 180 -ac 1 \
   -c:a pcm_s16le "$work/tone.wav"
 
+# The v4l2loopback devices' feeds, made here at the host's speed (~5 s for both; one
+# geq pass, split into the two encoders): 640x480, 25 fps, 12 s of testsrc2 with each
+# frame's number N in its top 48 rows as 16 cells of 40 px, cell i white (235) when bit i
+# of N is set, else black (16), chroma neutral; frame_match.py reads the code back.
+#   feed.mjpeg  raw MJPEG (-q:v 3, ~24 kB a frame)
+#   feed.h264   raw Annex B H.264 (x264, constrained baseline: no B-frames), an IDR every
+#               25 frames with SPS/PPS repeated before each (repeat-headers), so a reader
+#               that joins anywhere can start at the next keyframe
+code="lum='if(lt(Y,48),if(mod(floor(N/pow(2,floor(X/40))),2),235,16),lum(X,Y))'"
+code="$code:cb='if(lt(Y/SH,48),128,cb(X,Y))':cr='if(lt(Y/SH,48),128,cr(X,Y))'"
+ffmpeg -v error -f lavfi -i "testsrc2=s=640x480:r=25:d=12" \
+  -filter_complex "[0:v]format=yuv420p,geq=$code,split=2[mjpeg][h264]" \
+  -map '[mjpeg]' -c:v mjpeg -q:v 3 -f mjpeg "$work/feed.mjpeg" \
+  -map '[h264]' -c:v libx264 -profile:v baseline -bf 0 -g 25 -keyint_min 25 -sc_threshold 0 \
+    -x264-params repeat-headers=1 -f h264 "$work/feed.h264"
+# v4l2loopback is built for the guest kernel on this host (build-initramfs.sh builds it
+# again from the cache); when it cannot be, the guest boots without it and its checks fail
+# with this reason.
+guest_env=()
+if ! loopback_error="$("$here/build-v4l2loopback.sh" "$("$here/guest-kernel.sh")" "$work/v4l2loopback.ko" 2>&1)"; then
+  guest_env+=(--env V4L2LOOPBACK_ERROR="$loopback_error")
+fi
+rm -f "$work/v4l2loopback.ko"
+
 # The ENOSPC injector for the USB-bandwidth scenario (a C library, built here).
-guest_files=(--file "$work/tone.wav")
+guest_files=(--file "$work/tone.wav" --file "$work/feed.mjpeg" --file "$work/feed.h264")
 if gcc -shared -fPIC -O2 -o "$work/usb-bandwidth-full.so" "$here/usb-bandwidth-full.c" -ldl; then
   guest_files+=(--file "$work/usb-bandwidth-full.so")
 fi
@@ -78,11 +103,11 @@ fi
 cd "$repo"
 guest_status=0
 # A run takes 5-8 minutes under TCG; on a host busy with other jobs it has taken longer.
-"$here/run-in-guest.sh" --timeout 900 "${guest_files[@]}" --out "$work/out" \
+"$here/run-in-guest.sh" --timeout 900 "${guest_files[@]}" --out "$work/out" "${guest_env[@]}" \
   --env CAMFX="$camfx" --env GUEST_SCRIPTS="$here" \
   --env CAMFX_FEATURES="${features[*]:-}" --env CAMFX_XCTEST="$xctest" "$here/in-guest.sh" || guest_status=$?
 host_status=0
-sh "$here/check-outputs.sh" "$work/out" || host_status=$?
+sh "$here/check-outputs.sh" "$work/out" "$work" || host_status=$?
 if [[ -n "${GUEST_KEEP:-}" ]]; then
   mkdir -p "$GUEST_KEEP" && cp -r "$work/out/." "$GUEST_KEEP/"
   echo "guest tests: kept the guest's files in $GUEST_KEEP"
