@@ -141,10 +141,14 @@ extension V4L2Camera {
   private func accept(_ buffer: v4l2_buffer) -> (UnsafeRawBufferPointer, MediaTime)? {
     if let last = lastSequence, buffer.sequence &- last > 1, buffer.sequence &- last < 1 << 30 {
       droppedByDriver.add(Int(buffer.sequence &- last &- 1), ordering: .relaxed)
+      // H.264 frames refer to the ones before: the decoder must not take the next
+      // frames as if nothing were missing.
+      decoder?.framesWereLost()
     }
     lastSequence = buffer.sequence
     if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 {
       droppedByDriver.add(1, ordering: .relaxed)
+      decoder?.framesWereLost()
       return nil
     }
     if framesToSkip > 0 {
@@ -163,6 +167,14 @@ extension V4L2Camera {
     // empty compressed frame.
     let unset = deliversCompressedFrames ? 0 : mapped.length
     let used = min(buffer.bytesused == 0 ? unset : Int(buffer.bytesused), mapped.length)
+    // A compressed frame that fills its buffer to the last byte was cut short, or is not
+    // a frame at all: v4l2loopback hands a new reader a first buffer whose bytesused is
+    // the buffer's size, holding a newer frame's start and an older one's rest.
+    if deliversCompressedFrames && used == mapped.length {
+      corrupt.add(1, ordering: .relaxed)
+      decoder?.framesWereLost()
+      return nil
+    }
     return (UnsafeRawBufferPointer(start: mapped.start, count: used), time)
   }
 
@@ -189,6 +201,11 @@ extension V4L2Camera {
     case .rgb24, .bgr24, .compressed:
       yuv = nil
     }
+    // A compressed frame is decoded before a pooled frame is taken: an H.264 frame the
+    // pool has no room for must still be decoded, as the next frames refer to it.
+    if let decoder, !counted(decoder.decode(bytes, width: geometry.width, height: geometry.height)) {
+      return nil
+    }
     // yuv420p straight from the camera's YUV or JPEG, when asked for.
     if let yuv420Pool {
       // Never waits: a live source drops a frame when every pooled one is held.
@@ -198,7 +215,8 @@ extension V4L2Camera {
       }
       if let yuv {
         yuv.convert(to: frame.picture)
-      } else if let decoder, !counted(decoder.decode(bytes, into: frame.picture)) {
+      } else if let decoder, !decoder.copyPicture(into: frame.picture) {
+        corrupt.add(1, ordering: .relaxed)
         return nil
       }
       delivered.add(1, ordering: .relaxed)
@@ -214,7 +232,10 @@ extension V4L2Camera {
     case .bgr24(let stride):
       PixelConverter.convertBGR24(source: source, sourceBytesPerRow: stride, to: frame)
     case .compressed:
-      guard let decoder, counted(decoder.decode(bytes, into: frame)) else { return nil }
+      guard let decoder, decoder.copyPicture(into: frame) else {
+        corrupt.add(1, ordering: .relaxed)
+        return nil
+      }
     case .yuyv, .nv12, .planar420:
       yuv?.convert(to: frame)
     }

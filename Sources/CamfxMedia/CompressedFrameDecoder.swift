@@ -63,27 +63,66 @@ public final class CompressedFrameDecoder {
 
   /// Decodes one frame of exactly `destination`'s size into it.
   public func decode(_ bytes: UnsafeRawBufferPointer, into destination: PixelBuffer) -> Outcome {
-    let (outcome, decoded) = decode(bytes, width: destination.width, height: destination.height)
-    guard let decoded else { return outcome }
-    defer { av_frame_unref(decoded) }
+    let outcome = decode(bytes, width: destination.width, height: destination.height)
+    guard outcome == .decoded else { return outcome }
+    return copyPicture(into: destination) ? .decoded : .corrupt
+  }
+
+  /// Decodes one frame of exactly `destination`'s size into its yuv420p planes.
+  public func decode(_ bytes: UnsafeRawBufferPointer, into destination: YUV420Picture) -> Outcome {
+    let outcome = decode(bytes, width: destination.width, height: destination.height)
+    guard outcome == .decoded else { return outcome }
+    return copyPicture(into: destination) ? .decoded : .corrupt
+  }
+
+  /// Decodes one frame, which must be `width`×`height`, and keeps its picture for
+  /// `copyPicture(into:)` until the next call. An H.264 frame is decoded even when there
+  /// is nowhere to put its picture (every pooled frame in use): the frames after it
+  /// refer to it.
+  public func decode(_ bytes: UnsafeRawBufferPointer, width: Int, height: Int) -> Outcome {
+    av_frame_unref(frame.pointer)
+    guard let data = bytes.baseAddress, bytes.count > 0 else { return .corrupt }
+    if codec == .h264 && needsKeyframe {
+      guard H264Bitstream.isKeyframe(bytes) else {
+        // Parameter sets the camera sends on their own are kept for the keyframe.
+        if H264Bitstream.hasParameterSets(bytes) { _ = send(data, count: bytes.count) }
+        return hasDecoded ? .corrupt : .waitingForKeyframe
+      }
+    }
+    let f = frame.pointer
+    guard send(data, count: bytes.count), avcodec_receive_frame(context.pointer, f) >= 0 else { return rejected() }
+    let d = f.pointee
+    guard d.decode_error_flags == 0, d.flags & AV_FRAME_FLAG_CORRUPT == 0, Int(d.width) == width, Int(d.height) == height
+    else {
+      av_frame_unref(f)
+      return rejected()
+    }
+    needsKeyframe = false
+    hasDecoded = true
+    return .decoded
+  }
+
+  /// Converts the picture the last `decode` made to BGRA; false when there is none.
+  public func copyPicture(into destination: PixelBuffer) -> Bool {
+    let decoded = frame.pointer
+    guard decoded.pointee.data.0 != nil else { return false }
     let scaler =
       toBGRA
       ?? Swscale(
         width: destination.width, height: destination.height, format: AV_PIX_FMT_BGRA,
         flags: Int32(SWS_BILINEAR | SWS_ACCURATE_RND))
     toBGRA = scaler
-    return (try? scaler.convert(decoded, to: destination)) != nil ? .decoded : .corrupt
+    return (try? scaler.convert(decoded, to: destination)) != nil
   }
 
-  /// Decodes one frame of exactly `destination`'s size into its yuv420p planes.
-  public func decode(_ bytes: UnsafeRawBufferPointer, into destination: YUV420Picture) -> Outcome {
-    let (outcome, decoded) = decode(bytes, width: destination.width, height: destination.height)
-    guard let decoded else { return outcome }
-    defer { av_frame_unref(decoded) }
-    let f = decoded.pointee
+  /// Copies or converts the picture the last `decode` made to yuv420p; false when there
+  /// is none.
+  public func copyPicture(into destination: YUV420Picture) -> Bool {
+    let f = frame.pointer.pointee
+    guard f.data.0 != nil else { return false }
     if let layout = FullRangeYUVLayout(f) {
       layout.convert(to: destination)
-      return .decoded
+      return true
     }
     if YUV420Route(f) == .asIs, let y = f.data.0, let u = f.data.1, let v = f.data.2, f.linesize.0 > 0,
       f.linesize.1 > 0, f.linesize.1 == f.linesize.2
@@ -91,38 +130,17 @@ public final class CompressedFrameDecoder {
       YUVSourceLayout.i420(
         luma: y, lumaBytesPerRow: Int(f.linesize.0), cb: u, cr: v, chromaBytesPerRow: Int(f.linesize.1)
       ).convert(to: destination)
-      return .decoded
+      return true
     }
     let scaler = toYUV420 ?? Swscale(width: destination.width, height: destination.height, format: AV_PIX_FMT_YUV420P)
     toYUV420 = scaler
-    return (try? scaler.convert(decoded, to: destination)) != nil ? .decoded : .corrupt
+    return (try? scaler.convert(frame.pointer, to: destination)) != nil
   }
 
-  /// The decoded picture (unref it after use), or why there is none.
-  private func decode(_ bytes: UnsafeRawBufferPointer, width: Int, height: Int)
-    -> (Outcome, UnsafeMutablePointer<AVFrame>?)
-  {
-    guard let data = bytes.baseAddress, bytes.count > 0 else { return (.corrupt, nil) }
-    if codec == .h264 && needsKeyframe {
-      guard H264Bitstream.isKeyframe(bytes) else {
-        // Parameter sets the camera sends on their own are kept for the keyframe.
-        if H264Bitstream.hasParameterSets(bytes) { _ = send(data, count: bytes.count) }
-        return (hasDecoded ? .corrupt : .waitingForKeyframe, nil)
-      }
-    }
-    let f = frame.pointer
-    guard send(data, count: bytes.count), avcodec_receive_frame(context.pointer, f) >= 0 else {
-      return (rejected(), nil)
-    }
-    let d = f.pointee
-    guard d.decode_error_flags == 0, d.flags & AV_FRAME_FLAG_CORRUPT == 0, Int(d.width) == width, Int(d.height) == height
-    else {
-      av_frame_unref(f)
-      return (rejected(), nil)
-    }
-    needsKeyframe = false
-    hasDecoded = true
-    return (.decoded, f)
+  /// Frames were lost before the next one (a gap in the driver's sequence, a frame the
+  /// driver or camfx dropped): H.264 waits for the next keyframe, as after damage.
+  public func framesWereLost() {
+    if codec == .h264 && hasDecoded { needsKeyframe = true }
   }
 
   /// Hands the bytes to the decoder as they are (a driver's buffer): a packet without a

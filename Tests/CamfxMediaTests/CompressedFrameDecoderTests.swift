@@ -247,6 +247,17 @@ final class CompressedFrameDecoderTests: XCTestCase {
     XCTAssertEqual(frames[3].withUnsafeBytes { bgraDecoder.decode($0, into: frame) }, .waitingForKeyframe)
     XCTAssertEqual(frames[5].withUnsafeBytes { bgraDecoder.decode($0, into: frame) }, .decoded)
     XCTAssertEqual(frames[6].withUnsafeBytes { bgraDecoder.decode($0, into: PixelBuffer(width: 32, height: 48)) }, .corrupt)
+
+    // A frame the driver lost (a gap in its sequence): the next frames refer to it, so
+    // they wait for the keyframe too.
+    let gapDecoder = try CompressedFrameDecoder(codec: .h264)
+    XCTAssertEqual(frames[0].withUnsafeBytes { gapDecoder.decode($0, width: width, height: height) }, .decoded)
+    XCTAssertEqual(frames[1].withUnsafeBytes { gapDecoder.decode($0, width: width, height: height) }, .decoded)
+    gapDecoder.framesWereLost()
+    XCTAssertEqual(frames[3].withUnsafeBytes { gapDecoder.decode($0, width: width, height: height) }, .corrupt)
+    XCTAssertFalse(gapDecoder.copyPicture(into: planes.picture), "no picture after a rejected frame")
+    XCTAssertEqual(frames[5].withUnsafeBytes { gapDecoder.decode($0, width: width, height: height) }, .decoded)
+    XCTAssertTrue(gapDecoder.copyPicture(into: planes.picture))
   }
 
   private func maxDifference(_ a: BGRA, _ b: BGRA) -> Int {
