@@ -23,7 +23,7 @@ struct RecordCommand: ParsableCommand {
       SIGINT/SIGTERM/SIGHUP (Ctrl-C), and always finishes a playable file; a second \
       Ctrl-C stops at once without draining the encoder, and still finishes the file. \
       Live sources never wait: frames the pipeline cannot take in time are dropped and \
-      counted (late / out-of-buffers). A file --input is transcoded whole, with its \
+      counted (late / out-of-buffers / corrupt). A file --input is transcoded whole, with its \
       sound, and nothing is dropped. The movie is written under its own name from the \
       first frame on, in fragments of --fragment (1 s) that each reach the disk, so a \
       crash, a power cut or a full disk loses at most the last fragment; a clean finish \

@@ -5,6 +5,15 @@ public protocol PacketSource: AnyObject {
   var streams: [EncodedStream] { get }
   /// The next packet, lent until the next call; `nil` at the end (or after a stop).
   func nextPacket() throws -> EncodedPacket?
+  /// Frames a live source skipped because they came too late (a camera's driver dropped
+  /// them) and frames it dropped as damaged; a movie has none.
+  var framesSkippedLate: Int { get }
+  var framesCorrupt: Int { get }
+}
+
+extension PacketSource {
+  public var framesSkippedLate: Int { 0 }
+  public var framesCorrupt: Int { 0 }
 }
 
 extension MoviePacketReader: PacketSource {}

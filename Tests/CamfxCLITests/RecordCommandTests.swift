@@ -14,7 +14,7 @@ final class RecordCommandTests: CLITestCase {
     // One line: recorded 10 frames (0.33 s) to out.mp4: 4.7 kB, 112.5 kbit/s, 0 dropped (...); stopped by frames after 0.1 s
     XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
     XCTAssertTrue(result.stderr.hasPrefix("recorded 10 frames (0.33 s) to out.mp4: "), result.stderr)
-    XCTAssertTrue(result.stderr.contains(" kbit/s, 0 dropped (late 0, out-of-buffers 0); stopped by frames after "), result.stderr)
+    XCTAssertTrue(result.stderr.contains(" kbit/s, 0 dropped (late 0, out-of-buffers 0, corrupt 0); stopped by frames after "), result.stderr)
     XCTAssertTrue(result.stderr.hasSuffix(" s\n"), result.stderr)
     let video = try XCTUnwrap(MovieOracle.probe(path("out.mp4"))["video"])
     XCTAssertEqual(video.codec, "h264")
@@ -50,7 +50,7 @@ final class RecordCommandTests: CLITestCase {
     let json = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
     XCTAssertEqual(json["frames_in"] as? Int, 12)
     XCTAssertEqual(json["frames_out"] as? Int, 12)
-    XCTAssertEqual(json["dropped"] as? [String: Int], ["late": 0, "out-of-buffers": 0])
+    XCTAssertEqual(json["dropped"] as? [String: Int], ["late": 0, "out-of-buffers": 0, "corrupt": 0])
     XCTAssertEqual(json["stop_reason"] as? String, "frames")
     let busy = try XCTUnwrap(json["busy_seconds"] as? [String: Double])
     XCTAssertEqual(Set(busy.keys), ["filter", "writer"])

@@ -60,7 +60,7 @@ final class RecordingOptionsTests: XCTestCase {
       durationSeconds: 2.0, elapsedSeconds: 2.14, bytes: 181_234, stopReason: .duration, error: nil)
     XCTAssertEqual(
       RecordingStatusLine.summary(summary, output: "out.mp4"),
-      "recorded 60 frames (2.00 s) to out.mp4: 181.2 kB, 724.9 kbit/s, 1 dropped (late 1, out-of-buffers 0); stopped by duration after 2.1 s"
+      "recorded 60 frames (2.00 s) to out.mp4: 181.2 kB, 724.9 kbit/s, 1 dropped (late 1, out-of-buffers 0, corrupt 0); stopped by duration after 2.1 s"
     )
   }
 

@@ -161,15 +161,35 @@ for stream in mjpeg h264; do
   fi
   if [ $stream = mjpeg ]; then
     check_shows "$f: the feed's frames in order, unchanged" \
-      frame_match match "$dir/$f" "$feeds/feed.mjpeg" --skip 1
+      frame_match match "$dir/$f" "$feeds/feed.mjpeg" --skip 1 --looped
   else
     check_shows "$f: the feed's H.264, byte for byte from a keyframe" \
-      frame_match packets "$dir/$f" "$feeds/feed.h264" --skip 1
+      frame_match packets "$dir/$f" "$feeds/feed.h264" --skip 1 --looped
   fi
   made "loopback-$stream-buffers.txt" "v4l2-ctl's buffers from the $stream-fed loopback device" &&
     check_shows "v4l2-ctl's buffers from the $stream-fed loopback: one packet each" \
       buffers_match "$dir/loopback-$stream-buffers.txt" "$feeds/feed.$stream"
 done
+
+# camfx's recordings from the loopback devices (no --skip: camfx drops the stale first
+# buffer itself). Each decodes without errors; the copy holds the feed's H.264 byte for
+# byte from a keyframe; the decoded ones hold the feed's frames in order, none repeated,
+# through their filter (mirror: compared mirrored back; grayscale keeps the luma compared).
+if made camera-h264-copy.mp4 "camfx record --video-codec copy from the H.264 camera"; then
+  check_shows "camera-h264-copy.mp4 decodes without errors" media_check decodes "$dir/camera-h264-copy.mp4"
+  check_shows "camera-h264-copy.mp4: the camera's H.264 byte for byte, from a keyframe" \
+    frame_match packets "$dir/camera-h264-copy.mp4" "$feeds/feed.h264" --looped
+fi
+if made camera-h264.mp4 "camfx record from the H.264 camera, decoded"; then
+  check_shows "camera-h264.mp4 decodes without errors" media_check decodes "$dir/camera-h264.mp4"
+  check_shows "camera-h264.mp4: the camera's frames in order, none repeated, through grayscale" \
+    frame_match match "$dir/camera-h264.mp4" "$feeds/feed.h264" --looped
+fi
+if made camera-mjpeg.mp4 "camfx record from the MJPEG camera, decoded"; then
+  check_shows "camera-mjpeg.mp4 decodes without errors" media_check decodes "$dir/camera-mjpeg.mp4"
+  check_shows "camera-mjpeg.mp4: the camera's frames in order, none repeated, through mirror" \
+    frame_match match "$dir/camera-mjpeg.mp4" "$feeds/feed.mjpeg" --looped --mirrored
+fi
 
 if made record-cut.mp4 "camfx record when the camera is unplugged and comes back"; then
   check_eq "the reconnected recording's video codec" h264 stream record-cut.mp4 video codec_name

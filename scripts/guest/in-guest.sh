@@ -287,12 +287,19 @@ else
   check "an idle loopback device is an output device without a capture format" \
     sh -c '! grep -q . /sys/class/video4linux/video10/format &&
       v4l2-ctl -d /dev/video10 --info | sed -n "/Device Caps/,\$p" | grep -q "Video Output"'
+  # Each device is fed once, in a loop, for these checks and camfx's below: v4l2loopback
+  # 0.12.7 gives a device back its output side only when a writer that used
+  # VIDIOC_STREAMON closes it, and ffmpeg writes with write(): once such a writer has
+  # gone, the next VIDIOC_QUERYCAP on the idle device (camfx devices does one) leaves it
+  # with no capabilities at all, and the next writer's VIDIOC_G_FMT fails (EINVAL).
+  fed=""
   for stream in mjpeg h264; do
     case $stream in
-      mjpeg) dev=/dev/video10 file="$feed_mjpeg" how="" ;;
-      h264) dev=/dev/video11 file="$feed_h264" how=loop ;;   # (the loop, for the helper's sake)
+      mjpeg) dev=/dev/video10 file="$feed_mjpeg" ;;
+      h264) dev=/dev/video11 file="$feed_h264" ;;
     esac
-    if step "start_feed $dev $(basename "$file")${how:+ $how}" start_feed "$dev" "$file" $how; then
+    if step "start_feed $dev $(basename "$file") loop" start_feed "$dev" "$file" loop; then
+      fed="$fed $dev"
       echo "INFO $(tail -n 1 "$log")"
       # What a reader sees of each buffer (check-outputs.sh: one buffer = one packet).
       # 8 buffers: a reader asking for fewer than the device has shrinks its ring for good.
@@ -304,7 +311,48 @@ else
         timeout -k 5 60 ffmpeg -nostdin -v error -y -f v4l2 -i "$dev" -frames:v 60 -c copy \
           "$out/loopback-$stream.mkv"
     fi
-    stop_feed "$dev"
+  done
+fi
+
+# camfx and compressed cameras: the v4l2loopback devices fed as above, now read by camfx.
+# Each feed loops (a recording starts 10-30 s after camfx does under TCG). The files are
+# compared with the feeds on the host (check-outputs.sh, frame_match.py): the H.264 copy
+# byte for byte from a keyframe, the decoded recordings frame by frame (in order, none
+# repeated, pixels within re-encoding tolerance). No --skip there: camfx itself drops
+# v4l2loopback's stale first buffer (a compressed frame that fills its whole buffer).
+echo "== camfx and compressed cameras (v4l2loopback)"
+if ! has record-camera; then
+  skip "camfx and compressed cameras" "no camera recording in this build"
+elif why="$(loopback_missing)"; then
+  fail "camfx and compressed cameras (v4l2loopback)" "$why"
+else
+  case "$fed" in
+    *video11*)
+      if has devices; then
+        check "camfx devices while /dev/video10 and /dev/video11 are fed" \
+          timeout -k 10 60 sh -c '"$0" devices > "$1"' "$CAMFX" "$out/devices-fed.txt"
+        check_lists "camfx devices" "$out/devices-fed.txt" "/dev/video11: camfx H264 feed" \
+          "H264 (H.264), --input-format h264" "/dev/video10: camfx MJPEG feed" "--input-format mjpeg"
+      fi
+      check "camfx record --video-codec copy from the H.264 camera (4 s)" \
+        timeout -k 10 120 "$CAMFX" record --source /dev/video11 --video-codec copy --duration 4s --quiet \
+          --stats-json "$out/camera-h264-copy.json" -o "$out/camera-h264-copy.mp4"
+      check "camfx record --input-format h264 --filter grayscale from the H.264 camera (4 s, decoded)" \
+        timeout -k 10 180 "$CAMFX" record --source /dev/video11 --input-format h264 --filter grayscale --audio none \
+          --duration 4s $record_options --stats-json "$out/camera-h264.json" -o "$out/camera-h264.mp4" ;;
+    *) fail "camfx and the H.264 camera" "/dev/video11 is not fed (see start_feed above)" ;;
+  esac
+  case "$fed" in
+    *video10*)
+      check "camfx record --input-format mjpeg --filter mirror from the MJPEG camera (4 s, decoded)" \
+        timeout -k 10 180 "$CAMFX" record --source /dev/video10 --input-format mjpeg --filter mirror --audio none \
+          --duration 4s $record_options --stats-json "$out/camera-mjpeg.json" -o "$out/camera-mjpeg.mp4" ;;
+    *) fail "camfx and the MJPEG camera" "/dev/video10 is not fed (see start_feed above)" ;;
+  esac
+fi
+if [ -n "$fed" ]; then
+  stop_feed
+  for dev in $fed; do
     check "$dev has no capture format once its writer and readers are gone" \
       sh -c '! grep -q . "/sys/class/video4linux/${0#/dev/}/format"' "$dev"
   done

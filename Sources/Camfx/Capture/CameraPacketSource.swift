@@ -73,6 +73,9 @@ public final class CameraPacketSource: PacketSource {
     return (found!, parameterSets)
   }
 
+  public var framesSkippedLate: Int { camera.framesDroppedByDriver }
+  public var framesCorrupt: Int { camera.framesCorrupt }
+
   public func nextPacket() throws -> EncodedPacket? {
     if let first = firstFrame {
       firstFrame = nil

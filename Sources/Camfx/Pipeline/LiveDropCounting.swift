@@ -6,4 +6,10 @@ public protocol LiveDropCounting: AnyObject {
   var framesSkippedLate: Int { get }
   /// Frames dropped because every buffer of the source's pool was in use.
   var framesDroppedOutOfBuffers: Int { get }
+  /// Frames dropped because they were damaged (a camera's MJPEG or H.264).
+  var framesCorrupt: Int { get }
+}
+
+extension LiveDropCounting {
+  public var framesCorrupt: Int { 0 }
 }

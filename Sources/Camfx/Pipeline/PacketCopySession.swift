@@ -84,7 +84,11 @@ public final class PacketCopySession: @unchecked Sendable {
       for output in outputs { output.cancel() }
     }
     var summary = RecordingSummary(
-      framesIn: frames, framesOut: frames, dropped: [DropReason.late.rawValue: 0, DropReason.outOfBuffers.rawValue: 0],
+      framesIn: frames + source.framesSkippedLate + source.framesCorrupt, framesOut: frames,
+      dropped: [
+        DropReason.late.rawValue: source.framesSkippedLate, DropReason.outOfBuffers.rawValue: 0,
+        DropReason.corrupt.rawValue: source.framesCorrupt,
+      ],
       audioChunks: 0, durationSeconds: max(0, lastVideoEnd - (firstVideo ?? 0)),
       elapsedSeconds: Double(MonotonicClock.nanoseconds() - started) / 1e9, bytes: bytesWritten, stopReason: reason,
       error: failure.map { "\($0)" })

@@ -56,6 +56,7 @@ public final class VideoSourceInput<Audio: Sendable>: RecordingInput, YUV420Reco
   private let dropCounting: (any LiveDropCounting)?
   private var reportedLate = 0
   private var reportedOutOfBuffers = 0
+  private var reportedCorrupt = 0
   private var pending: VideoFrame??
   /// The source as one that delivers yuv420p, once asked to.
   private var yuv420Source: (any YUV420VideoSource)?
@@ -92,6 +93,10 @@ public final class VideoSourceInput<Audio: Sendable>: RecordingInput, YUV420Reco
       if counter.framesDroppedOutOfBuffers > reportedOutOfBuffers {
         reportedOutOfBuffers += 1
         return .dropped(.outOfBuffers)
+      }
+      if counter.framesCorrupt > reportedCorrupt {
+        reportedCorrupt += 1
+        return .dropped(.corrupt)
       }
     }
     let frame = pending!

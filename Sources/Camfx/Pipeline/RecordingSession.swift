@@ -254,6 +254,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       dropped: [
         DropReason.late.rawValue: s.droppedLate.load(ordering: .relaxed),
         DropReason.outOfBuffers.rawValue: s.droppedOutOfBuffers.load(ordering: .relaxed),
+        DropReason.corrupt.rawValue: s.droppedCorrupt.load(ordering: .relaxed),
       ],
       audioChunks: s.audioChunksWritten.load(ordering: .relaxed),
       durationSeconds: start == .min ? 0 : Double(end - start) / 1e9,

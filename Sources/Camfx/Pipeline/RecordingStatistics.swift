@@ -18,6 +18,7 @@ public final class RecordingStatistics: Sendable {
   let framesWritten = Atomic<Int>(0)
   let droppedLate = Atomic<Int>(0)
   let droppedOutOfBuffers = Atomic<Int>(0)
+  let droppedCorrupt = Atomic<Int>(0)
   let audioChunksWritten = Atomic<Int>(0)
   let bytesWritten = Atomic<Int64>(0)
   /// Wall-clock time the filter stage spent in the chain (not waiting for frames).
@@ -32,6 +33,7 @@ public final class RecordingStatistics: Sendable {
     switch reason {
     case .late: droppedLate.add(1, ordering: .relaxed)
     case .outOfBuffers: droppedOutOfBuffers.add(1, ordering: .relaxed)
+    case .corrupt: droppedCorrupt.add(1, ordering: .relaxed)
     }
   }
 
@@ -42,6 +44,7 @@ public final class RecordingStatistics: Sendable {
       framesWritten: framesWritten.load(ordering: .relaxed),
       droppedLate: droppedLate.load(ordering: .relaxed),
       droppedOutOfBuffers: droppedOutOfBuffers.load(ordering: .relaxed),
+      droppedCorrupt: droppedCorrupt.load(ordering: .relaxed),
       bytesWritten: bytesWritten.load(ordering: .relaxed))
   }
 
@@ -51,14 +54,19 @@ public final class RecordingStatistics: Sendable {
     public var framesWritten: Int
     public var droppedLate: Int
     public var droppedOutOfBuffers: Int
+    public var droppedCorrupt: Int
     public var bytesWritten: Int64
-    public var dropped: Int { droppedLate + droppedOutOfBuffers }
+    public var dropped: Int { droppedLate + droppedOutOfBuffers + droppedCorrupt }
 
-    public init(framesIn: Int, framesWritten: Int, droppedLate: Int, droppedOutOfBuffers: Int, bytesWritten: Int64) {
+    public init(
+      framesIn: Int, framesWritten: Int, droppedLate: Int, droppedOutOfBuffers: Int, droppedCorrupt: Int = 0,
+      bytesWritten: Int64
+    ) {
       self.framesIn = framesIn
       self.framesWritten = framesWritten
       self.droppedLate = droppedLate
       self.droppedOutOfBuffers = droppedOutOfBuffers
+      self.droppedCorrupt = droppedCorrupt
       self.bytesWritten = bytesWritten
     }
   }

@@ -71,7 +71,7 @@ public struct RecordingStatusLine: Sendable {
   }
 
   /// The closing summary, e.g.
-  /// `recorded 60 frames (2.00 s) to out.mp4: 181.2 kB, 724.8 kbit/s, 0 dropped (late 0, out-of-buffers 0); stopped by duration after 2.1 s`.
+  /// `recorded 60 frames (2.00 s) to out.mp4: 181.2 kB, 724.8 kbit/s, 0 dropped (late 0, out-of-buffers 0, corrupt 0); stopped by duration after 2.1 s`.
   public static func summary(_ s: RecordingSummary, output: String) -> String {
     let rate = s.durationSeconds > 0 ? Double(s.bytes) * 8 / s.durationSeconds : 0
     let reasons = DropReason.allCases.map { "\($0.rawValue) \(s.dropped[$0.rawValue] ?? 0)" }.joined(separator: ", ")
