@@ -206,7 +206,7 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
       try device.ioctl(CAMFX_VIDIOC_STREAMON, &type, "VIDIOC_STREAMON")
     } catch let error as V4L2Error where error.code == ENOSPC {
       throw V4L2Error(
-        .noUSBBandwidth, code: ENOSPC, operation: "VIDIOC_STREAMON", device: path,
+        .noUSBBandwidth(compressed: format.pixelFormat.isCompressed), code: ENOSPC, operation: "VIDIOC_STREAMON", device: path,
         detail: Self.bandwidthNeeded(format, frameDuration: frameDuration))
     }
     streaming = true

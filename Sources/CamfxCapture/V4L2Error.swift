@@ -27,7 +27,7 @@ public struct V4L2Error: Error, Sendable, CustomStringConvertible {
     /// The stream cannot start because the USB bus has no isochronous bandwidth left
     /// for it (`ENOSPC` from `VIDIOC_STREAMON`): the most common failure with two or
     /// more USB cameras. `detail` names the size, rate and format asked for.
-    case noUSBBandwidth
+    case noUSBBandwidth(compressed: Bool)
     /// Any other failure of the named operation.
     case failed
   }
@@ -94,11 +94,14 @@ public struct V4L2Error: Error, Sendable, CustomStringConvertible {
       return "camera \(device) was disconnected (\(operation): \(systemMessage))\(detail.map { "; \($0)" } ?? "")"
     case .invalidArgument:
       return "camera \(device)\(suffix)"
-    case .noUSBBandwidth:
+    case .noUSBBandwidth(let compressed):
+      // A compressed stream already asks for little: only less of it, or another bus, helps.
+      let format =
+        compressed
+        ? "" : "--input-format mjpeg (compressed, far less bandwidth than raw YUYV), "
       return "camera \(device) cannot start: its USB bus has no bandwidth left for \(detail ?? "this format") "
-        + "(every camera and device on the bus shares it). What helps: --input-format mjpeg (compressed, far less "
-        + "bandwidth than raw YUYV), a smaller --size or --fps, or a port on another USB controller (lsusb -t shows "
-        + "which devices share one)"
+        + "(every camera and device on the bus shares it). What helps: \(format)a smaller --size or --fps, or a port "
+        + "on another USB controller (lsusb -t shows which devices share one)"
     case .failed:
       let why = code == 0 ? "" : ": \(systemMessage) (errno \(code))"
       return "camera \(device): \(operation) failed\(why)\(suffix)"

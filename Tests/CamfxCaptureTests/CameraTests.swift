@@ -53,13 +53,23 @@ final class CameraTests: XCTestCase {
     XCTAssertEqual(detail, "1920x1080 YUYV at 30 fps (about 995 Mbit/s uncompressed; a USB 2.0 bus carries at most 480)")
     let mjpeg = CameraFormat(pixelFormat: .mjpeg, size: .init(width: 1280, height: 720), frameIntervals: [])
     XCTAssertEqual(V4L2Camera.bandwidthNeeded(mjpeg, frameDuration: MediaTime(value: 1001, timescale: 30000)), "1280x720 MJPG at 29.97 fps")
-    let error = V4L2Error(.noUSBBandwidth, code: ENOSPC, operation: "VIDIOC_STREAMON", device: "/dev/video2", detail: detail)
+    let error = V4L2Error(
+      .noUSBBandwidth(compressed: false), code: ENOSPC, operation: "VIDIOC_STREAMON", device: "/dev/video2", detail: detail)
     XCTAssertEqual(
       error.description,
       "camera /dev/video2 cannot start: its USB bus has no bandwidth left for 1920x1080 YUYV at 30 fps (about 995 Mbit/s "
         + "uncompressed; a USB 2.0 bus carries at most 480) (every camera and device on the bus shares it). What helps: "
         + "--input-format mjpeg (compressed, far less bandwidth than raw YUYV), a smaller --size or --fps, or a port on "
         + "another USB controller (lsusb -t shows which devices share one)")
+    // An MJPEG or H.264 stream is already compressed: the advice is only the rest.
+    let compressed = V4L2Error(
+      .noUSBBandwidth(compressed: true), code: ENOSPC, operation: "VIDIOC_STREAMON", device: "/dev/video2",
+      detail: "1280x720 MJPG at 29.97 fps")
+    XCTAssertEqual(
+      compressed.description,
+      "camera /dev/video2 cannot start: its USB bus has no bandwidth left for 1280x720 MJPG at 29.97 fps (every camera "
+        + "and device on the bus shares it). What helps: a smaller --size or --fps, or a port on another USB controller "
+        + "(lsusb -t shows which devices share one)")
   }
 
   // MARK: Negotiation

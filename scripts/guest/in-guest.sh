@@ -391,7 +391,7 @@ if has record-camera && [ -f "$GUEST_IN/usb-bandwidth-full.so" ]; then
     2>"$out/no-bandwidth.err"
   status=$?
   check_refused "camfx record when the USB bus has no bandwidth left (ENOSPC at VIDIOC_STREAMON)" "$status" \
-    "$out/no-bandwidth.err" "camera /dev/video0 cannot start: its USB bus has no bandwidth left for 640x480 YUYV at [0-9.]+ fps \\(about [0-9]+ Mbit/s uncompressed.*--input-format mjpeg.*smaller --size or --fps.*another USB controller"
+    "$out/no-bandwidth.err" "^camfx: error: camera /dev/video0 cannot start: its USB bus has no bandwidth left for 640x480 YUYV at [0-9.]+ fps \\(about [0-9]+ Mbit/s uncompressed.*--input-format mjpeg.*smaller --size or --fps.*another USB controller"
   if [ "$(grep -c . "$out/no-bandwidth.err")" -eq 1 ] && [ ! -e "$out/no-bandwidth.mp4" ]; then
     pass "the USB bandwidth error is one line and leaves no file"
   else

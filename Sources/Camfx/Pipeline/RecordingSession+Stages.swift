@@ -69,9 +69,13 @@ extension RecordingSession {
       do {
         sample = try input.nextSample()
       } catch {
-        // A read error ends the recording, but what was read is still finished.
-        let seconds = firstTime.flatMap { first in lastTime.map { ($0 - first + (frameDuration ?? .zero)).seconds } } ?? 0
-        record(failure: InputFailure(underlying: error, afterSeconds: seconds))
+        // A read error ends the recording, but what was read is still finished. Before
+        // the first frame there is nothing to keep, and the error is the whole story.
+        if let first = firstTime, let last = lastTime {
+          record(failure: InputFailure(underlying: error, afterSeconds: (last - first + (frameDuration ?? .zero)).seconds))
+        } else {
+          record(failure: error)
+        }
         requestStop(.failed)
         return
       }
