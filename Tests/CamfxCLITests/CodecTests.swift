@@ -200,7 +200,7 @@ final class CodecTests: CLITestCase {
       keep: ["in.mkv"])
     try assertFails(
       ["--source", "/dev/video63", "--video-codec", "copy", "--input-format", "yuyv", "-o", "a.mkv"],
-      stderr: "camfx: error: --video-codec copy records compressed frames: --input-format yuyv is not, use mjpeg",
+      stderr: "camfx: error: --video-codec copy records compressed frames: --input-format yuyv is not, use h264 or mjpeg",
       keep: ["in.mkv"])
     try assertFails(
       ["--source", "/dev/video63", "--video-codec", "copy", "--audio", "sine", "-o", "a.mkv"],

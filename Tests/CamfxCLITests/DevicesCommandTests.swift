@@ -36,7 +36,7 @@ final class DevicesCommandTests: CLITestCase {
 
   func testBadCameraOptionsAreOneLineErrors() throws {
     let cases: [([String], String)] = [
-      (["--input-format", "h265"], "camfx: error: unknown input format 'h265'; expected one of: yuyv, nv12, yu12, yv12, mjpeg, jpeg, rgb24, bgr24\n"),
+      (["--input-format", "h265"], "camfx: error: unknown input format 'h265'; expected one of: yuyv, nv12, yu12, yv12, mjpeg, jpeg, rgb24, bgr24, h264\n"),
       (["--preset", "4k"], "camfx: error: unknown preset '4k'; expected one of: vga, 720p, 1080p, high, medium, low\n"),
       (["--control", "brightness"], "camfx: error: invalid control 'brightness': expected name=value, e.g. brightness=140\n"),
       (["--skip=-1"], "camfx: error: --skip must be at least 0, got -1\n"),

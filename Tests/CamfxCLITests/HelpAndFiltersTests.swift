@@ -37,8 +37,8 @@ final class HelpAndFiltersTests: CLITestCase {
       USAGE: camfx snapshot [--source <source>] [--size <WxH>] [--filter <spec> ...] [--frame <n>] [--input-format <format>] [--preset <preset>] [--skip <n>] [--control <name=value> ...] [--alpha] [--overwrite] --output <out.png>
 
       CAMERA OPTIONS:
-        --input-format <format> Camera pixel format: mjpeg, yuyv, nv12, yu12, rgb24,
-                                bgr24 (default: the best the camera offers).
+        --input-format <format> Camera pixel format: mjpeg, h264, yuyv, nv12, yu12,
+                                rgb24, bgr24 (default: the best the camera offers).
         --preset <preset>       Camera size preset: vga, 720p, 1080p, high (largest),
                                 medium (640x480), low (320x240).
         --skip <n>              Camera frames to discard first, while exposure
