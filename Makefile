@@ -37,7 +37,7 @@ run: setup release
 test:
 	bash scripts/setup.sh --test
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	bash scripts/run-unit-tests.sh
 	@if grep -qw avx2 /proc/cpuinfo; then \
 	  echo "kernel tests with the intrinsic kernels ($(strip $(NATIVE_KERNEL_FLAGS)), .build-native)"; \
 	  $(SWIFT) build --build-tests $(NATIVE_TEST_FLAGS) && \
