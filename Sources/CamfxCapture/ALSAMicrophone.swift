@@ -46,7 +46,7 @@ public final class ALSAMicrophone: @unchecked Sendable {
   private let stopRequested = Atomic<Bool>(false)
   private let threadRunning = Atomic<Bool>(false)
   private let failure = Mutex<ALSAError?>(nil)
-  private var thread: pthread_t?
+  private var thread: NamedThread?
   // Consumer side (the thread calling nextBuffer): where the session starts, and the
   // rest of a period that reached past the last `until`.
   private var cutter = PCMSessionCutter()
@@ -124,19 +124,12 @@ public final class ALSAMicrophone: @unchecked Sendable {
       threadRunning.store(false, ordering: .releasing)
       throw ALSAError(code: status, operation: "snd_pcm_start", device: device)
     }
-    let box = Unmanaged.passRetained(self)
-    var t = pthread_t()
-    let created = pthread_create(&t, nil, { arg in
-      let mic = Unmanaged<ALSAMicrophone>.fromOpaque(arg!).takeRetainedValue()
-      mic.captureLoop()
-      return nil
-    }, box.toOpaque())
-    guard created == 0 else {
-      box.release()
+    do {
+      thread = try NamedThread("camfx.mic") { [self] in captureLoop() }
+    } catch {
       threadRunning.store(false, ordering: .releasing)
-      throw ALSAError(.failed, code: -created, operation: "pthread_create", device: device)
+      throw ALSAError(.failed, code: -error.code, operation: "pthread_create", device: device)
     }
-    thread = t
   }
 
   /// Stops the capture thread and waits for it; the ring is closed, so the consumer
@@ -145,7 +138,7 @@ public final class ALSAMicrophone: @unchecked Sendable {
     stopRequested.store(true, ordering: .releasing)
     if let t = thread {
       thread = nil
-      pthread_join(t, nil)
+      t.join()
     }
   }
 

@@ -125,7 +125,7 @@ extension V4L2Camera {
         if descriptor.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
           throw V4L2Error(.disconnected, code: ENODEV, operation: "poll", device: path)
         }
-        usleep(1000)  // poll said ready, yet nothing to dequeue: do not spin
+        MonotonicClock.sleep(seconds: 0.001)  // poll said ready, yet nothing to dequeue: do not spin
         continue
       }
       if status != 0 {

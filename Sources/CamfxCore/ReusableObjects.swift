@@ -36,12 +36,11 @@ public final class ReusableObjects<Element: AnyObject>: @unchecked Sendable {
   /// A free object, waiting for one to come back if all are in use (back-pressure).
   /// Returns `nil` only if `shouldStop` becomes true while waiting.
   public func take(shouldStop: () -> Bool) -> Element? {
-    var backoff: UInt32 = 50
+    var backoff = Backoff(first: 50e-6, maximum: 2e-3)
     while true {
       if let object = tryTake() { return object }
       if shouldStop() { return nil }
-      usleep(backoff)
-      backoff = min(backoff * 2, 2000)
+      MonotonicClock.sleep(seconds: backoff.next())
     }
   }
 

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxCore
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
@@ -184,19 +185,12 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
   private func startSender() throws(FFmpegError) {
     started = true
     shared.withLock { $0.state = .connecting }
-    let box = Unmanaged.passRetained(self)
-    var thread = pthread_t()
-    let created = pthread_create(&thread, nil, { arg in
-      let output = Unmanaged<LiveStreamOutput>.fromOpaque(arg!).takeRetainedValue()
-      output.sendLoop()
-      return nil
-    }, box.toOpaque())
-    guard created == 0 else {
-      box.release()
+    do {
+      try NamedThread("camfx.send") { [self] in sendLoop() }.detach()
+    } catch {
       done = true
-      throw FFmpegError(code: camfx_averror(created), operation: "starting the sender for '\(destination.displayName)'")
+      throw FFmpegError(code: camfx_averror(error.code), operation: "starting the sender for '\(destination.displayName)'")
     }
-    pthread_detach(thread)
   }
 
   private var isFinishing: Bool { finishing.load(ordering: .acquiring) }
@@ -211,7 +205,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
       var p: UnsafeMutablePointer<AVPacket>? = packet
       av_packet_free(&p)
     }
-    var backoff = 1.0
+    var backoff = Backoff(first: 1, maximum: 30)
     var connections = 0
     var resuming = false
     while !interrupt.isSet {
@@ -220,7 +214,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
         do throws(FFmpegError) {
           try connect()
           connections += 1
-          backoff = 1
+          backoff.reset()
           resuming = connections > 1
           shared.withLock {
             $0.state = .writing
@@ -238,9 +232,9 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
             $0.state = .reconnecting
             $0.error = error.description
           }
-          events?("\(destination.displayName): \(error.description); trying again in \(Int(backoff)) s")
-          pause(seconds: backoff)
-          backoff = min(backoff * 2, 30)
+          let wait = backoff.next()
+          events?("\(destination.displayName): \(error.description); trying again in \(Int(wait)) s")
+          pause(seconds: wait)
           continue
         }
       }
@@ -270,9 +264,9 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
           return
         }
         shared.withLock { $0.state = .reconnecting }
-        events?("\(destination.displayName): connection lost (\(error.message)); trying again in \(Int(backoff)) s")
-        pause(seconds: backoff)
-        backoff = min(backoff * 2, 30)
+        let wait = backoff.next()
+        events?("\(destination.displayName): connection lost (\(error.message)); trying again in \(Int(wait)) s")
+        pause(seconds: wait)
       }
     }
     var failure: FFmpegError? = nil
@@ -287,9 +281,9 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
 
   /// Waits `seconds`, or less when the output is told to finish or stop.
   private func pause(seconds: Double) {
-    let deadline = DispatchTime.now() + seconds
-    while !isFinishing && !interrupt.isSet && DispatchTime.now() < deadline {
-      _ = wakeup.wait(timeout: min(deadline, .now() + 0.25))
+    let deadline = MonotonicClock.seconds() + seconds
+    while !isFinishing && !interrupt.isSet, case let left = deadline - MonotonicClock.seconds(), left > 0 {
+      _ = wakeup.wait(timeout: .now() + min(left, 0.25))
     }
   }
 

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -92,11 +93,10 @@ final class MovieFileIO {
 
   /// `fdatasync`, timed.
   private func syncFile() throws(FFmpegError) {
-    let started = ContinuousClock.now
+    let started = MonotonicClock.nanoseconds()
     let result = fdatasync(fd)
     let code = errno
-    let took = ContinuousClock.now - started
-    syncSeconds += Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18
+    syncSeconds += Double(MonotonicClock.nanoseconds() - started) / 1e9
     syncs += 1
     if result != 0 {
       writeErrno = code

@@ -54,9 +54,11 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
   /// Starts the preview thread.
   public func start() throws(PreviewError) {
     encoder = try JPEGEncoder(width: geometry.width, height: geometry.height)
-    let thread = Thread { [self] in run() }
-    thread.name = "camfx-preview"
-    thread.start()
+    do {
+      try NamedThread("camfx.preview") { [self] in run() }.detach()
+    } catch {
+      throw PreviewError("\(error)")
+    }
   }
 
   /// Ends the preview thread; pending snapshots fail.

@@ -10,29 +10,25 @@ import Glibc
 /// the consumer thread holds the ring alone.
 final class BenchRingPair {
   let ring: FrameRing<Int>
-  private let thread: pthread_t
+  private let thread: NamedThread
 
   init(capacity: Int) throws {
-    ring = FrameRing<Int>(capacity: capacity)
-    let box = Unmanaged.passRetained(ring)
-    var t = pthread_t()
-    let created = pthread_create(&t, nil, { arg in
-      let ring = Unmanaged<FrameRing<Int>>.fromOpaque(arg!).takeRetainedValue()
-      var sum = 0
-      while let item = ring.pop() { sum &+= item }
-      // Keeps the pops from being optimised away.
-      if sum == -1 { print(sum) }
-      return nil
-    }, box.toOpaque())
-    guard created == 0 else {
-      box.release()
-      throw BenchError(operation: "pthread_create", code: created)
+    let ring = FrameRing<Int>(capacity: capacity)
+    self.ring = ring
+    do {
+      thread = try NamedThread("camfx.bench") {
+        var sum = 0
+        while let item = ring.pop() { sum &+= item }
+        // Keeps the pops from being optimised away.
+        if sum == -1 { print(sum) }
+      }
+    } catch {
+      throw BenchError(operation: "pthread_create", code: error.code)
     }
-    thread = t
   }
 
   deinit {
     ring.close()
-    pthread_join(thread, nil)
+    thread.join()
   }
 }

@@ -29,26 +29,26 @@ public struct BenchRunner {
   public func measure(_ benchCase: BenchCase) throws -> BenchResult {
     let body = try benchCase.prepare()
     // Warm-up: caches, page faults, branch predictors; also sizes the batches.
-    var start = BenchClock.now()
+    var start = MonotonicClock.seconds()
     body()
     var warmFrames = 1
-    while BenchClock.now() - start < secondsPerCase / 10 {
+    while MonotonicClock.seconds() - start < secondsPerCase / 10 {
       body()
       warmFrames += 1
     }
-    let perFrame = (BenchClock.now() - start) / Double(warmFrames)
+    let perFrame = (MonotonicClock.seconds() - start) / Double(warmFrames)
     let batch = max(1, Int(0.001 / max(perFrame, 1e-9)))
 
     var samples: [Double] = []
     samples.reserveCapacity(Int(secondsPerCase / 0.001) + 16)
     var frames = 0
-    start = BenchClock.now()
+    start = MonotonicClock.seconds()
     repeat {
-      let t0 = BenchClock.now()
+      let t0 = MonotonicClock.seconds()
       for _ in 0..<batch { body() }
-      samples.append((BenchClock.now() - t0) / Double(batch))
+      samples.append((MonotonicClock.seconds() - t0) / Double(batch))
       frames += batch
-    } while BenchClock.now() - start < secondsPerCase
+    } while MonotonicClock.seconds() - start < secondsPerCase
     samples.sort()
     return BenchResult(
       name: benchCase.name, size: benchCase.size, bytesPerFrame: benchCase.bytesPerFrame, frames: frames,

@@ -55,10 +55,10 @@ public struct TranscodeBenchmark {
     let session = try RecordingSession<PCMBuffer>(
       input: input, chain: chain, sink: MovieWriterSink(writer: writer), buffering: .file)
 
-    let start = BenchClock.now()
+    let start = MonotonicClock.seconds()
     session.start()
     let summary = session.waitUntilFinished()
-    let seconds = BenchClock.now() - start
+    let seconds = MonotonicClock.seconds() - start
     if let error = summary.error { throw BenchError(operation: "transcode: \(error)", code: -1) }
     guard summary.framesOut == frames else {
       throw BenchError(operation: "transcode wrote \(summary.framesOut) of \(frames) frames", code: -1)

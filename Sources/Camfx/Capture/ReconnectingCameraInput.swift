@@ -136,7 +136,7 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, Int
     while !interrupted.load(ordering: .acquiring) {
       if let camera = try? reopen() { return camera }
       if MonotonicClock.seconds() >= deadline { return nil }
-      usleep(250_000)
+      MonotonicClock.sleep(seconds: 0.25)
     }
     return nil
   }

@@ -38,16 +38,10 @@ public final class PacedRecordingInput<Audio: Sendable>: RecordingInput, YUV420R
 
   /// Sleeps until the frame at `time` is due (absolute deadlines: no drift).
   private func wait(until time: MediaTime) {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    let clock = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     guard let origin else {
-      self.origin = (clock, time)
+      self.origin = (MonotonicClock.nanoseconds(), time)
       return
     }
-    let due = origin.clock + (time - origin.time).converted(to: 1_000_000_000).value
-    guard due > clock else { return }
-    var deadline = timespec(tv_sec: Int(due / 1_000_000_000), tv_nsec: Int(due % 1_000_000_000))
-    while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
+    MonotonicClock.sleep(untilNanoseconds: origin.clock + (time - origin.time).converted(to: 1_000_000_000).value)
   }
 }

@@ -87,8 +87,8 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   private let stages = DispatchGroup()
   private let started = Atomic<Bool>(false)
-  private let startInstant = ContinuousClock.now
-  private let finishedAt = Mutex<ContinuousClock.Instant?>(nil)
+  private let startNanoseconds = MonotonicClock.nanoseconds()
+  private let finishedAt = Mutex<Int64?>(nil)
 
   /// Builds the session; nothing runs until `start()`.
   ///
@@ -237,9 +237,8 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   /// Seconds since the session was created (until it finished).
   public var elapsedSeconds: Double {
-    let end = finishedAt.withLock { $0 } ?? ContinuousClock.now
-    let d = end - startInstant
-    return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    let end = finishedAt.withLock { $0 } ?? MonotonicClock.nanoseconds()
+    return Double(end - startNanoseconds) / 1e9
   }
 
   /// The figures so far; final once `waitUntilFinished` returned.
@@ -302,13 +301,18 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
     stages.enter()
-    let thread = Thread { [self] in
+    let thread = try? NamedThread(name) { [self] in
       body()
-      finishedAt.withLock { $0 = ContinuousClock.now }
+      finishedAt.withLock { $0 = MonotonicClock.nanoseconds() }
       stages.leave()
     }
-    thread.name = name
-    thread.start()
+    guard let thread else {
+      record(failure: RecordingSessionError("cannot start the \(name) thread (the system's thread limit?)"))
+      requestStop(.failed)
+      stages.leave()
+      return
+    }
+    thread.detach()
   }
 }
 

@@ -41,9 +41,8 @@ public final class StopSignals: @unchecked Sendable {
     }
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
-    writeEnd = ends[1]
     let readEnd = ends[0]
-    let thread = Thread {
+    let watcher = try? NamedThread("camfx.signals") {
       var lastFrom: [Int32: Double] = [:]
       var count = 0
       var record = camfx_signal_record()
@@ -59,8 +58,15 @@ public final class StopSignals: @unchecked Sendable {
       }
       close(readEnd)
     }
-    thread.name = "camfx.signals"
-    thread.start()
+    guard let watcher else {
+      // No thread to hear them: the signals keep their default action.
+      close(readEnd)
+      close(ends[1])
+      writeEnd = -1
+      return
+    }
+    writeEnd = ends[1]
+    watcher.detach()
     for number in signals { _ = camfx_signal_route(number, writeEnd) }
   }
 

@@ -42,11 +42,7 @@ struct FramePacer {
     if latestDue - n >= queueDepth {
       return latestDue - queueDepth + 1
     }
-    if now < due {
-      var deadline = timespec(tv_sec: Int(due / 1_000_000_000), tv_nsec: Int(due % 1_000_000_000))
-      // Absolute deadline: no drift, and EINTR just means sleep again.
-      while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, nil) == EINTR {}
-    }
+    MonotonicClock.sleep(untilNanoseconds: due)
     return n
   }
 }
