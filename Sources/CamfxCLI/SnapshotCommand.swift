@@ -1,6 +1,7 @@
 import ArgumentParser
 import Camfx
 import CamfxCapture
+import CamfxMedia
 import CamfxPNG
 import Synchronization
 #if canImport(Glibc)

@@ -28,7 +28,7 @@ import Glibc
 /// `@unchecked Sendable`: the streaming state (`lastSequence`, the decoder, …) is only
 /// touched by `nextFrame`, which one pipeline stage calls from one thread at a time; the
 /// counters other threads read are atomics, and everything else is immutable after init.
-public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
+public final class V4L2Camera: VideoSource, @unchecked Sendable {
   /// The device node, e.g. `/dev/video0`.
   public let path: String
   public let driver: String
@@ -48,6 +48,8 @@ public final class V4L2Camera: YUV420VideoSource, @unchecked Sendable {
   public var framesDelivered: Int { delivered.load(ordering: .relaxed) }
   /// Frames the driver skipped (gaps in `sequence`) or flagged with `V4L2_BUF_FLAG_ERROR`.
   public var framesDroppedByDriver: Int { droppedByDriver.load(ordering: .relaxed) }
+  /// The driver's drops count as late: the pipeline did not take them in time.
+  public var framesSkippedLate: Int { framesDroppedByDriver }
   /// MJPEG or H.264 frames that were damaged (or, H.264, depended on a damaged one).
   public var framesCorrupt: Int { corrupt.load(ordering: .relaxed) }
   /// Frames dropped because every pooled buffer was still in use downstream.

@@ -463,6 +463,21 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     return nil
   }
 
+  /// As a `VideoSource`: from now on the frames are yuv420p where the picture allows.
+  public func deliverYUV420Frames() { deliversYUV420Frames = true }
+
+  /// The next video frame in the format asked for; sound read on the way is kept, as
+  /// `nextFrame()` keeps it.
+  public func nextVideoFrame() throws -> VideoFrame? {
+    while let sample = try nextSample() {
+      switch sample {
+      case .video(let frame): return frame
+      case .audio(let pcm): pendingAudio.append(pcm)
+      }
+    }
+    return nil
+  }
+
   /// A passed-on picture converted after all, for `nextFrame()`'s BGRA-only callers.
   private func bgra(from picture: YUV420Frame) -> PixelBuffer {
     let buffer = acquireBuffer(presentationTime: picture.presentationTime)

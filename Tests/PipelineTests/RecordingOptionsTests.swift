@@ -1,4 +1,5 @@
 import Camfx
+import CamfxMedia
 import XCTest
 
 /// `--duration` and `--max-size` values, the status line and summary, and drops a live
@@ -66,7 +67,7 @@ final class RecordingOptionsTests: XCTestCase {
 
   func testDropsCountedByALiveSourceReachTheStatistics() throws {
     /// Every third frame number is "skipped late", every fifth "out of buffers".
-    final class DroppingSource: VideoSource, LiveDropCounting {
+    final class DroppingSource: VideoSource {
       let geometry = FrameGeometry(width: 4, height: 2)
       let frameDuration: MediaTime? = MediaTime(value: 1, timescale: 30)
       let isLive = true

@@ -14,17 +14,7 @@ import Glibc
 ///
 /// `@unchecked Sendable`: everything but `interrupted` is used only by the source
 /// stage's thread; `interrupt()` only sets that atomic.
-public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, InterruptibleRecordingInput,
-  YUV420RecordingInput, @unchecked Sendable
-{
-  /// One time the camera was gone, as `--stats-json` lists it.
-  public struct Gap: Sendable, Codable, Equatable {
-    /// Seconds from the first frame to the last frame before the gap.
-    public var start: Double
-    /// Seconds from that frame to the first frame after it.
-    public var seconds: Double
-  }
-
+public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, @unchecked Sendable {
   private var input: VideoSourceInput<Audio>?
   private let path: String
   private let reopen: () throws -> V4L2Camera
@@ -33,7 +23,8 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, Int
   private let interrupted = Atomic<Bool>(false)
   public let geometry: FrameGeometry
   public let frameDuration: MediaTime?
-  public private(set) var gaps: [Gap] = []
+  public private(set) var gaps: [CameraGap] = []
+  public var cameraGaps: [CameraGap]? { gaps }
   private var firstTime: MediaTime?
   private var lastTime: MediaTime?
   private var gapStart: MediaTime?
@@ -122,7 +113,7 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, Int
   private func noteFrame(at time: MediaTime) {
     if firstTime == nil { firstTime = time }
     if let start = gapStart, let first = firstTime {
-      let gap = Gap(start: (start - first).seconds, seconds: (time - start).seconds)
+      let gap = CameraGap(start: (start - first).seconds, seconds: (time - start).seconds)
       gaps.append(gap)
       report("camera \(path) is back after a gap of \(Self.seconds(gap.seconds)); recording goes on")
       gapStart = nil
@@ -144,10 +135,4 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, Int
   static func seconds(_ s: Double) -> String {
     s >= 10 ? "\(Int(s.rounded())) s" : "\((s * 10).rounded() / 10) s"
   }
-}
-
-/// An input whose `nextSample()` may wait for a long time (a camera that went away):
-/// the session calls `interrupt()` when it is asked to stop, and the input then ends.
-public protocol InterruptibleRecordingInput: AnyObject {
-  func interrupt()
 }

@@ -1,5 +1,6 @@
 import CamfxCapture
 import CamfxCore
+import CamfxMedia
 
 extension SourceSpec {
   /// Opens the source, with the camera options (`--input-format`, `--preset`, `--skip`,

@@ -17,7 +17,7 @@ import Glibc
 /// and to silence, reaching them on the first and last frame and sample.
 ///
 /// Not live: the pipeline waits for it, and nothing is dropped.
-public final class CompositionInput: RecordingInput, YUV420RecordingInput {
+public final class CompositionInput: RecordingInput {
   public typealias Audio = PCMBuffer
   public let timeline: CompositionTimeline
   public let video: VideoComposition

@@ -4,7 +4,7 @@ import CamfxMedia
 /// A movie file (`--input FILE`) as a recording input: its frames and, when the reader
 /// was opened with audio, its sound, in file order. Not live: the source stage waits
 /// for room (back-pressure), so a transcode drops and duplicates nothing.
-public final class MovieReaderInput: RecordingInput, YUV420RecordingInput {
+public final class MovieReaderInput: RecordingInput {
   public typealias Audio = PCMBuffer
   public let reader: MovieReader
 

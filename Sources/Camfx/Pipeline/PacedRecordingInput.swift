@@ -9,8 +9,8 @@ import Glibc
 /// would a camera: frames the pipeline cannot take in time are dropped and counted.
 /// Sound is handed on as it is demultiplexed, between the frames. A way to rehearse a
 /// camera setup (its formats, its filters, a machine's speed) from a recording.
-public final class PacedRecordingInput<Audio: Sendable>: RecordingInput, YUV420RecordingInput {
-  private let inner: any RecordingInput<Audio>
+public final class PacedRecordingInput<Audio: Sendable>: RecordingInputWrapper {
+  public let inner: any RecordingInput<Audio>
   /// Monotonic nanoseconds and the frame time of the first frame.
   private var origin: (clock: Int64, time: MediaTime)?
 
@@ -18,17 +18,7 @@ public final class PacedRecordingInput<Audio: Sendable>: RecordingInput, YUV420R
     self.inner = inner
   }
 
-  public var geometry: FrameGeometry { inner.geometry }
-  public var frameDuration: MediaTime? { inner.frameDuration }
   public var isLive: Bool { true }
-  public var hasAudio: Bool { inner.hasAudio }
-  public var pixelFormatName: String { inner.pixelFormatName }
-
-  public var canDeliverYUV420Frames: Bool { (inner as? any YUV420RecordingInput)?.canDeliverYUV420Frames ?? false }
-
-  public func deliverYUV420Frames() throws {
-    try (inner as? any YUV420RecordingInput)?.deliverYUV420Frames()
-  }
 
   public func nextSample() throws -> RecordingSample<Audio>? {
     let sample = try inner.nextSample()

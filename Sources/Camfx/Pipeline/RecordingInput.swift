@@ -13,7 +13,10 @@ public enum RecordingSample<Audio: Sendable>: Sendable {
 }
 
 /// What the source stage of a `RecordingSession` reads: a video source, and for a movie
-/// file its sound track too, demultiplexed on the same thread.
+/// file its sound track too, demultiplexed on the same thread. One protocol for every
+/// input and every wrapper around one (timelapse, pacing, reconnecting): what an input
+/// cannot do has a default here, and a wrapper (`RecordingInputWrapper`) passes on
+/// everything it does not change.
 ///
 /// Like `VideoSource`, a *live* input (camera, real-time test pattern) never waits for
 /// the pipeline: the session drops its frames when the next stage is full. A file input
@@ -29,41 +32,84 @@ public protocol RecordingInput<Audio>: AnyObject {
   /// True when `nextSample()` may return `.audio` (a movie file with a sound track).
   var hasAudio: Bool { get }
   /// The pixel format of the input's pictures, by FFmpeg's name (see `VideoSource`).
+  /// Default: `bgra`.
   var pixelFormatName: String { get }
+  /// True when the input can hand its pictures on as yuv420p frames (a movie's decoded
+  /// ones unconverted, a camera's YUYV or NV12 converted straight to them), for a
+  /// session whose filter stage takes them. Default: false.
+  var canDeliverYUV420Frames: Bool { get }
+  /// From now on, deliver `.video(.yuv420)` samples where the picture allows it.
+  /// Called once, before the first sample, and only when `canDeliverYUV420Frames`.
+  func deliverYUV420Frames() throws
   /// The next sample, or `nil` at the end of input. Called on the source stage's thread.
   /// - Throws: an I/O error that ends the recording (the file is still finished).
   func nextSample() throws -> RecordingSample<Audio>?
+  /// Ends a `nextSample()` that may wait for a long time (a camera that went away):
+  /// called from another thread when the session is asked to stop. Default: nothing
+  /// (an input whose every call returns soon).
+  func interrupt()
+  /// The times the camera was gone and came back, for `--stats-json`; nil for inputs
+  /// that are not a reconnecting camera. Default: nil.
+  var cameraGaps: [CameraGap]? { get }
 }
 
 extension RecordingInput {
   public var pixelFormatName: String { "bgra" }
+  public var canDeliverYUV420Frames: Bool { false }
+  public func deliverYUV420Frames() throws {
+    preconditionFailure("\(Self.self) cannot deliver yuv420p frames")
+  }
+  public func interrupt() {}
+  public var cameraGaps: [CameraGap]? { nil }
 }
 
-/// An input that can hand its pictures on as yuv420p frames (a movie's decoded ones
-/// unconverted, a camera's YUYV or NV12 converted straight to them), for a session
-/// whose filter stage has a `YUV420FramePass`.
-public protocol YUV420RecordingInput: AnyObject {
-  /// True when this input can deliver yuv420p frames.
-  var canDeliverYUV420Frames: Bool { get }
-  /// From now on, deliver `.video(.yuv420)` samples where the picture allows it.
-  func deliverYUV420Frames() throws
+/// An input made of another (`inner`) that changes some of what it says or does —
+/// which frames it hands on, when, with what timestamps — and passes everything else on
+/// as it is: its defaults forward every requirement to `inner`, so a wrapper cannot
+/// forget one (an interrupt, the yuv420p ability, the camera's gaps).
+public protocol RecordingInputWrapper: RecordingInput {
+  var inner: any RecordingInput<Audio> { get }
 }
 
-/// A `VideoSource` (no sound of its own) as a recording input. When the source counts
-/// its own drops (`LiveDropCounting`), they are reported to the session as `.dropped`.
-public final class VideoSourceInput<Audio: Sendable>: RecordingInput, YUV420RecordingInput {
+extension RecordingInputWrapper {
+  public var geometry: FrameGeometry { inner.geometry }
+  public var frameDuration: MediaTime? { inner.frameDuration }
+  public var isLive: Bool { inner.isLive }
+  public var hasAudio: Bool { inner.hasAudio }
+  public var pixelFormatName: String { inner.pixelFormatName }
+  public var canDeliverYUV420Frames: Bool { inner.canDeliverYUV420Frames }
+  public func deliverYUV420Frames() throws { try inner.deliverYUV420Frames() }
+  public func nextSample() throws -> RecordingSample<Audio>? { try inner.nextSample() }
+  public func interrupt() { inner.interrupt() }
+  public var cameraGaps: [CameraGap]? { inner.cameraGaps }
+}
+
+/// One time a camera was gone, as `--stats-json` lists it (`camera_gaps`).
+public struct CameraGap: Sendable, Codable, Equatable {
+  /// Seconds from the first frame to the last frame before the gap.
+  public var start: Double
+  /// Seconds from that frame to the first frame after it.
+  public var seconds: Double
+
+  public init(start: Double, seconds: Double) {
+    self.start = start
+    self.seconds = seconds
+  }
+}
+
+/// A `VideoSource` (no sound of its own) as a recording input. The drops the source
+/// counts itself are reported to the session as `.dropped`.
+public final class VideoSourceInput<Audio: Sendable>: RecordingInput {
   public let source: any VideoSource
-  private let dropCounting: (any LiveDropCounting)?
   private var reportedLate = 0
   private var reportedOutOfBuffers = 0
   private var reportedCorrupt = 0
+  /// The frame taken from the source while drops it counted were still to be reported
+  /// (`.some(nil)` at the end).
   private var pending: VideoFrame??
-  /// The source as one that delivers yuv420p, once asked to.
-  private var yuv420Source: (any YUV420VideoSource)?
 
   public init(_ source: any VideoSource, audio: Audio.Type = Audio.self) {
     self.source = source
-    self.dropCounting = source as? any LiveDropCounting
   }
 
   public var geometry: FrameGeometry { source.geometry }
@@ -71,33 +117,23 @@ public final class VideoSourceInput<Audio: Sendable>: RecordingInput, YUV420Reco
   public var isLive: Bool { source.isLive }
   public var hasAudio: Bool { false }
   public var pixelFormatName: String { source.pixelFormatName }
-
-  public var canDeliverYUV420Frames: Bool { (source as? any YUV420VideoSource)?.canDeliverYUV420Frames ?? false }
-
-  public func deliverYUV420Frames() throws {
-    guard let capable = source as? any YUV420VideoSource, capable.canDeliverYUV420Frames else {
-      preconditionFailure("the source cannot deliver yuv420p frames")
-    }
-    try capable.deliverYUV420Frames()
-    yuv420Source = capable
-  }
+  public var canDeliverYUV420Frames: Bool { source.canDeliverYUV420Frames }
+  public func deliverYUV420Frames() throws { try source.deliverYUV420Frames() }
 
   public func nextSample() throws -> RecordingSample<Audio>? {
-    if pending == nil { pending = .some(try yuv420Source?.nextVideoFrame() ?? source.nextFrame().map { .bgra($0) }) }
+    if pending == nil { pending = .some(try source.nextVideoFrame()) }
     // Drops the source counted while producing the pending frame come first.
-    if let counter = dropCounting {
-      if counter.framesSkippedLate > reportedLate {
-        reportedLate += 1
-        return .dropped(.late)
-      }
-      if counter.framesDroppedOutOfBuffers > reportedOutOfBuffers {
-        reportedOutOfBuffers += 1
-        return .dropped(.outOfBuffers)
-      }
-      if counter.framesCorrupt > reportedCorrupt {
-        reportedCorrupt += 1
-        return .dropped(.corrupt)
-      }
+    if source.framesSkippedLate > reportedLate {
+      reportedLate += 1
+      return .dropped(.late)
+    }
+    if source.framesDroppedOutOfBuffers > reportedOutOfBuffers {
+      reportedOutOfBuffers += 1
+      return .dropped(.outOfBuffers)
+    }
+    if source.framesCorrupt > reportedCorrupt {
+      reportedCorrupt += 1
+      return .dropped(.corrupt)
     }
     let frame = pending!
     pending = nil

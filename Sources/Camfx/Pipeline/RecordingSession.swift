@@ -133,7 +133,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     // Pictures: the writer's ring full, one being made, one being encoded.
     let pictures = buffering.filteredFrames + 2
     chainBuffers = chain.makeBuffers(capacity: pictures)
-    if let yuv420Input = input as? any YUV420RecordingInput, yuv420Input.canDeliverYUV420Frames,
+    if input.canDeliverYUV420Frames,
       let yuv420Sink = sink as? any YUV420RecordingSink,
       let pass: any YUV420FramePass =
         yuv420Filters && chain.acceptsYUV420 ? try YUV420FilterPass(chain: chain, capacity: pictures)
@@ -141,7 +141,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     {
       yuv420Pass = pass
       self.yuv420Sink = yuv420Sink
-      try yuv420Input.deliverYUV420Frames()
+      try input.deliverYUV420Frames()
     } else {
       yuv420Pass = nil
       yuv420Sink = nil
@@ -210,7 +210,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     record(failure: error)
     aborted.store(true, ordering: .releasing)
     stopRequested.store(true, ordering: .releasing)
-    (input as? any InterruptibleRecordingInput)?.interrupt()
+    input.interrupt()
     wakeAllStages()
   }
 
@@ -282,7 +282,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   func requestStop(_ reason: StopReason) {
     outcome.withLock { if $0.reason == nil { $0.reason = reason } }
     stopRequested.store(true, ordering: .releasing)
-    (input as? any InterruptibleRecordingInput)?.interrupt()
+    input.interrupt()
   }
 
   /// Keeps the first failure; a later one is usually a consequence.

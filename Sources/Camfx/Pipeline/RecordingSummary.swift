@@ -24,7 +24,7 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   /// The files of a segmented recording (`--segment`), oldest first.
   public var segments: [SegmentedMovieOutput.Segment]? = nil
   /// Times the camera was gone and came back (`--reconnect-timeout`).
-  public var cameraGaps: [ReconnectingCameraInput<PCMBuffer>.Gap]? = nil
+  public var cameraGaps: [CameraGap]? = nil
   /// Seconds the in-place finish of a fragmented MP4 took (writing its index).
   public var indexSeconds: Double? = nil
   /// Seconds spent in `fdatasync` making the fragments durable, and how many calls.

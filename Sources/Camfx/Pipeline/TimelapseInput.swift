@@ -5,7 +5,7 @@ import CamfxMedia
 /// re-times the kept frames at `frameDuration` apart (`--timelapse 10s --fps 30`: an
 /// hour becomes 12 s), as motion's and rpicam-still's timelapses do. The first frame
 /// is kept; the source's sound, if it has any, is not (a timelapse is silent).
-public final class TimelapseInput<Audio: Sendable>: RecordingInput, YUV420RecordingInput {
+public final class TimelapseInput<Audio: Sendable>: RecordingInputWrapper {
   public let inner: any RecordingInput<Audio>
   public let interval: MediaTime
   public let frameDuration: MediaTime?
@@ -22,13 +22,7 @@ public final class TimelapseInput<Audio: Sendable>: RecordingInput, YUV420Record
     self.frameDuration = frameDuration
   }
 
-  public var geometry: FrameGeometry { inner.geometry }
-  public var isLive: Bool { inner.isLive }
   public var hasAudio: Bool { false }
-  public var pixelFormatName: String { inner.pixelFormatName }
-
-  public var canDeliverYUV420Frames: Bool { (inner as? any YUV420RecordingInput)?.canDeliverYUV420Frames ?? false }
-  public func deliverYUV420Frames() throws { try (inner as? any YUV420RecordingInput)?.deliverYUV420Frames() }
 
   public func nextSample() throws -> RecordingSample<Audio>? {
     while let sample = try inner.nextSample() {

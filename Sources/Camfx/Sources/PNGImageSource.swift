@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxMedia
 import CamfxPNG
 
 /// A PNG image as a video source (`--source photo.png`): the same picture every
@@ -6,7 +7,7 @@ import CamfxPNG
 /// is a copy in a pool buffer, since filters work in place.
 ///
 ///     camfx snapshot --source photo.png --filter grayscale -o gray.png
-public final class PNGImageSource: VideoSource, LiveDropCounting {
+public final class PNGImageSource: VideoSource {
   public let path: String
   public let geometry: FrameGeometry
   public let frameRate: Int

@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxMedia
 
 /// The built-in test pattern (`--source testsrc`): colour bars, a grey ramp, the frame
 /// number as 16 black/white cells, a six-digit frame counter and a box that moves a
@@ -16,7 +17,7 @@ import CamfxCore
 /// frame is dropped and counted. A non-live source renders as fast as it is asked and
 /// waits for a buffer to come back (keep fewer than `poolCapacity` frames alive).
 /// A recording reads the drop counts through `LiveDropCounting`.
-public final class TestPatternSource: VideoSource, LiveDropCounting {
+public final class TestPatternSource: VideoSource {
   /// The size used when none is given.
   public static let defaultGeometry = FrameGeometry(width: 640, height: 480)
 
