@@ -478,6 +478,51 @@ if has record-camera; then
   else
     fail "the error says the camera went away for good" "stderr was: $(printf '%s' "$message" | tail -n 3 | tr '\n' ' ')"
   fi
+
+  # (vivid comes back once the last handle to the camera above is closed.)
+  waited=0
+  until v4l2-ctl -d /dev/video0 --info >/dev/null 2>&1 || [ "$waited" -ge 60 ]; do
+    sleep 0.5; waited=$((waited + 1))
+  done
+  # A timelapse of a camera that is unplugged, stopped with Ctrl-C while camfx waits for
+  # it (--reconnect-timeout 60s): the stop reaches the waiting camera input through the
+  # timelapse (it used not to, and camfx waited for the camera), camfx exits 0 within
+  # 5 s, and --stats-json has the gap, from the last frame to the stop.
+  timeout -k 10 300 "$CAMFX" record --source /dev/video0 --size 320x180 --audio none --timelapse 0.5s --fps 10 \
+    --reconnect-timeout 60s --duration 120s $record_options --stats-json "$out/timelapse-gone.json" \
+    -o "$out/timelapse-gone.mp4" 2>"$out/timelapse-gone.err" &
+  recorder=$!
+  # Streaming once camfx holds the camera open; a few frames later, unplug it.
+  waited=0
+  until ls -l /proc/$(pgrep -P "$recorder" | head -n 1)/fd 2>/dev/null | grep -q /dev/video0 \
+      || [ "$waited" -ge 120 ] || ! kill -0 "$recorder" 2>/dev/null; do
+    sleep 0.5; waited=$((waited + 1))
+  done
+  sleep 5
+  hold_camera 40
+  check "vivid's disconnect control unplugs the camera of a timelapse" v4l2-ctl -d /dev/video0 -c disconnect=1
+  waited=0
+  until grep -q "was disconnected" "$out/timelapse-gone.err" 2>/dev/null \
+      || [ "$waited" -ge 60 ] || ! kill -0 "$recorder" 2>/dev/null; do
+    sleep 0.5; waited=$((waited + 1))
+  done
+  stop_at="$(cut -d' ' -f1 /proc/uptime)"
+  pkill -INT -P "$recorder" 2>/dev/null
+  wait "$recorder"; status=$?
+  took="$(awk -v a="$stop_at" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }')"
+  kill "$holder" 2>/dev/null
+  wait "$holder" 2>/dev/null
+  if [ "$status" -eq 0 ] && awk -v t="$took" 'BEGIN { exit !(t <= 5) }'; then
+    pass "a timelapse waiting for its unplugged camera ends on Ctrl-C: exit 0 after $took s"
+  else
+    fail "a timelapse waiting for its unplugged camera ends on Ctrl-C within 5 s" "exit $status after $took s: $(tail -n 2 "$out/timelapse-gone.err" | tr '\n' ' ')"
+  fi
+  check "the timelapse's --stats-json has the camera's gap" python3 -c '
+import json, sys
+gaps = json.load(open(sys.argv[1])).get("camera_gaps") or []
+# One gap, from the last frame before the unplug to the stop (0.5 s or so after it).
+if len(gaps) != 1 or not 0 < gaps[0]["seconds"] < 30: sys.exit("camera_gaps is %r" % gaps)
+print(gaps)' "$out/timelapse-gone.json"
 else
   skip "unplugging the camera mid-record" "not in this build (record has no --input-format)"
 fi

@@ -76,6 +76,7 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, @un
       input = nil
       report("camera \(path) was disconnected; waiting up to \(Self.seconds(timeout)) for it to come back")
       guard let camera = try waitForCamera() else {
+        noteGapToNow()
         if interrupted.load(ordering: .acquiring) { return nil }
         throw V4L2Error(
           .disconnected, code: error.code, operation: error.operation, device: path,
@@ -119,6 +120,15 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, @un
       gapStart = nil
     }
     lastTime = time
+  }
+
+  /// The camera stayed away until the recording ended (a stop while waiting, or the
+  /// timeout): the gap runs from its last frame to now. Frames carry CLOCK_MONOTONIC
+  /// times, the driver's or camfx's own, so now is on the same clock.
+  private func noteGapToNow() {
+    guard let first = firstTime, let last = lastTime else { return }
+    let now = MediaTime(value: MonotonicClock.nanoseconds() / 1000, timescale: 1_000_000)
+    gaps.append(CameraGap(start: (last - first).seconds, seconds: max(0, (now - last).seconds)))
   }
 
   /// Tries to reopen the camera twice a second until `timeout` or an interrupt.
