@@ -39,6 +39,9 @@ one-line summary; 1 with a one-line reason otherwise.
 import subprocess
 import sys
 
+# One-line failures and tool runs, as the other checker makes them (same directory).
+from media_check import die, run
+
 W, H = 160, 120          # the size frames are compared at
 BAND = 14                # rows of that size to leave out: the 48-row code band (12 rows)
                          # and what scaling blurs of its edge
@@ -54,19 +57,6 @@ BAND = 14                # rows of that size to leave out: the 48-row code band 
 TOLERANCE = 10.0
 
 __doc__ = __doc__ % {"tolerance": TOLERANCE}
-
-
-def die(msg):
-    print(msg, file=sys.stderr)
-    sys.exit(1)
-
-
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    if p.returncode != 0:
-        lines = p.stderr.decode(errors="replace").strip().splitlines()
-        die(f"{' '.join(cmd)} failed: {lines[-1] if lines else 'exit %d' % p.returncode}")
-    return p.stdout
 
 
 def gray_frames(path, mirrored=False):
