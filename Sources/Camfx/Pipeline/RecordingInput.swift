@@ -84,19 +84,6 @@ extension RecordingInputWrapper {
   public var cameraGaps: [CameraGap]? { inner.cameraGaps }
 }
 
-/// One time a camera was gone, as `--stats-json` lists it (`camera_gaps`).
-public struct CameraGap: Sendable, Codable, Equatable {
-  /// Seconds from the first frame to the last frame before the gap.
-  public var start: Double
-  /// Seconds from that frame to the first frame after it.
-  public var seconds: Double
-
-  public init(start: Double, seconds: Double) {
-    self.start = start
-    self.seconds = seconds
-  }
-}
-
 /// A `VideoSource` (no sound of its own) as a recording input. The drops the source
 /// counts itself are reported to the session as `.dropped`.
 public final class VideoSourceInput<Audio: Sendable>: RecordingInput {
