@@ -57,8 +57,6 @@ public struct FilterChain: Sendable {
   public mutating func configure(input: FrameGeometry) throws -> FrameGeometry {
     var geometry = input
     var sizes = [input]  // sizes[i] is filter i's input, sizes[i + 1] its output
-    var steps: [BGRAStep] = []
-    var pools = 0
     for i in filters.indices {
       let name = type(of: filters[i]).name
       geometry = try filters[i].configure(input: geometry)
@@ -69,15 +67,29 @@ public struct FilterChain: Sendable {
         throw FilterError(filter: name, reason: "produces a \(geometry) frame, larger than \(FrameGeometry.maximumSide) on a side")
       }
       sizes.append(geometry)
-      if let filter = filters[i] as? any ResizingVideoFilter {
-        steps.append(.resizing(filter, pool: pools))
-        pools += 1
-      } else if let filter = filters[i] as? any InPlaceVideoFilter {
-        steps.append(.inPlace(filter))
-      } else {
+      guard filters[i] is any ResizingVideoFilter || filters[i] is any InPlaceVideoFilter else {
         throw FilterError(filter: name, reason: "has no way to process BGRA frames (neither in place nor resizing)")
       }
     }
+    plan(sizes: sizes)
+    return geometry
+  }
+
+  /// Works out how the configured filters run, for frames of `sizes` (the input size,
+  /// then each filter's output size).
+  private mutating func plan(sizes: [FrameGeometry]) {
+    var steps: [BGRAStep] = []
+    var pools = 0
+    for filter in filters {
+      if let resizing = filter as? any ResizingVideoFilter {
+        steps.append(.resizing(resizing, pool: pools))
+        pools += 1
+      } else if let inPlace = filter as? any InPlaceVideoFilter {
+        steps.append(.inPlace(inPlace))
+      }
+    }
+    let input = sizes[0], geometry = sizes[sizes.count - 1]
+    self.sizes = sizes
     inputGeometry = input
     outputGeometry = geometry
     bgraSteps = steps
@@ -87,7 +99,25 @@ public struct FilterChain: Sendable {
     resizedGeometries = steps.indices.compactMap { i in
       if case .resizing = steps[i] { return sizes[i + 1] } else { return nil }
     }
-    return geometry
+  }
+
+  /// The sizes the configured chain works on: the input, then each filter's output.
+  private var sizes: [FrameGeometry] = []
+
+  /// Filters `range` of this configured chain as a configured chain of their own (the
+  /// filters are not configured again): how a frame path runs the parts of a chain
+  /// that take yuv420p and the parts that need BGRA each in their own way.
+  public func subchain(_ range: Range<Int>) -> FilterChain {
+    precondition(inputGeometry != nil, "configure the chain before taking part of it")
+    var part = FilterChain(Array(filters[range]))
+    part.plan(sizes: Array(sizes[range.lowerBound...range.upperBound]))
+    return part
+  }
+
+  /// True when filter `index` of the configured chain works on yuv420p pictures of its
+  /// configured size (`YUV420VideoFilter.acceptsYUV420`).
+  public func acceptsYUV420(filterAt index: Int) -> Bool {
+    (filters[index] as? any YUV420VideoFilter)?.acceptsYUV420 == true
   }
 
   /// The output size of each resizing filter, in order (one pool each).

@@ -1,4 +1,5 @@
 import Camfx
+import CamfxMedia
 import Foundation
 import Synchronization
 
@@ -8,8 +9,8 @@ struct TestAudio: Sendable, Equatable {
   var count: Int
 }
 
-/// Frames whose every pixel holds the frame number (B = n % 256, G = n / 256), stamped
-/// n/30 s, from a small pool; live or file-like.
+/// Frames whose every pixel is a grey that stands for the frame number
+/// (`CountingInput.grey(n)`), stamped n/30 s, from a small pool; live or file-like.
 final class CountingInput: RecordingInput {
   typealias Audio = TestAudio
   let geometry: FrameGeometry
@@ -37,6 +38,10 @@ final class CountingInput: RecordingInput {
   }
 
   var hasAudio: Bool { audioPerFrame != nil }
+
+  /// Frame n's grey: 3 levels from its neighbours', so that it survives the conversion
+  /// to yuv420p (±1) and names its frame.
+  static func grey(_ n: Int) -> UInt8 { UInt8(n * 3 % 200) }
   private var audioDue = false
 
   func nextSample() throws -> RecordingSample<TestAudio>? {
@@ -58,7 +63,8 @@ final class CountingInput: RecordingInput {
     } else {
       frame = pool.acquire(presentationTime: time)!
     }
-    frame.fill(BGRA(b: UInt8(next % 256), g: UInt8(next / 256 % 256), r: 0))
+    let grey = Self.grey(next)
+    frame.fill(BGRA(b: grey, g: grey, r: grey))
     next += 1
     audioDue = audioPerFrame != nil
     return .video(.bgra(frame))
@@ -68,8 +74,9 @@ final class CountingInput: RecordingInput {
 /// What a sink saw, checked after the session ended.
 struct SinkRecord {
   var times: [MediaTime] = []
-  /// Pixel (0, 0) of every frame: proves the filter ran and frames kept their content.
-  var firstPixels: [BGRA] = []
+  /// The grey of pixel (0, 0) of every frame, read back from its luma: proves the
+  /// filter ran and frames kept their content.
+  var firstGreys: [Int] = []
   var geometries: Set<FrameGeometry> = []
   var audio: [TestAudio] = []
   var finished = 0
@@ -89,12 +96,13 @@ final class RecordingTestSink: RecordingSink, @unchecked Sendable {
 
   var bytesWritten: Int64 { Int64(count) * 1000 }
 
-  func appendVideo(_ frame: PixelBuffer) throws {
+  func appendVideo(_ frame: YUV420Frame) throws {
     beforeAppend(count)
     if let failAtFrame, count == failAtFrame { throw RecordingSessionError("disk full at frame \(count)") }
     record.withLock {
       $0.times.append(frame.presentationTime)
-      $0.firstPixels.append(frame[0, 0])
+      // Limited-range luma of a grey: 16 + 219 × grey / 255.
+      $0.firstGreys.append(Int((Double(Int(frame.y[0]) - 16) * 255 / 219).rounded()))
       $0.geometries.insert(frame.geometry)
     }
     count += 1
@@ -131,10 +139,11 @@ final class CountingToneGenerator: AudioGenerator {
   }
 }
 
-/// Adds 1 to the blue byte of every pixel: cheap, and visible in the sink's record.
-struct IncrementBlue: InPlaceVideoFilter {
-  static let name = "increment-blue"
-  static let summary = "Adds 1 to blue (tests)."
+/// Adds 40 to every colour byte of every pixel: cheap, and visible in the luma the
+/// sink records.
+struct Brighten: InPlaceVideoFilter {
+  static let name = "brighten"
+  static let summary = "Adds 40 to every colour (tests)."
   static let example = "none"
   static let options: [FilterOption] = []
   init(options: FilterOptions) throws {}
@@ -145,7 +154,7 @@ struct IncrementBlue: InPlaceVideoFilter {
     frame.withUnsafeMutableBytes { base in
       for y in 0..<h {
         let row = (base + y * stride).assumingMemoryBound(to: UInt8.self)
-        for x in 0..<w { row[x * 4] &+= 1 }
+        for x in 0..<w * 4 where x % 4 != 3 { row[x] &+= 40 }
       }
     }
   }

@@ -6,7 +6,7 @@ import XCTest
 /// video clock, shutdown and failures. (The real movie writer is tested in CamfxCLITests.)
 final class RecordingSessionTests: XCTestCase {
   private func run(
-    _ input: CountingInput, filters: [any VideoFilter] = [IncrementBlue()], generator: CountingToneGenerator? = nil,
+    _ input: CountingInput, filters: [any VideoFilter] = [Brighten()], generator: CountingToneGenerator? = nil,
     sink: RecordingTestSink = RecordingTestSink(), limits: RecordingLimits = RecordingLimits(), ringCapacity: Int = 2,
     whileRunning: (RecordingSession<TestAudio>) -> Void = { _ in }
   ) throws -> (RecordingSummary, SinkRecord) {
@@ -29,9 +29,11 @@ final class RecordingSessionTests: XCTestCase {
     XCTAssertEqual(summary.stopReason, .endOfInput)
     XCTAssertNil(summary.error)
     XCTAssertEqual(record.times, (0..<300).map { MediaTime(value: Int64($0), timescale: 30) })
-    // The filter added 1 to blue, which held the frame number.
-    XCTAssertEqual(record.firstPixels.map(\.b), (0..<300).map { UInt8(($0 + 1) % 256) })
-    XCTAssertEqual(record.firstPixels.map(\.g), (0..<300).map { UInt8($0 / 256) })
+    // The filter added 40 to the grey that stands for the frame number.
+    XCTAssertEqual(record.firstGreys.count, 300)
+    for (n, grey) in record.firstGreys.enumerated() {
+      XCTAssertEqual(grey, Int(CountingInput.grey(n)) + 40, accuracy: 1, "frame \(n)")
+    }
     XCTAssertEqual(record.finished, 1)
     XCTAssertEqual(record.cancelled, 0)
     XCTAssertEqual(summary.durationSeconds, 10.0, accuracy: 1e-9)
@@ -65,8 +67,8 @@ final class RecordingSessionTests: XCTestCase {
     XCTAssertEqual(record.times.count, summary.framesOut)
     for (a, b) in zip(record.times, record.times.dropFirst()) { XCTAssertLessThan(a, b) }
     // Each written frame still carries its own pixels (a dropped frame's buffer was reused).
-    for (time, pixel) in zip(record.times, record.firstPixels) {
-      XCTAssertEqual(Int(pixel.b), (Int(time.value) + 1) % 256)
+    for (time, grey) in zip(record.times, record.firstGreys) {
+      XCTAssertEqual(grey, Int(CountingInput.grey(Int(time.value))) + 40, accuracy: 1)
     }
     XCTAssertEqual(record.finished, 1)
   }
@@ -206,14 +208,14 @@ final class RecordingSessionTests: XCTestCase {
 
   func testGeometryChangingChainReachesTheSinkAtTheNegotiatedSize() throws {
     let input = CountingInput(geometry: FrameGeometry(width: 16, height: 6), live: false, total: 10)
-    let (summary, record) = try run(input, filters: [LeftHalf(), IncrementBlue()])
+    let (summary, record) = try run(input, filters: [LeftHalf(), Brighten()])
     XCTAssertEqual(summary.framesOut, 10)
     XCTAssertEqual(record.geometries, [FrameGeometry(width: 8, height: 6)])
   }
 
   func testChainConfiguredForAnotherSizeIsRejectedBeforeStarting() throws {
     let input = CountingInput(live: false, total: 10)
-    let chain = try configuredChain([IncrementBlue()], for: FrameGeometry(width: 2, height: 2))
+    let chain = try configuredChain([Brighten()], for: FrameGeometry(width: 2, height: 2))
     XCTAssertThrowsError(
       try RecordingSession<TestAudio>(input: input, chain: chain, sink: RecordingTestSink())
     ) { error in

@@ -24,9 +24,9 @@ extension BenchCase {
   /// `FrameRing<Int>` between two threads.
   public static let ringName = "ring"
   /// A transcode's filter-stage work on one decoded yuv420p picture through
-  /// `mirror,watermark` (the built-in mark, centred) into the encoder's picture: on the
-  /// planes themselves (`YUV420FilterPass`, what a transcode with these filters runs);
-  /// converted to BGRA and back in row bands (`RowBandPass`, what a row-local chain with
+  /// `mirror,watermark` (the built-in mark, centred) into the encoder's picture, each
+  /// way a `FramePath` can run it: on the planes themselves (what a transcode with these
+  /// filters runs); converted to BGRA and back in row bands (what a row-local chain with
   /// a BGRA-only filter runs); and as three passes over whole BGRA frames.
   public static let yuv420FilterPassName = "yuv420-filter-pass"
   public static let rowBandPassName = "row-band-pass"
@@ -173,33 +173,14 @@ extension BenchCase {
             v: picture.v, vStride: picture.vStride)
         }
       }
+      let path = try FramePath(
+        chain: chain, sourceCanDeliverYUV420: true, capacity: count, yuv420Filters: pass == .yuv420,
+        rowBands: pass != .wholeFrames)
+      var outputs = [YUV420Frame?](repeating: nil, count: count)
       var next = 0
-      if pass != .wholeFrames {
-        let pass: any YUV420FramePass =
-          pass == .yuv420 ? try YUV420FilterPass(chain: chain, capacity: count) : try RowBandPass(chain: chain, capacity: count)
-        var outputs = [YUV420Frame?](repeating: nil, count: count)
-        return {
-          outputs[next] = nil  // gives the output picture back to the pass's pool first
-          outputs[next] = try! pass.process(pictures[next], shouldStop: { false })
-          next = (next + 1) % count
-        }
-      }
-      let frames = (0..<count).map { _ in PixelBuffer(width: size.width, height: size.height) }
-      let buffers = chain.makeBuffers(capacity: 1)
-      let outputs = try YUV420FramePool(geometry: size, capacity: count, kind: .owned)
-      let written = try (0..<count).map { _ in try outputs.acquire(presentationTime: .zero)! }
       return {
-        let picture = pictures[next], out = written[next]
-        PixelConverter.convertI420(
-          luma: picture.y, lumaBytesPerRow: picture.yStride, cb: picture.u, cr: picture.v,
-          chromaBytesPerRow: picture.uStride, to: frames[next])
-        // An in-place chain: the filtered frame is `frames[next]`'s storage.
-        guard let frame = chain.process(frames[next], using: buffers) else { return }
-        frame.withUnsafeBytes { pixels in
-          BGRAToYUV420.convert(
-            source: pixels, sourceBytesPerRow: frame.bytesPerRow, width: size.width, height: size.height,
-            y: out.y, yStride: out.yStride, u: out.u, uStride: out.uStride, v: out.v, vStride: out.vStride)
-        }
+        outputs[next] = nil  // gives the output picture back to the path's pool first
+        outputs[next] = try! path.process(.yuv420(pictures[next]), shouldStop: { false })
         next = (next + 1) % count
       }
     }

@@ -2,12 +2,10 @@ import CamfxCore
 import CamfxMedia
 
 /// A sink that encodes nothing and keeps nothing: the end of a pipeline that only
-/// feeds its taps (`camfx preview`). It takes yuv420p frames as they are, so a camera's
-/// frames never become BGRA on its account.
-public final class DiscardingSink<Audio: Sendable>: RecordingSink, YUV420RecordingSink {
+/// feeds its taps (`camfx preview`).
+public final class DiscardingSink<Audio: Sendable>: RecordingSink {
   public init(audio: Audio.Type = Audio.self) {}
-  public func appendVideo(_ frame: PixelBuffer) throws {}
-  public func appendVideo(yuv420 frame: YUV420Frame) throws {}
+  public func appendVideo(_ frame: YUV420Frame) throws {}
   public func appendAudio(_ audio: Audio) throws {}
   public func finish() throws {}
   public func cancel() {}

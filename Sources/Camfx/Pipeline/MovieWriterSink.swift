@@ -7,7 +7,7 @@ import CamfxMedia
 /// The movie's time zero is the first video frame: the writer holds audio that
 /// arrives before it (a movie file's sound track is often demultiplexed first) and
 /// trims whatever part of it lies before that frame.
-public final class MovieWriterSink: RecordingSink, YUV420RecordingSink {
+public final class MovieWriterSink: RecordingSink {
   public typealias Audio = PCMBuffer
   public let writer: MovieWriter
 
@@ -15,8 +15,7 @@ public final class MovieWriterSink: RecordingSink, YUV420RecordingSink {
     self.writer = writer
   }
 
-  public func appendVideo(_ frame: PixelBuffer) throws { try writer.append(frame) }
-  public func appendVideo(yuv420 frame: YUV420Frame) throws { try writer.append(frame) }
+  public func appendVideo(_ frame: YUV420Frame) throws { try writer.append(frame) }
   public func appendAudio(_ audio: PCMBuffer) throws { try writer.append(audio: audio) }
   public func finish() throws { try writer.finish() }
   public func cancel() { writer.cancel() }

@@ -116,25 +116,15 @@ extension RecordingSession {
     }
     while let frame = rawFrames.pop(shouldStop: { self.isAborted }) {
       let started = MonotonicClock.nanoseconds()
-      let filtered: VideoFrame
-      switch frame {
-      case .bgra(let buffer):
-        statistics.framesInBGRA.add(1, ordering: .relaxed)
-        guard let made = chain.process(buffer, using: chainBuffers, shouldStop: { self.isAborted }) else { return }
-        filtered = .bgra(made)
-      case .yuv420(let picture):
-        // Only a session with such a pass asks its input for these.
-        guard let yuv420Pass else { preconditionFailure("yuv420p frame without a pass for it") }
-        let made: YUV420Frame?
-        do {
-          made = try yuv420Pass.process(picture, shouldStop: { self.isAborted })
-        } catch {
-          abort(error: error)
-          return
-        }
-        guard let made else { return }
-        filtered = .yuv420(made)
+      if case .bgra = frame { statistics.framesInBGRA.add(1, ordering: .relaxed) }
+      let filtered: YUV420Frame?
+      do {
+        filtered = try framePath.process(frame, shouldStop: { self.isAborted })
+      } catch {
+        abort(error: error)
+        return
       }
+      guard let filtered else { return }
       statistics.filterBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
       if !filteredFrames.push(filtered, shouldStop: { self.isAborted }) { return }
       statistics.framesFiltered.add(1, ordering: .relaxed)
@@ -201,11 +191,8 @@ extension RecordingSession {
         let videoClosed = filteredFrames.isClosed
         if let frame = filteredFrames.tryPop() {
           let started = MonotonicClock.nanoseconds()
-          for tap in taps where tap.wantsFrame { tap.take(frame) }
-          switch frame {
-          case .bgra(let buffer): try sink.appendVideo(buffer)
-          case .yuv420(let picture): try yuv420Sink!.appendVideo(yuv420: picture)
-          }
+          for tap in taps where tap.wantsFrame { tap.take(.yuv420(frame)) }
+          try sink.appendVideo(frame)
           statistics.writerBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
           statistics.framesWritten.add(1, ordering: .relaxed)
           didWork = true

@@ -14,11 +14,9 @@ import Synchronization
 /// Every `[stage]` is its own thread; the rings are lock-free single-producer /
 /// single-consumer `FrameRing`s, and frames are pooled `PixelBuffer`s that go back to
 /// their pool when the writer lets go of them, so the steady state allocates nothing.
-/// In a transcode (a movie file into a movie writer), the frames are yuv420p pictures
-/// instead, when the chain allows it: decoded ones into the filter stage and
-/// encoder-ready ones out of it. The filter stage runs a chain whose every filter works
-/// on yuv420p straight on them (`YUV420FilterPass`), and a row-local chain in bands of
-/// rows converted to BGRA and back (`RowBandPass`).
+/// The filter stage hands the writer yuv420p pictures the encoder takes as they are; how
+/// each frame gets there from the input's format through the chain (on yuv420p planes,
+/// BGRA only around filters that need it) is negotiated once, by `FramePath`.
 ///
 /// Flow modes (`AVAssetWriterInput.expectsMediaDataInRealTime`): a live input never
 /// waits — when the filter stage's ring is full the frame is dropped as `late`, and when
@@ -49,15 +47,11 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   public let outputGeometry: FrameGeometry
 
   let rawFrames: FrameRing<VideoFrame>
-  let filteredFrames: FrameRing<VideoFrame>
-  /// The pass from decoded to encoder-ready yuv420p pictures, when input, chain and sink
-  /// allow one.
-  let yuv420Pass: (any YUV420FramePass)?
-  /// The sink as one that takes the pass's yuv420p frames (set with `yuv420Pass`).
-  let yuv420Sink: (any YUV420RecordingSink)?
+  /// The encoder-ready pictures the filter stage makes.
+  let filteredFrames: FrameRing<YUV420Frame>
+  /// How frames go from the input's format through the chain to yuv420p.
+  let framePath: FramePath
   let audioBlocks: FrameRing<Audio>?
-  /// The frames the chain's resizing filters write, on the BGRA path.
-  let chainBuffers: FilterChainBuffers
 
   /// Graceful stop: the source stage stops taking frames; the rest drains.
   let stopRequested = Atomic<Bool>(false)
@@ -101,12 +95,9 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   ///   - sink: the movie writer, set up for `chain.outputGeometry`.
   ///   - limits: when to stop by itself.
   ///   - buffering: frames between the video stages (`.live(...)` for a live input).
-  ///   - yuv420Filters: run a chain whose every filter works on yuv420p on the decoded
-  ///     pictures themselves (`YUV420FilterPass`) when the input and the sink can take
-  ///     yuv420p frames (a movie file into a movie writer).
-  ///   - rowBands: otherwise, run a row-local chain in bands of rows on the decoded
-  ///     pictures (`RowBandPass`) in that case. With both `false`, the stages always
-  ///     carry whole BGRA frames.
+  ///   - yuv420Filters, rowBands: `false` keeps the frame path (`FramePath`) from running
+  ///     filters on yuv420p pictures, or BGRA filters in bands of rows, to compare the
+  ///     ways; with both `false` the chain runs on whole BGRA frames.
   /// - Throws: `RecordingSessionError` if the chain was configured for another size.
   public init(
     input: any RecordingInput<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
@@ -131,21 +122,10 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     let writerWork = WakeSignal()
     self.filteredFrames = FrameRing(capacity: buffering.filteredFrames, readable: writerWork)
     // Pictures: the writer's ring full, one being made, one being encoded.
-    let pictures = buffering.filteredFrames + 2
-    chainBuffers = chain.makeBuffers(capacity: pictures)
-    if input.canDeliverYUV420Frames,
-      let yuv420Sink = sink as? any YUV420RecordingSink,
-      let pass: any YUV420FramePass =
-        yuv420Filters && chain.acceptsYUV420 ? try YUV420FilterPass(chain: chain, capacity: pictures)
-        : rowBands && chain.isRowLocal ? try RowBandPass(chain: chain, capacity: pictures) : nil
-    {
-      yuv420Pass = pass
-      self.yuv420Sink = yuv420Sink
-      try input.deliverYUV420Frames()
-    } else {
-      yuv420Pass = nil
-      yuv420Sink = nil
-    }
+    framePath = try FramePath(
+      chain: chain, sourceCanDeliverYUV420: input.canDeliverYUV420Frames, capacity: buffering.filteredFrames + 2,
+      yuv420Filters: yuv420Filters, rowBands: rowBands)
+    if framePath.sourceFormat == .yuv420 { try input.deliverYUV420Frames() }
     // Audio blocks are small; room for a few seconds keeps a file's interleaving slack.
     self.audioBlocks = (generator != nil || input.hasAudio) ? FrameRing(capacity: 256, readable: writerWork) : nil
   }
@@ -163,32 +143,14 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   /// The formats and filters the video goes through, from the input's pixel format to
   /// the encoder's yuv420p, e.g. `yuyv422 → yuv420p → mirror → encoder` (no BGRA at all)
   /// or `rgb24 → bgra → frei0r → yuv420p → encoder`.
-  public var videoPath: String {
-    let source = input.pixelFormatName
-    var steps = [source]
-    if yuv420Pass is YUV420FilterPass {
-      if source != "yuv420p" { steps.append("yuv420p") }
-      steps += chain.names
-    } else if yuv420Pass is RowBandPass {
-      if source != "yuv420p" { steps.append("yuv420p") }
-      steps.append("bgra in row bands")
-      steps += chain.names
-      steps.append("yuv420p")
-    } else {
-      if source != "bgra" { steps.append("bgra") }
-      steps += chain.names
-      steps.append("yuv420p")
-    }
-    return (steps + ["encoder"]).joined(separator: " → ")
-  }
+  public var videoPath: String { framePath.describe(sourcePixelFormat: input.pixelFormatName) }
 
-  /// True when the filter stage runs the chain in row bands on decoded yuv420p
-  /// pictures (`RowBandPass`) rather than on whole BGRA frames.
-  public var usesRowBands: Bool { yuv420Pass is RowBandPass }
+  /// True when the filter stage runs BGRA-only filters in bands of rows converted from
+  /// yuv420p pictures and back, rather than on whole BGRA frames.
+  public var usesRowBands: Bool { framePath.usesRowBands }
 
-  /// True when the filter stage runs the chain on the decoded yuv420p pictures
-  /// themselves (`YUV420FilterPass`), with no BGRA at all.
-  public var usesYUV420Filters: Bool { yuv420Pass is YUV420FilterPass }
+  /// True when every filter runs on yuv420p pictures, with no BGRA at all.
+  public var usesYUV420Filters: Bool { framePath.isYUV420Only }
 
   /// Starts every stage on its own thread.
   public func start() {

@@ -9,8 +9,9 @@ import CamfxMedia
 /// `cancel()` after a failure.
 public protocol RecordingSink<Audio>: AnyObject {
   associatedtype Audio: Sendable
-  /// Encodes one filtered frame. The sink must not keep `frame` (it returns to its pool).
-  func appendVideo(_ frame: PixelBuffer) throws
+  /// Encodes one filtered yuv420p picture. The sink may hand `frame` to an encoder by
+  /// reference: its pool gives a picture still held fresh buffers before reusing it.
+  func appendVideo(_ frame: YUV420Frame) throws
   /// Encodes one block of audio.
   func appendAudio(_ audio: Audio) throws
   /// Flushes the encoders and finishes the file so that it plays to the end.
@@ -31,12 +32,4 @@ public protocol RecordingSink<Audio>: AnyObject {
 extension RecordingSink {
   public var stopRequest: StopReason? { nil }
   public var videoKept: (frames: Int, seconds: Double)? { nil }
-}
-
-/// A sink that also encodes yuv420p frames as they are, as the movie writer does: the
-/// filter stage's `YUV420FramePass` then writes straight into the encoder's format.
-public protocol YUV420RecordingSink: AnyObject {
-  /// Encodes one frame made by that pass. Called on the writer stage's thread,
-  /// in presentation order with any `appendVideo(_:)` frames.
-  func appendVideo(yuv420 frame: YUV420Frame) throws
 }
