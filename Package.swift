@@ -97,6 +97,6 @@ let package = Package(
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CamfxPixelFormats", "CFFmpeg"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
-    .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxMedia", "CamfxPNG"]),
+    .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats"]),
   ]
 )
