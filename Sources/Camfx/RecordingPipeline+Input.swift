@@ -5,7 +5,7 @@ import CamfxMedia
 extension RecordingPipeline {
   /// What the source stage will read, and the frame rate to tell the encoder.
   struct OpenedInput {
-    var input: any RecordingInput<PCMBuffer>
+    var input: any MediaSource<PCMBuffer>
     var fps: Double
     /// Frames between the stages; the input's pool was made big enough for them.
     var buffering: RecordingBuffering = .file
@@ -31,13 +31,13 @@ extension RecordingPipeline {
       var reader = try MovieReader(path: path, audio: audio, poolCapacity: buffering.poolCapacity)
       let duration = reader.frameDuration ?? MediaTime(value: 1, timescale: 30)
       let rate = Double(duration.timescale) / Double(duration.value)
-      var opened: any RecordingInput<PCMBuffer> = MovieReaderInput(reader)
+      var opened: any MediaSource<PCMBuffer> = reader
       if configuration.realtime == true {
         // Played like a camera: a live input, with a live input's rings (and a pool
         // for them, so the reader is opened again now that its size is known).
         buffering = RecordingBuffering.live(geometry: reader.geometry, framesPerSecond: rate)
         reader = try MovieReader(path: path, audio: audio, poolCapacity: buffering.poolCapacity)
-        opened = PacedRecordingInput(MovieReaderInput(reader))
+        opened = PacedSource(reader)
       }
       return OpenedInput(
         input: opened, fps: rate,
@@ -84,12 +84,12 @@ extension RecordingPipeline {
         if let interval = camera.format.frameIntervals.first { again.frameRate = interval }
         again.preset = nil
         let path = camera.path
-        let input = ReconnectingCameraInput<PCMBuffer>(
+        let input = ReconnectingCamera(
           camera: camera, timeout: configuration.reconnectTimeout, reopen: { try V4L2Camera(path: path, settings: again) },
           report: report)
         return OpenedInput(input: input, fps: rate, buffering: buffering)
       }
-      return OpenedInput(input: VideoSourceInput<PCMBuffer>(videoSource), fps: rate, buffering: buffering)
+      return OpenedInput(input: videoSource, fps: rate, buffering: buffering)
     }
   }
 }

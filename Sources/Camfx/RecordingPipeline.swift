@@ -146,7 +146,7 @@ public final class RecordingPipeline {
     var opened = try Self.openInput(configuration, report: report)
     if let interval = configuration.timelapse {
       let rate = configuration.framesPerSecond ?? 30
-      opened.input = TimelapseInput(opened.input, interval: interval, frameDuration: MediaTime(value: 1, timescale: Int32(rate)))
+      opened.input = TimelapseSource(opened.input, interval: interval, frameDuration: MediaTime(value: 1, timescale: Int32(rate)))
       opened.fps = Double(rate)
     }
     // A movie is turned upright (its display matrix), then scaled, then filtered.

@@ -66,7 +66,7 @@ struct SnapshotCommand: ParsableCommand {
     var chain = try FilterRegistry.builtin.makeChain(filters)
     let destination = try OutputFile(path: output, overwrite: overwrite)
 
-    let frameSource: any VideoSource
+    let frameSource: any MediaSource<PCMBuffer>
     if case .camera = sourceSpec {
       let camera = try sourceSpec.open(size: geometry, frameRate: nil, live: true, poolCapacity: 2, camera: cameraSettings)
       if let camera = camera as? V4L2Camera { reportNotes(camera.notes, from: camera.path) }
@@ -75,7 +75,12 @@ struct SnapshotCommand: ParsableCommand {
       frameSource = try sourceSpec.open(size: geometry, live: false, firstFrame: frame, poolCapacity: 1)
     }
     try chain.configure(input: frameSource.geometry)
-    guard let sourceFrame = try frameSource.nextFrame() else {
+    // A source delivers BGRA until asked for yuv420p: the first frame is the still.
+    var first: PixelBuffer?
+    while first == nil, let sample = try frameSource.nextSample() {
+      if case .video(.bgra(let buffer)) = sample { first = buffer }
+    }
+    guard let sourceFrame = first else {
       throw SourceError(source: sourceSpec.description, reason: "delivered no frame")
     }
     // Nothing else holds the chain's frames, so a pool of one never makes it wait.

@@ -26,6 +26,11 @@ extension V4L2Camera {
     return nil
   }
 
+  /// As a `MediaSource`: the next frame in the format asked for (a camera has no sound).
+  public func nextSample() throws -> MediaSample<PCMBuffer>? {
+    try nextVideoFrame().map { .video($0) }
+  }
+
   /// True when the camera's format is one camfx converts straight to yuv420p (YUYV,
   /// NV12, I420, YV12, MJPEG, H.264); RGB cameras deliver BGRA.
   public var canDeliverYUV420Frames: Bool {

@@ -7,7 +7,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// A V4L2 camera as a live `VideoSource`, like `AVCaptureDeviceInput` feeding an
+/// A V4L2 camera as a live `MediaSource`, like `AVCaptureDeviceInput` feeding an
 /// `AVCaptureVideoDataOutput`: it opens the node through libv4l2, negotiates the best
 /// native format for the `CameraSettings`, sets the controls and rate, maps at least
 /// four driver buffers and streams.
@@ -28,7 +28,7 @@ import Glibc
 /// `@unchecked Sendable`: the streaming state (`lastSequence`, the decoder, …) is only
 /// touched by `nextFrame`, which one pipeline stage calls from one thread at a time; the
 /// counters other threads read are atomics, and everything else is immutable after init.
-public final class V4L2Camera: VideoSource, @unchecked Sendable {
+public final class V4L2Camera: MediaSource, @unchecked Sendable {
   /// The device node, e.g. `/dev/video0`.
   public let path: String
   public let driver: String

@@ -31,9 +31,9 @@ import Glibc
 /// - Errors: a missing or unreadable file, a file libavformat cannot parse, a file with
 ///   no video stream, and a decoding error all throw `FFmpegError` with FFmpeg's text.
 ///
-/// As a `VideoSource`, `nextFrame()` returns only video; audio met on the way is kept
+/// `nextFrame()` returns only video; audio met on the way is kept
 /// for `takeAudio()`.
-public final class MovieReader: VideoSource, @unchecked Sendable {
+public final class MovieReader: MediaSource, @unchecked Sendable {
   // @unchecked Sendable: the reader is confined to whichever single thread calls it
   // (the pipeline's source stage); it is only handed over, never used concurrently.
 
@@ -208,7 +208,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
 
   /// The next decoded video frame or audio chunk, or `nil` at the end of the file.
   /// - Throws: `FFmpegError` for a read or decode error.
-  public func nextSample() throws(FFmpegError) -> MovieSample? {
+  public func nextSample() throws(FFmpegError) -> MediaSample<PCMBuffer>? {
     while true {
       // 1. Output the decoders still hold.
       while let index = draining.first {
@@ -270,7 +270,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   }
 
   /// One decoded sample from the decoder of stream `index`, or nil when it needs input.
-  private func receive(from index: Int32) throws(FFmpegError) -> MovieSample? {
+  private func receive(from index: Int32) throws(FFmpegError) -> MediaSample<PCMBuffer>? {
     guard let decoder = decoder(for: index) else { return nil }
     while true {
       let r = avcodec_receive_frame(decoder.pointer, frame.pointer)
@@ -288,7 +288,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
 
   /// Hands video on as yuv420p frames (`VideoFrame.yuv420`) instead of BGRA, for a
   /// pipeline that filters them as they are or converts them band by band itself
-  /// (`YUV420FilterPass`, `RowBandPass`): a decoded yuv420p picture (BT.601 or untagged,
+  /// (a `FramePath`): a decoded yuv420p picture (BT.601 or untagged,
   /// limited range) is passed on by reference, a YUYV or NV12 one (a camera recorded as
   /// rawvideo) or a full-range 4:2:0 or 4:2:2 one (Motion JPEG) is converted straight to
   /// yuv420p. Pictures of other formats still come as
@@ -347,7 +347,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
   }
 
   /// The decoded picture in `frame` as a sample: passed on, or converted to BGRA.
-  private func videoSample() throws(FFmpegError) -> MovieSample {
+  private func videoSample() throws(FFmpegError) -> MediaSample<PCMBuffer> {
     let time = presentationTime(of: frame.pointer)
     if deliversYUV420Frames {
       let deadline = Deadline(seconds: 1)
@@ -449,7 +449,7 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     return makePCM(samples, at: nil)
   }
 
-  // MARK: VideoSource
+  // MARK: Frames alone
 
   /// The next video frame, keeping any audio met on the way for `takeAudio()`.
   public func nextFrame() throws -> PixelBuffer? {
@@ -463,20 +463,11 @@ public final class MovieReader: VideoSource, @unchecked Sendable {
     return nil
   }
 
-  /// As a `VideoSource`: from now on the frames are yuv420p where the picture allows.
+  /// As a `MediaSource`: from now on the frames are yuv420p where the picture allows.
   public func deliverYUV420Frames() { deliversYUV420Frames = true }
 
-  /// The next video frame in the format asked for; sound read on the way is kept, as
-  /// `nextFrame()` keeps it.
-  public func nextVideoFrame() throws -> VideoFrame? {
-    while let sample = try nextSample() {
-      switch sample {
-      case .video(let frame): return frame
-      case .audio(let pcm): pendingAudio.append(pcm)
-      }
-    }
-    return nil
-  }
+  /// True when the file has a sound track the reader decodes.
+  public var hasAudio: Bool { audioSampleRate != nil }
 
   /// A passed-on picture converted after all, for `nextFrame()`'s BGRA-only callers.
   private func bgra(from picture: YUV420Frame) -> PixelBuffer {

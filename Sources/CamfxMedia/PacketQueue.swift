@@ -8,7 +8,7 @@ import CFFmpeg
 /// when the queue is full, or its oldest packet lags the newest by more than
 /// `maximumLagSeconds`, everything queued is dropped and video waits for the next
 /// keyframe (audio is dropped with it). While the output is disconnected, each new
-/// keyframe drops the GOP before it, so that a reconnected stream resumes with the
+/// keyframe drops the GOP before it (and the sound queued with that GOP), so that a reconnected stream resumes with the
 /// newest picture.
 ///
 /// `@unchecked Sendable`: not thread-safe in itself; its one owner
@@ -27,6 +27,8 @@ final class PacketQueue: @unchecked Sendable {
   private var head = 0
   private(set) var count = 0
   private(set) var bytes = 0
+  /// Video packets among the queued ones.
+  private var videoCount = 0
   /// True after a drop, until the next video keyframe.
   private(set) var waitingForKeyframe = false
   /// Video frames dropped, and the number of drops (each one or more whole GOPs).
@@ -61,7 +63,9 @@ final class PacketQueue: @unchecked Sendable {
     let size = Int(packet.pointer.pointee.size)
     let full = count == limits.packets || bytes + size > limits.bytes
       || (count > 0 && seconds - slotSeconds[head] > limits.maximumLagSeconds)
-    if full || (isKeyframe && !connected && count > 0) {
+    // Only a GOP is worth dropping for a newer one: sound queued before the stream's
+    // first picture (the encoder's delay) plays with it.
+    if full || (isKeyframe && !connected && videoCount > 0) {
       dropAll()
       if !isKeyframe {
         waitingForKeyframe = true
@@ -75,6 +79,7 @@ final class PacketQueue: @unchecked Sendable {
     slotSeconds[tail] = seconds
     count += 1
     bytes += size
+    if isVideo { videoCount += 1 }
     return true
   }
 
@@ -83,6 +88,7 @@ final class PacketQueue: @unchecked Sendable {
     guard count > 0, let stream = slotStreams[head] else { return nil }
     let slot = slots[head].pointer
     bytes -= Int(slot.pointee.size)
+    if stream.kind == .video { videoCount -= 1 }
     av_packet_move_ref(packet, slot)
     slotStreams[head] = nil
     head = (head + 1) % limits.packets
@@ -110,6 +116,7 @@ final class PacketQueue: @unchecked Sendable {
       count -= 1
     }
     bytes = 0
+    videoCount = 0
   }
 
   /// Drops every queued packet, counting its video frames as one drop.
@@ -123,6 +130,7 @@ final class PacketQueue: @unchecked Sendable {
       count -= 1
     }
     bytes = 0
+    videoCount = 0
     droppedFrames += frames
     droppedGroups += 1
   }

@@ -9,7 +9,7 @@ import CamfxCore
 /// BGRA frames: the reader hands the decoded picture on as it is, the filter stage
 /// filters it into another `YUV420Frame` (straight on the planes, or band by band
 /// through BGRA), and the movie writer encodes that without a conversion of its own
-/// (see `YUV420FilterPass`, `RowBandPass`).
+/// (see `FramePath`).
 ///
 /// Like a `PixelBuffer`, a copy is another view of the same picture, and the picture
 /// goes back to its pool when the last copy is gone.

@@ -80,7 +80,7 @@ final class TestPatternSourceTests: XCTestCase {
     XCTAssertEqual(held.presentationTime, MediaTime.zero)
     XCTAssertNil(try source.nextFrame())  // frames 1 and 2 find no free buffer
     // What a recording reads of the drops, through the source protocol.
-    let counter: any VideoSource = source
+    let counter: any MediaSource<PCMBuffer> = source
     XCTAssertEqual(counter.framesDroppedOutOfBuffers + counter.framesSkippedLate, 2)
     withExtendedLifetime(held) {}
   }

@@ -29,12 +29,12 @@ final class MovieReaderYUV420ConverterTests: XCTestCase {
     let (path, raw) = try makeClip(in: dir, width: w, height: h, frames: frames)
     let (lumaBytes, chromaBytes) = (w * h, (w / 2) * (h / 2))
 
-    let input = MovieReaderInput(try MovieReader(path: path))
+    let input = try MovieReader(path: path)
     let swscaled = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "bgra", "-"])
     XCTAssertEqual(swscaled.count, frames * w * h * 4)
     var worstAgainstSwscale = 0, totalAgainstSwscale = 0
     for n in 0..<frames {
-      let fast = try XCTUnwrap(input.reader.nextFrame(), "frame \(n)")
+      let fast = try XCTUnwrap(input.nextFrame(), "frame \(n)")
       let expected = PixelBuffer(width: w, height: h)
       raw.withUnsafeBytes { bytes in
         let y = bytes.baseAddress! + n * (lumaBytes + 2 * chromaBytes)
@@ -54,7 +54,7 @@ final class MovieReaderYUV420ConverterTests: XCTestCase {
         }
       }
     }
-    XCTAssertNil(try input.reader.nextFrame())
+    XCTAssertNil(try input.nextFrame())
     // Same matrix and range as libswscale; only rounding and chroma siting differ.
     XCTAssertLessThan(Double(totalAgainstSwscale) / Double(frames * w * h * 3), 2.0, "worst \(worstAgainstSwscale)")
   }
@@ -67,11 +67,11 @@ final class MovieReaderYUV420ConverterTests: XCTestCase {
     let (path, raw) = try makeClip(in: dir, width: w, height: h, frames: frames)
     let (lumaBytes, chromaBytes) = (w * h, (w / 2) * (h / 2))
 
-    let input = MovieReaderInput(try MovieReader(path: path))
+    let input = try MovieReader(path: path)
     input.deliverYUV420Frames()
     var times: [MediaTime] = []
     var held: [YUV420Frame] = []  // all kept at once: the pool must not reuse a held frame
-    while let sample = try input.reader.nextSample() {
+    while let sample = try input.nextSample() {
       guard case .video(.yuv420(let picture)) = sample else { return XCTFail("expected a yuv420p frame, got \(sample)") }
       XCTAssertEqual(picture.geometry, FrameGeometry(width: w, height: h))
       times.append(picture.presentationTime)
@@ -87,9 +87,9 @@ final class MovieReaderYUV420ConverterTests: XCTestCase {
       XCTAssertTrue(planes == expected.prefix(lumaBytes + 2 * chromaBytes), "frame \(n) is not the decoded picture")
     }
 
-    let again = MovieReaderInput(try MovieReader(path: path))
+    let again = try MovieReader(path: path)
     again.deliverYUV420Frames()
-    let bgra = try XCTUnwrap(again.reader.nextFrame())
+    let bgra = try XCTUnwrap(again.nextFrame())
     let expected = PixelBuffer(width: w, height: h)
     raw.withUnsafeBytes { bytes in
       PixelConverter.convertI420(

@@ -93,4 +93,30 @@ final class PacketQueueTests: XCTestCase {
     for n in 48..<53 { _ = try offer(frame: n, to: queue) }
     XCTAssertEqual(drainVideo(queue), [50, 51, 52])
   }
+
+  /// Sound the audio encoder hands out before the video encoder's first picture (its
+  /// delay) while the output still connects belongs with that picture: it stays.
+  func testSoundBeforeTheFirstPictureWaitsWithIt() throws {
+    let queue = try PacketQueue()
+    let p = packet.pointer
+    for k in 0..<4 {
+      av_packet_unref(p)
+      XCTAssertEqual(av_new_packet(p, 10), 0)
+      p.pointee.dts = Int64(k) * 1024
+      p.pointee.pts = p.pointee.dts
+      XCTAssertTrue(try queue.offer(EncodedPacket(stream: audio, pointer: p), connected: false))
+    }
+    XCTAssertTrue(try offer(frame: 0, to: queue, connected: false))
+    let out = av_packet_alloc()!
+    defer {
+      var o: UnsafeMutablePointer<AVPacket>? = out
+      av_packet_free(&o)
+    }
+    var kinds: [EncodedStream.Kind] = []
+    while let stream = queue.pop(into: out) {
+      kinds.append(stream.kind)
+      av_packet_unref(out)
+    }
+    XCTAssertEqual(kinds, [.audio, .audio, .audio, .audio, .video, .audio])
+  }
 }

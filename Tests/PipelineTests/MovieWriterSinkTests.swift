@@ -19,7 +19,7 @@ final class MovieWriterSinkTests: XCTestCase {
     let writer = try MovieWriter(path: path, settings: MovieSettings(video: video, audio: audio))
     let generator = SineToneGenerator(try SineAudioSource(frequency: 440, sampleRate: 48_000, channels: 1))
     let session = try RecordingSession<PCMBuffer>(
-      input: VideoSourceInput(CountingVideoSource(input)), chain: configuredChain([LeftHalf()], for: input.geometry),
+      input: CountingVideoSource(input), chain: configuredChain([LeftHalf()], for: input.geometry),
       generator: generator, sink: MovieWriterSink(writer: writer))
     session.start()
     let summary = session.waitUntilFinished()
@@ -43,16 +43,17 @@ final class MovieWriterSinkTests: XCTestCase {
   }
 }
 
-/// `CountingInput` as a plain `VideoSource` (the session's `PCMBuffer` flavour).
-final class CountingVideoSource: VideoSource {
+/// `CountingInput`'s frames from a source with the session's `PCMBuffer` sound type.
+final class CountingVideoSource: MediaSource {
   let inner: CountingInput
   init(_ inner: CountingInput) { self.inner = inner }
   var geometry: FrameGeometry { inner.geometry }
   var frameDuration: MediaTime? { inner.frameDuration }
   var isLive: Bool { inner.isLive }
-  func nextFrame() throws -> PixelBuffer? {
+  var framesDroppedOutOfBuffers: Int { inner.framesDroppedOutOfBuffers }
+  func nextSample() throws -> MediaSample<PCMBuffer>? {
     while let sample = try inner.nextSample() {
-      if case .video(.bgra(let frame)) = sample { return frame }
+      if case .video(let frame) = sample { return .video(frame) }
     }
     return nil
   }

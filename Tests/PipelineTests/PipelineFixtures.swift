@@ -11,7 +11,7 @@ struct TestAudio: Sendable, Equatable {
 
 /// Frames whose every pixel is a grey that stands for the frame number
 /// (`CountingInput.grey(n)`), stamped n/30 s, from a small pool; live or file-like.
-final class CountingInput: RecordingInput {
+final class CountingInput: MediaSource {
   typealias Audio = TestAudio
   let geometry: FrameGeometry
   let frameDuration: MediaTime? = MediaTime(value: 1, timescale: 30)
@@ -22,6 +22,7 @@ final class CountingInput: RecordingInput {
   let audioPerFrame: Int?
   let failAt: Int?
   private(set) var next = 0
+  private(set) var framesDroppedOutOfBuffers = 0
   /// Called before each frame is produced (on the source thread).
   var beforeFrame: (Int) -> Void = { _ in }
 
@@ -44,7 +45,7 @@ final class CountingInput: RecordingInput {
   static func grey(_ n: Int) -> UInt8 { UInt8(n * 3 % 200) }
   private var audioDue = false
 
-  func nextSample() throws -> RecordingSample<TestAudio>? {
+  func nextSample() throws -> MediaSample<TestAudio>? {
     if let perFrame = audioPerFrame, audioDue {
       audioDue = false
       return .audio(TestAudio(start: Int64((next - 1) * perFrame), count: perFrame))
@@ -57,7 +58,8 @@ final class CountingInput: RecordingInput {
     if isLive {
       guard let b = pool.tryAcquire(presentationTime: time) else {
         next += 1
-        return .dropped(.outOfBuffers)
+        framesDroppedOutOfBuffers += 1
+        return try nextSample()
       }
       frame = b
     } else {

@@ -67,7 +67,8 @@ final class RecordingOptionsTests: XCTestCase {
 
   func testDropsCountedByALiveSourceReachTheStatistics() throws {
     /// Every third frame number is "skipped late", every fifth "out of buffers".
-    final class DroppingSource: VideoSource {
+    final class DroppingSource: MediaSource {
+      typealias Audio = TestAudio
       let geometry = FrameGeometry(width: 4, height: 2)
       let frameDuration: MediaTime? = MediaTime(value: 1, timescale: 30)
       let isLive = true
@@ -75,18 +76,18 @@ final class RecordingOptionsTests: XCTestCase {
       var framesSkippedLate = 0
       var framesDroppedOutOfBuffers = 0
       var n = 0
-      func nextFrame() throws -> PixelBuffer? {
+      func nextSample() throws -> MediaSample<TestAudio>? {
         while n < 30 {
           defer { n += 1 }
           if n % 3 == 2 { framesSkippedLate += 1; continue }
           if n % 5 == 4 { framesDroppedOutOfBuffers += 1; continue }
-          return pool.tryAcquire(presentationTime: MediaTime(value: Int64(n), timescale: 30))
+          return pool.tryAcquire(presentationTime: MediaTime(value: Int64(n), timescale: 30)).map { .video(.bgra($0)) }
         }
         return nil
       }
     }
     let source = DroppingSource()
-    let input = VideoSourceInput<TestAudio>(source)
+    let input = source
     let sink = RecordingTestSink()
     let session = try RecordingSession<TestAudio>(
       input: input, chain: configuredChain([], for: input.geometry), sink: sink, ringCapacity: 64)

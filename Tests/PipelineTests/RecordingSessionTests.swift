@@ -1,4 +1,5 @@
 import Camfx
+import CamfxMedia
 import Foundation
 import XCTest
 
@@ -149,14 +150,14 @@ final class RecordingSessionTests: XCTestCase {
   }
 
   func testGeneratedAudioStartsAtTheFirstFrame() throws {
-    final class LateInput: RecordingInput {
+    final class LateInput: MediaSource {
       typealias Audio = TestAudio
       let inner = CountingInput(live: false, total: 30)
       var geometry: FrameGeometry { inner.geometry }
       var frameDuration: MediaTime? { inner.frameDuration }
       var isLive: Bool { false }
       var hasAudio: Bool { false }
-      func nextSample() throws -> RecordingSample<TestAudio>? {
+      func nextSample() throws -> MediaSample<TestAudio>? {
         guard case .video(.bgra(var frame))? = try inner.nextSample() else { return nil }
         frame.presentationTime = frame.presentationTime + MediaTime(value: 5, timescale: 1)
         return .video(.bgra(frame))

@@ -51,7 +51,7 @@ class TranscodeTestCase: XCTestCase {
     let writer = try MovieWriter(
       path: output, settings: MovieSettings(video: video, audio: AudioSettings(sampleRate: 48_000, channels: 1)))
     let session = try RecordingSession<PCMBuffer>(
-      input: MovieReaderInput(reader), chain: chain, sink: MovieWriterSink(writer: writer), yuv420Filters: yuv420Filters,
+      input: reader, chain: chain, sink: MovieWriterSink(writer: writer), yuv420Filters: yuv420Filters,
       rowBands: rowBands)
     let path: FilterStagePath = session.usesYUV420Filters ? .yuv420 : session.usesRowBands ? .rowBands : .wholeFrames
     session.start()

@@ -7,7 +7,7 @@ import Foundation
 
 /// `camfx bench`'s end-to-end row: a clip transcoded by the whole recording pipeline,
 /// as `camfx record --input clip.mp4 --filter mirror,watermark -o out.mp4` would —
-/// H.264 decoding, the filters on the decoded yuv420p planes (`YUV420FilterPass`) and
+/// H.264 decoding, the filters on the decoded yuv420p planes (`FramePath`) and
 /// libx264 (preset veryfast, CRF 23, no B-frames), each on its own thread.
 ///
 /// Unlike the other rows it uses every core, and it reports the whole run's frames per
@@ -48,12 +48,11 @@ public struct TranscodeBenchmark {
     try makeClip(at: clip)
 
     let reader = try MovieReader(path: clip, audio: nil, poolCapacity: RecordingBuffering.file.poolCapacity)
-    let input = MovieReaderInput(reader)
     var chain = try FilterRegistry.builtin.makeChain([filters])
-    let output = try chain.configure(input: input.geometry)
+    let output = try chain.configure(input: reader.geometry)
     let writer = try MovieWriter(path: folder + "/out.mp4", settings: MovieSettings(video: videoSettings(output)))
     let session = try RecordingSession<PCMBuffer>(
-      input: input, chain: chain, sink: MovieWriterSink(writer: writer), buffering: .file)
+      input: reader, chain: chain, sink: MovieWriterSink(writer: writer), buffering: .file)
 
     let start = MonotonicClock.seconds()
     session.start()

@@ -13,7 +13,7 @@ extension SourceSpec {
   /// - Throws: `V4L2Error` for a camera, else what `open(size:frameRate:…)` throws.
   public func open(
     size: FrameGeometry?, frameRate: Int?, live: Bool, poolCapacity: Int = 8, camera: CameraSettings
-  ) throws -> any VideoSource {
+  ) throws -> any MediaSource<PCMBuffer> {
     guard case .camera(let device) = self else {
       return try open(size: size, frameRate: frameRate ?? 30, live: live, poolCapacity: poolCapacity)
     }

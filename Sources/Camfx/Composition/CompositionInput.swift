@@ -17,7 +17,7 @@ import Glibc
 /// and to silence, reaching them on the first and last frame and sample.
 ///
 /// Not live: the pipeline waits for it, and nothing is dropped.
-public final class CompositionInput: RecordingInput {
+public final class CompositionInput: MediaSource {
   public typealias Audio = PCMBuffer
   public let timeline: CompositionTimeline
   public let video: VideoComposition
@@ -80,7 +80,7 @@ public final class CompositionInput: RecordingInput {
   }
 
   /// Sound up to the next frame's time, then that frame; `nil` at the end.
-  public func nextSample() throws -> RecordingSample<PCMBuffer>? {
+  public func nextSample() throws -> MediaSample<PCMBuffer>? {
     if let audio, nextSampleFrame < Int64(sampleCount) {
       let frameEnd = nextFrame < frameCount
         ? CompositionTimeline.samples(time(ofFrame: nextFrame + 1), rate: audio.sampleRate) : Int64(sampleCount)

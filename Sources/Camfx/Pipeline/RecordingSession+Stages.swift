@@ -64,11 +64,24 @@ extension RecordingSession {
       return true
     }
 
+    // The drops the input counted itself, reported so far.
+    var reported = (late: 0, outOfBuffers: 0, corrupt: 0)
+    /// Counts the drops the input counted since the last call, before its next frame.
+    func countInputDrops() {
+      let late = input.framesSkippedLate, outOfBuffers = input.framesDroppedOutOfBuffers, corrupt = input.framesCorrupt
+      statistics.countDrops(.late, late - reported.late)
+      statistics.countDrops(.outOfBuffers, outOfBuffers - reported.outOfBuffers)
+      statistics.countDrops(.corrupt, corrupt - reported.corrupt)
+      reported = (late, outOfBuffers, corrupt)
+    }
+
     while !shouldStop {
-      let sample: RecordingSample<Audio>?
+      let sample: MediaSample<Audio>?
       do {
         sample = try input.nextSample()
+        countInputDrops()
       } catch {
+        countInputDrops()
         // A read error ends the recording, but what was read is still finished. Before
         // the first frame there is nothing to keep, and the error is the whole story.
         if let first = firstTime, let last = lastTime {
@@ -84,9 +97,6 @@ extension RecordingSession {
         return
       }
       switch sample {
-      case .dropped(let reason):
-        statistics.countDrop(reason)
-
       case .audio(let block):
         guard let ring = audioBlocks else { continue }
         if !ring.push(block, shouldStop: { self.isAborted }) { return }

@@ -33,7 +33,7 @@ import Synchronization
 /// only by the audio thread, the sink only by the writer thread (and by `cancel` after
 /// the others have stopped); everything shared is an atomic, a `Mutex` or a ring.
 public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
-  let input: any RecordingInput<Audio>
+  let input: any MediaSource<Audio>
   let chain: FilterChain
   let generator: (any AudioGenerator<Audio>)?
   let sink: any RecordingSink<Audio>
@@ -100,7 +100,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   ///     ways; with both `false` the chain runs on whole BGRA frames.
   /// - Throws: `RecordingSessionError` if the chain was configured for another size.
   public init(
-    input: any RecordingInput<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
+    input: any MediaSource<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
     sink: any RecordingSink<Audio>, limits: RecordingLimits = RecordingLimits(),
     buffering: RecordingBuffering = .file, yuv420Filters: Bool = true, rowBands: Bool = true
   ) throws {
@@ -132,7 +132,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   /// The same session with `ringCapacity` frames between any two video stages.
   public convenience init(
-    input: any RecordingInput<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
+    input: any MediaSource<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
     sink: any RecordingSink<Audio>, limits: RecordingLimits = RecordingLimits(), ringCapacity: Int
   ) throws {
     try self.init(

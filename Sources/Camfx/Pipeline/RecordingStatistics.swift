@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxMedia
 import Synchronization
 
 /// Counters the stages bump as frames move, read by the status line while they run.
@@ -28,12 +29,16 @@ public final class RecordingStatistics: Sendable {
 
   init() {}
 
-  func countDrop(_ reason: DropReason) {
-    framesIn.add(1, ordering: .relaxed)
+  func countDrop(_ reason: DropReason) { countDrops(reason, 1) }
+
+  /// Counts `count` frames dropped for `reason` (none when `count` is 0).
+  func countDrops(_ reason: DropReason, _ count: Int) {
+    guard count > 0 else { return }
+    framesIn.add(count, ordering: .relaxed)
     switch reason {
-    case .late: droppedLate.add(1, ordering: .relaxed)
-    case .outOfBuffers: droppedOutOfBuffers.add(1, ordering: .relaxed)
-    case .corrupt: droppedCorrupt.add(1, ordering: .relaxed)
+    case .late: droppedLate.add(count, ordering: .relaxed)
+    case .outOfBuffers: droppedOutOfBuffers.add(count, ordering: .relaxed)
+    case .corrupt: droppedCorrupt.add(count, ordering: .relaxed)
     }
   }
 

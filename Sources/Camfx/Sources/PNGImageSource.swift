@@ -7,7 +7,7 @@ import CamfxPNG
 /// is a copy in a pool buffer, since filters work in place.
 ///
 ///     camfx snapshot --source photo.png --filter grayscale -o gray.png
-public final class PNGImageSource: VideoSource {
+public final class PNGImageSource: MediaSource {
   public let path: String
   public let geometry: FrameGeometry
   public let frameRate: Int
@@ -39,6 +39,11 @@ public final class PNGImageSource: VideoSource {
     self.endFrame = frameCount
     self.pool = PixelBufferPool(geometry: image.geometry, capacity: poolCapacity)
     self.pacer = FramePacer(frameDuration: MediaTime(value: 1, timescale: Int32(frameRate)))
+  }
+
+  /// As a `MediaSource`: the next BGRA frame (no sound).
+  public func nextSample() throws -> MediaSample<PCMBuffer>? {
+    try nextFrame().map { .video(.bgra($0)) }
   }
 
   public func nextFrame() throws -> PixelBuffer? {

@@ -49,7 +49,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
   public func open(
     size: FrameGeometry? = nil, frameRate: Int = 30, live: Bool = false, firstFrame: Int64 = 0,
     poolCapacity: Int = 8
-  ) throws -> any VideoSource {
+  ) throws -> any MediaSource<PCMBuffer> {
     guard frameRate > 0 && frameRate <= 1000 else {
       throw SourceError(source: description, reason: "frame rate \(frameRate) must be in 1...1000")
     }

@@ -16,8 +16,8 @@ import CamfxMedia
 /// waits for a buffer: if all are in use, or the caller is a whole frame late, the
 /// frame is dropped and counted. A non-live source renders as fast as it is asked and
 /// waits for a buffer to come back (keep fewer than `poolCapacity` frames alive).
-/// A recording reads the drop counts through `LiveDropCounting`.
-public final class TestPatternSource: VideoSource {
+/// A recording reads the drop counts through `MediaSource`.
+public final class TestPatternSource: MediaSource {
   /// The size used when none is given.
   public static let defaultGeometry = FrameGeometry(width: 640, height: 480)
 
@@ -100,6 +100,11 @@ public final class TestPatternSource: VideoSource {
   /// The timestamp of frame `n`.
   public func presentationTime(ofFrame n: Int64) -> MediaTime {
     MediaTime(value: n, timescale: Int32(frameRate))
+  }
+
+  /// As a `MediaSource`: the next BGRA frame (no sound).
+  public func nextSample() throws -> MediaSample<PCMBuffer>? {
+    try nextFrame().map { .video(.bgra($0)) }
   }
 
   public func nextFrame() throws -> PixelBuffer? {

@@ -1,26 +1,27 @@
 import CamfxCore
+import CamfxMedia
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A file input played on the wall clock (`--input FILE --realtime`, as ffmpeg's `-re`):
+/// A file source played on the wall clock (`--input FILE --realtime`, as ffmpeg's `-re`):
 /// each video frame is handed on when it is due — the first at once, frame `t` seconds
-/// into the file `t` seconds later — and the session treats the input as live, as it
+/// into the file `t` seconds later — and the session treats the source as live, as it
 /// would a camera: frames the pipeline cannot take in time are dropped and counted.
 /// Sound is handed on as it is demultiplexed, between the frames. A way to rehearse a
 /// camera setup (its formats, its filters, a machine's speed) from a recording.
-public final class PacedRecordingInput<Audio: Sendable>: RecordingInputWrapper {
-  public let inner: any RecordingInput<Audio>
+public final class PacedSource<Audio: Sendable>: MediaSourceWrapper {
+  public let inner: any MediaSource<Audio>
   /// Monotonic nanoseconds and the frame time of the first frame.
   private var origin: (clock: Int64, time: MediaTime)?
 
-  public init(_ inner: any RecordingInput<Audio>) {
+  public init(_ inner: any MediaSource<Audio>) {
     self.inner = inner
   }
 
   public var isLive: Bool { true }
 
-  public func nextSample() throws -> RecordingSample<Audio>? {
+  public func nextSample() throws -> MediaSample<Audio>? {
     let sample = try inner.nextSample()
     if case .video(let frame) = sample { wait(until: frame.presentationTime) }
     return sample

@@ -5,13 +5,13 @@ import Synchronization
 import XCTest
 
 /// The wrappers around an input (timelapse, pacing) pass on what they do not change by
-/// construction: an interrupt, the yuv420p ability, the camera's gaps. TimelapseInput
+/// construction: an interrupt, the yuv420p ability, the camera's gaps. TimelapseSource
 /// used to drop `interrupt()`, so a timelapse of an unplugged camera waited for it on
 /// Ctrl-C.
-final class RecordingInputWrapperTests: XCTestCase {
+final class MediaSourceWrapperTests: XCTestCase {
   /// An input defined here, neither camera nor file: BGRA frames of its own, one gap,
   /// and a record of what the session asked of it.
-  final class SyntheticInput: RecordingInput, @unchecked Sendable {
+  final class SyntheticInput: MediaSource, @unchecked Sendable {
     typealias Audio = PCMBuffer
     let geometry = FrameGeometry(width: 16, height: 8)
     let frameDuration: MediaTime? = MediaTime(value: 1, timescale: 10)
@@ -20,6 +20,7 @@ final class RecordingInputWrapperTests: XCTestCase {
     let interrupted = Atomic<Bool>(false)
     var askedForYUV420 = false
     private var next = 0
+    private(set) var framesDroppedOutOfBuffers = 0
     private let pool = PixelBufferPool(geometry: FrameGeometry(width: 16, height: 8), capacity: 4)
 
     var canDeliverYUV420Frames: Bool { true }
@@ -27,21 +28,23 @@ final class RecordingInputWrapperTests: XCTestCase {
     func interrupt() { interrupted.store(true, ordering: .releasing) }
     var cameraGaps: [CameraGap]? { [CameraGap(start: 1.5, seconds: 2)] }
 
-    func nextSample() throws -> RecordingSample<PCMBuffer>? {
-      guard next < 30, !interrupted.load(ordering: .acquiring) else { return nil }
-      defer { next += 1 }
-      guard let frame = pool.tryAcquire(presentationTime: MediaTime(value: Int64(next), timescale: 10)) else {
-        return .dropped(.outOfBuffers)
+    func nextSample() throws -> MediaSample<PCMBuffer>? {
+      while next < 30, !interrupted.load(ordering: .acquiring) {
+        defer { next += 1 }
+        if let frame = pool.tryAcquire(presentationTime: MediaTime(value: Int64(next), timescale: 10)) {
+          return .video(.bgra(frame))
+        }
+        framesDroppedOutOfBuffers += 1
       }
-      return .video(.bgra(frame))
+      return nil
     }
   }
 
   func testTimelapseAndPacingPassOnInterruptGapsAndYUV420() throws {
     let synthetic = SyntheticInput()
-    let paced = PacedRecordingInput(synthetic)
-    let timelapse = TimelapseInput(paced, interval: MediaTime(value: 1, timescale: 2), frameDuration: MediaTime(value: 1, timescale: 30))
-    let input: any RecordingInput<PCMBuffer> = timelapse
+    let paced = PacedSource(synthetic)
+    let timelapse = TimelapseSource(paced, interval: MediaTime(value: 1, timescale: 2), frameDuration: MediaTime(value: 1, timescale: 30))
+    let input: any MediaSource<PCMBuffer> = timelapse
     XCTAssertEqual(input.geometry, FrameGeometry(width: 16, height: 8))
     XCTAssertTrue(input.isLive)
     XCTAssertTrue(input.canDeliverYUV420Frames)

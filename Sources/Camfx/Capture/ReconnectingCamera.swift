@@ -1,5 +1,6 @@
 import CamfxCapture
 import CamfxCore
+import CamfxMedia
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -14,8 +15,10 @@ import Glibc
 ///
 /// `@unchecked Sendable`: everything but `interrupted` is used only by the source
 /// stage's thread; `interrupt()` only sets that atomic.
-public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, @unchecked Sendable {
-  private var input: VideoSourceInput<Audio>?
+public final class ReconnectingCamera: MediaSource, @unchecked Sendable {
+  private var camera: V4L2Camera?
+  /// The drops counted by the cameras before the current one.
+  private var dropsBefore = (late: 0, outOfBuffers: 0, corrupt: 0)
   private let path: String
   private let reopen: () throws -> V4L2Camera
   private let timeout: Double
@@ -38,7 +41,7 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, @un
     camera: V4L2Camera, timeout: Double, reopen: @escaping () throws -> V4L2Camera,
     report: @escaping (String) -> Void = { _ in }
   ) {
-    input = VideoSourceInput(camera)
+    self.camera = camera
     path = camera.path
     geometry = camera.geometry
     frameDuration = camera.frameDuration
@@ -50,20 +53,23 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, @un
   }
 
   public var isLive: Bool { true }
-  public var hasAudio: Bool { false }
   public let pixelFormatName: String
   public let canDeliverYUV420Frames: Bool
   /// Set once the session asked for yuv420p frames: a camera that comes back is asked too.
   private var deliversYUV420 = false
 
+  public var framesSkippedLate: Int { dropsBefore.late + (camera?.framesSkippedLate ?? 0) }
+  public var framesDroppedOutOfBuffers: Int { dropsBefore.outOfBuffers + (camera?.framesDroppedOutOfBuffers ?? 0) }
+  public var framesCorrupt: Int { dropsBefore.corrupt + (camera?.framesCorrupt ?? 0) }
+
   public func deliverYUV420Frames() throws {
-    try input?.deliverYUV420Frames()
+    try camera?.deliverYUV420Frames()
     deliversYUV420 = true
   }
 
   public func interrupt() { interrupted.store(true, ordering: .releasing) }
 
-  public func nextSample() throws -> RecordingSample<Audio>? {
+  public func nextSample() throws -> MediaSample<PCMBuffer>? {
     while true {
       let error: V4L2Error
       switch readSample() {
@@ -73,7 +79,8 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, @un
       }
       // No reference to the old camera may live on here: closing it is what lets the
       // driver (or a module reload) bring the device back.
-      input = nil
+      dropsBefore = (framesSkippedLate, framesDroppedOutOfBuffers, framesCorrupt)
+      camera = nil
       report("camera \(path) was disconnected; waiting up to \(Self.seconds(timeout)) for it to come back")
       guard let camera = try waitForCamera() else {
         noteGapToNow()
@@ -93,17 +100,16 @@ public final class ReconnectingCameraInput<Audio: Sendable>: RecordingInput, @un
           detail: "the camera came back in format \(camera.pixelFormatName) instead of \(pixelFormatName)")
       }
       gapStart = lastTime
-      let reopened = VideoSourceInput<Audio>(camera)
-      if deliversYUV420 { try reopened.deliverYUV420Frames() }
-      input = reopened
+      if deliversYUV420 { try camera.deliverYUV420Frames() }
+      self.camera = camera
     }
   }
 
   /// The current camera's next sample (nil once it was given up), as a result.
-  private func readSample() -> Result<RecordingSample<Audio>?, any Error> {
-    guard let input else { return .success(nil) }
+  private func readSample() -> Result<MediaSample<PCMBuffer>?, any Error> {
+    guard let camera else { return .success(nil) }
     do {
-      let sample = try input.nextSample()
+      let sample = try camera.nextSample()
       if case .video(let frame) = sample { noteFrame(at: frame.presentationTime) }
       return .success(sample)
     } catch {

@@ -1,12 +1,12 @@
 import CamfxCore
 import CamfxMedia
 
-/// A live input that keeps one frame every `interval` (by the source's clock) and
+/// A live source that keeps one frame every `interval` (by the source's clock) and
 /// re-times the kept frames at `frameDuration` apart (`--timelapse 10s --fps 30`: an
 /// hour becomes 12 s), as motion's and rpicam-still's timelapses do. The first frame
 /// is kept; the source's sound, if it has any, is not (a timelapse is silent).
-public final class TimelapseInput<Audio: Sendable>: RecordingInputWrapper {
-  public let inner: any RecordingInput<Audio>
+public final class TimelapseSource<Audio: Sendable>: MediaSourceWrapper {
+  public let inner: any MediaSource<Audio>
   public let interval: MediaTime
   public let frameDuration: MediaTime?
   private var nextKeep: MediaTime?
@@ -15,7 +15,7 @@ public final class TimelapseInput<Audio: Sendable>: RecordingInputWrapper {
   /// - Parameters:
   ///   - interval: source time between kept frames.
   ///   - frameDuration: time between frames in the movie (1/fps).
-  public init(_ inner: any RecordingInput<Audio>, interval: MediaTime, frameDuration: MediaTime) {
+  public init(_ inner: any MediaSource<Audio>, interval: MediaTime, frameDuration: MediaTime) {
     precondition(interval > .zero, "a timelapse interval must be positive")
     self.inner = inner
     self.interval = interval
@@ -24,12 +24,9 @@ public final class TimelapseInput<Audio: Sendable>: RecordingInputWrapper {
 
   public var hasAudio: Bool { false }
 
-  public func nextSample() throws -> RecordingSample<Audio>? {
+  public func nextSample() throws -> MediaSample<Audio>? {
     while let sample = try inner.nextSample() {
-      guard case .video(var frame) = sample else {
-        if case .dropped = sample { return sample }
-        continue  // sound
-      }
+      guard case .video(var frame) = sample else { continue }  // sound
       let time = frame.presentationTime
       if let next = nextKeep, time < next { continue }
       // The next keep time follows the schedule, not this frame, so that late frames
