@@ -243,7 +243,6 @@ public final class RecordingPipeline {
       summary.syncSeconds = single.syncSeconds
       summary.syncs = single.syncs
     }
-    summary.cameraGaps = session.input.cameraGaps
     if summary.stopReason == .maxSize, summary.framesOut == 0, summary.error == nil {
       summary.error = "the size limit left no room for a single frame; nothing was recorded"
     }

@@ -51,8 +51,9 @@ public protocol MediaSource<Audio>: AnyObject {
   /// called from another thread when the recording is asked to stop. Default: nothing
   /// (a source whose every call returns soon).
   func interrupt()
-  /// The times the camera was gone and came back, for `--stats-json`; nil for sources
-  /// that are not a reconnecting camera. Default: nil.
+  /// The times the camera was gone and came back, for `--stats-json`, from a source
+  /// that knows them (a reconnecting camera). Default: nil, and the recording finds a
+  /// live source's gaps in its timestamps itself (`GapDetector`).
   var cameraGaps: [CameraGap]? { get }
   /// Frames a live source skipped because they were taken too late (the consumer fell
   /// behind, a camera's driver dropped them), so far. Default: 0.

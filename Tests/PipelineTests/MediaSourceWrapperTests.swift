@@ -1,13 +1,15 @@
 import Camfx
+import Foundation
 import CamfxCore
 import CamfxMedia
 import Synchronization
 import XCTest
 
-/// The wrappers around an input (timelapse, pacing) pass on what they do not change by
+/// The wrappers around a source (timelapse, pacing) pass on what they do not change by
 /// construction: an interrupt, the yuv420p ability, the camera's gaps. TimelapseSource
 /// used to drop `interrupt()`, so a timelapse of an unplugged camera waited for it on
-/// Ctrl-C.
+/// Ctrl-C. And a source that implements only what the protocol requires is stopped,
+/// has its gaps found and is encoded as yuv420p without a line of its own for any of it.
 final class MediaSourceWrapperTests: XCTestCase {
   /// An input defined here, neither camera nor file: BGRA frames of its own, one gap,
   /// and a record of what the session asked of it.
@@ -59,5 +61,60 @@ final class MediaSourceWrapperTests: XCTestCase {
     input.interrupt()
     XCTAssertTrue(synthetic.interrupted.load(ordering: .acquiring), "interrupt() reached the input inside both wrappers")
     XCTAssertNil(try input.nextSample(), "the interrupted input ended")
+  }
+
+  /// A source of a program's own that implements only what `MediaSource` requires: BGRA
+  /// frames 0.1 s apart by their timestamps, with a hole from 0.4 s to 1.5 s, and after
+  /// 2.9 s a jump to 100 s (a clock that leapt). Its frames come at once when asked.
+  final class BareSource: MediaSource {
+    let geometry = FrameGeometry(width: 32, height: 16)
+    let frameDuration: MediaTime? = MediaTime(value: 1, timescale: 10)
+    let isLive = true
+    private var next = 0
+    private let pool = PixelBufferPool(geometry: FrameGeometry(width: 32, height: 16), capacity: 8)
+
+    func nextSample() throws -> MediaSample<PCMBuffer>? {
+      let tenths = next < 5 ? next : next < 20 ? 15 + (next - 5) : 1000 + next
+      next += 1
+      guard let frame = pool.acquire(presentationTime: MediaTime(value: Int64(tenths), timescale: 10)) else { return nil }
+      frame.fill(BGRA(r: 200, g: 100, b: 50))
+      return .video(.bgra(frame))
+    }
+  }
+
+  func testABareSourceInTimelapseAndPacingStopsAtOnceReportsItsGapAndIsEncodedAsYUV420() throws {
+    let source = BareSource()
+    let input = TimelapseSource(
+      PacedSource(source), interval: MediaTime(value: 1, timescale: 5), frameDuration: MediaTime(value: 1, timescale: 30))
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-bare-\(UUID().uuidString).mp4").path
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    var video = VideoSettings(geometry: input.geometry)
+    video.fps = 30
+    video.preset = "ultrafast"
+    let writer = try MovieWriter(path: output, settings: MovieSettings(video: video))
+    var chain = FilterChain([])
+    try chain.configure(input: input.geometry)
+    let session = try RecordingSession<PCMBuffer>(input: input, chain: chain, sink: MovieWriterSink(writer: writer))
+    XCTAssertEqual(session.videoPath, "bgra → yuv420p → encoder")
+    session.start()
+    // By 3.3 s every frame up to 2.9 s was paced out; the pacer now waits for 100 s.
+    usleep(3_300_000)
+    let stopped = Date()
+    session.stop()
+    let summary = session.waitUntilFinished(statusInterval: 0.05)
+    XCTAssertLessThan(Date().timeIntervalSince(stopped), 1.0, "the stop ended the pacer's wait")
+    XCTAssertNil(summary.error)
+    // Kept every 0.2 s of the source: 0, 0.2, 0.4, then 1.5 and every 0.2 s to 2.9.
+    XCTAssertEqual(summary.framesOut, 11)
+    let gaps = try XCTUnwrap(summary.cameraGaps)
+    XCTAssertEqual(gaps.count, 1, "\(gaps)")
+    XCTAssertEqual(gaps.first?.start ?? 0, 0.4, accuracy: 1e-9)
+    XCTAssertEqual(gaps.first?.seconds ?? 0, 1.1, accuracy: 1e-9)
+    // The encoder's yuv420p, made from the source's BGRA: the colour comes back.
+    let rgb = [UInt8](try runTool("ffmpeg", ["-v", "error", "-i", output, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]))
+    XCTAssertEqual(rgb.count, 32 * 16 * 3)
+    XCTAssertEqual(Double(rgb[8 * 32 * 3 + 16 * 3]), 200, accuracy: 8)
+    XCTAssertEqual(Double(rgb[8 * 32 * 3 + 16 * 3 + 1]), 100, accuracy: 8)
+    XCTAssertEqual(Double(rgb[8 * 32 * 3 + 16 * 3 + 2]), 50, accuracy: 8)
   }
 }

@@ -79,6 +79,11 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   let keptFrames = Atomic<Int>(-1)
   let keptNanoseconds = Atomic<Int64>(0)
 
+  /// The gaps in a live input's timestamps, when the input does not report its own.
+  let gapDetector: Mutex<GapDetector>
+  /// Set once every stage has ended.
+  private let ended = Atomic<Bool>(false)
+
   private let stages = DispatchGroup()
   private let started = Atomic<Bool>(false)
   private let startNanoseconds = MonotonicClock.nanoseconds()
@@ -117,6 +122,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     self.sink = sink
     self.limits = limits
     self.outputGeometry = output
+    gapDetector = Mutex(GapDetector(frameDuration: input.frameDuration))
     self.rawFrames = FrameRing(capacity: buffering.rawFrames)
     // The writer drains both the video and the audio ring: one signal wakes it for either.
     let writerWork = WakeSignal()
@@ -151,6 +157,14 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   /// True when every filter runs on yuv420p pictures, with no BGRA at all.
   public var usesYUV420Filters: Bool { framePath.isYUV420Only }
+
+  /// The times a live input's frames stopped and came back (a camera's own account of
+  /// them, or the gaps in its timestamps), for `--stats-json`; nil for a file input.
+  /// Read once the recording has ended.
+  public var cameraGaps: [CameraGap]? {
+    guard input.isLive else { return nil }
+    return input.cameraGaps ?? gapDetector.withLock { $0.gaps }
+  }
 
   /// Starts every stage on its own thread.
   public func start() {
@@ -194,6 +208,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     while stages.wait(timeout: .now() + statusInterval) == .timedOut {
       status(statistics.snapshot, elapsedSeconds)
     }
+    ended.store(true, ordering: .releasing)
     return summary
   }
 
@@ -231,6 +246,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     let wall = firstFrameWallNanoseconds.load(ordering: .acquiring)
     if wall != .min { result.firstFrameEpochSeconds = Double(wall) / 1e9 }
     result.videoPath = videoPath
+    if ended.load(ordering: .acquiring) { result.cameraGaps = cameraGaps }
     result.bgraFrames = s.framesInBGRA.load(ordering: .relaxed)
     result.busySeconds = [
       "filter": Double(s.filterBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
