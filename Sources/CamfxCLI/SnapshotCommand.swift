@@ -67,9 +67,9 @@ struct SnapshotCommand: ParsableCommand {
     let destination = try OutputFile(path: output, overwrite: overwrite)
 
     let frameSource: any MediaSource<PCMBuffer>
-    if case .camera = sourceSpec {
-      let camera = try sourceSpec.open(size: geometry, frameRate: nil, live: true, poolCapacity: 2, camera: cameraSettings)
-      if let camera = camera as? V4L2Camera { reportNotes(camera.notes, from: camera.path) }
+    if case .camera(let device) = sourceSpec {
+      let camera = try SourceSpec.openCamera(device: device, size: geometry, frameRate: nil, poolCapacity: 2, camera: cameraSettings)
+      reportNotes(camera.notes, from: camera.path)
       frameSource = camera
     } else {
       frameSource = try sourceSpec.open(size: geometry, live: false, firstFrame: frame, poolCapacity: 1)

@@ -64,32 +64,32 @@ extension RecordingPipeline {
       // it afterwards. Beyond the rings a live source drops frames instead of waiting.
       let expected = RecordingBuffering.live(
         geometry: size ?? FrameGeometry(width: 640, height: 480), framesPerSecond: Double(fps ?? 30))
-      let videoSource = try spec.open(
-        size: size, frameRate: fps, live: configuration.realtime ?? true, poolCapacity: expected.poolCapacity,
-        camera: configuration.camera)
-      var rate = Double(fps ?? 30)
-      if let camera = videoSource as? V4L2Camera {
-        for note in camera.notes { report("\(camera.path): \(note)") }
-        if let interval = camera.format.frameIntervals.first { rate = interval.framesPerSecond }
+      guard case .camera(let device) = spec else {
+        let source = try spec.open(
+          size: size, frameRate: fps ?? 30, live: configuration.realtime ?? true, poolCapacity: expected.poolCapacity)
+        let buffering = source.isLive
+          ? RecordingBuffering.live(geometry: source.geometry, framesPerSecond: Double(fps ?? 30)).fitting(pool: expected.poolCapacity)
+          : RecordingBuffering.file
+        return OpenedInput(input: source, fps: Double(fps ?? 30), buffering: buffering)
       }
-      let buffering = videoSource.isLive
-        ? RecordingBuffering.live(geometry: videoSource.geometry, framesPerSecond: rate).fitting(pool: expected.poolCapacity)
-        : RecordingBuffering.file
-      if let camera = videoSource as? V4L2Camera, configuration.reconnectTimeout > 0 {
-        // The same format, size and rate (and controls) again when the camera comes back.
-        var again = configuration.camera
-        again.poolCapacity = max(expected.poolCapacity, 2)
-        again.size = camera.geometry
-        again.pixelFormat = camera.format.pixelFormat
-        if let interval = camera.format.frameIntervals.first { again.frameRate = interval }
-        again.preset = nil
-        let path = camera.path
-        let input = ReconnectingCamera(
-          camera: camera, timeout: configuration.reconnectTimeout, reopen: { try V4L2Camera(path: path, settings: again) },
-          report: report)
-        return OpenedInput(input: input, fps: rate, buffering: buffering)
-      }
-      return OpenedInput(input: videoSource, fps: rate, buffering: buffering)
+      let camera = try SourceSpec.openCamera(
+        device: device, size: size, frameRate: fps, poolCapacity: expected.poolCapacity, camera: configuration.camera)
+      for note in camera.notes { report("\(camera.path): \(note)") }
+      let rate = camera.format.frameIntervals.first?.framesPerSecond ?? Double(fps ?? 30)
+      let buffering = RecordingBuffering.live(geometry: camera.geometry, framesPerSecond: rate).fitting(pool: expected.poolCapacity)
+      guard configuration.reconnectTimeout > 0 else { return OpenedInput(input: camera, fps: rate, buffering: buffering) }
+      // The same format, size and rate (and controls) again when the camera comes back.
+      var again = configuration.camera
+      again.poolCapacity = max(expected.poolCapacity, 2)
+      again.size = camera.geometry
+      again.pixelFormat = camera.format.pixelFormat
+      if let interval = camera.format.frameIntervals.first { again.frameRate = interval }
+      again.preset = nil
+      let path = camera.path
+      let input = ReconnectingCamera(
+        camera: camera, timeout: configuration.reconnectTimeout, reopen: { try V4L2Camera(path: path, settings: again) },
+        report: report)
+      return OpenedInput(input: input, fps: rate, buffering: buffering)
     }
   }
 }

@@ -16,13 +16,13 @@ import Glibc
 /// timestamps may jump ahead by minutes).
 public final class PacedSource<Audio: Sendable>: MediaSourceWrapper, @unchecked Sendable {
   public let inner: any MediaSource<Audio>
-  /// Monotonic nanoseconds and the frame time of the first frame.
-  private var origin: (clock: Int64, time: MediaTime)?
+  private var pacer: FramePacer
   private let interrupted = Atomic<Bool>(false)
   private let wakeUp = WakeSignal()
 
   public init(_ inner: any MediaSource<Audio>) {
     self.inner = inner
+    pacer = FramePacer(frameDuration: inner.frameDuration)
   }
 
   public var isLive: Bool { true }
@@ -35,21 +35,9 @@ public final class PacedSource<Audio: Sendable>: MediaSourceWrapper, @unchecked 
 
   public func nextSample() throws -> MediaSample<Audio>? {
     let sample = try inner.nextSample()
-    if case .video(let frame) = sample { wait(until: frame.presentationTime) }
+    if case .video(let frame) = sample {
+      pacer.waitForFrame(at: frame.presentationTime, wakeUp: wakeUp) { interrupted.load(ordering: .acquiring) }
+    }
     return interrupted.load(ordering: .acquiring) ? nil : sample
-  }
-
-  /// Sleeps until the frame at `time` is due (absolute deadlines: no drift), or a stop.
-  private func wait(until time: MediaTime) {
-    guard let origin else {
-      self.origin = (MonotonicClock.nanoseconds(), time)
-      return
-    }
-    let due = origin.clock + (time - origin.time).converted(to: 1_000_000_000).value
-    while !interrupted.load(ordering: .acquiring) {
-      let left = due - MonotonicClock.nanoseconds()
-      if left <= 0 { return }
-      wakeUp.wait(timeoutNanoseconds: Int(min(left, 1_000_000_000))) { interrupted.load(ordering: .acquiring) }
-    }
   }
 }
