@@ -3,10 +3,10 @@
 ///
 /// The first filter reads the source (a decoded picture, which may still be a reference
 /// for the pictures after it, so it is never written) and writes the next picture; each
-/// filter that keeps the size then works in place on that picture. The filters from the
-/// last size change on write into the destination, so a chain with no crop needs no
-/// picture in between; one whose size changes before its last filter writes the
-/// pictures before that change into intermediates (`makeYUV420Intermediates()`).
+/// in-place filter that keeps the size then works on that picture. The last filter that
+/// writes a picture of its own writes the destination, so a chain with one such filter
+/// needs no picture in between; the ones before it write intermediates
+/// (`makeYUV420Intermediates()`).
 extension FilterChain {
   /// Where one filter of the chain writes its yuv420p output.
   enum YUV420Target {
@@ -24,26 +24,31 @@ extension FilterChain {
 
   /// The steps for `filters`, configured to `sizes` (input, then each filter's output);
   /// nil when one of them does not accept yuv420p.
+  ///
+  /// A filter works in place on the picture before it when it keeps the size and works
+  /// in place on BGRA too (`InPlaceVideoFilter`); the others — the first, which must not
+  /// write the source, and every `ResizingVideoFilter`, even one that keeps the size (a
+  /// half turn, a scale to the same size), since they read other rows than they write —
+  /// write a picture of their own: the last of them the destination, the ones before it
+  /// intermediates.
   static func yuv420Steps(_ filters: [any VideoFilter], sizes: [FrameGeometry]) -> [YUV420Step]? {
     let planar = filters.compactMap { ($0 as? any YUV420VideoFilter).flatMap { $0.acceptsYUV420 ? $0 : nil } }
     guard planar.count == filters.count else { return nil }
-    // From this filter on, no filter changes the size: they may write the destination.
-    let lastResize = filters.indices.last { sizes[$0 + 1] != sizes[$0] } ?? 0
+    let writes = filters.indices.map { i in i == 0 || sizes[i + 1] != sizes[i] || !(filters[i] is any InPlaceVideoFilter) }
+    let lastWriter = writes.lastIndex(of: true) ?? 0
     var steps: [YUV420Step] = []
-    var readsSource = true
     var intermediates = 0
     for (i, filter) in planar.enumerated() {
       let target: YUV420Target
-      if !readsSource && sizes[i + 1] == sizes[i] {
+      if !writes[i] {
         target = .inPlace
-      } else if i >= lastResize {
+      } else if i == lastWriter {
         target = .destination
       } else {
         target = .intermediate(intermediates)
         intermediates += 1
       }
       steps.append(YUV420Step(filter: filter, target: target, output: sizes[i + 1]))
-      readsSource = false
     }
     return steps
   }
@@ -86,5 +91,23 @@ extension FilterChain {
       step.filter.process(yuv420: current, into: target)
       current = target
     }
+  }
+
+  /// True when the chain accepts yuv420p and no filter changes the size, so that it may
+  /// run in place on a picture its holder may write (`process(yuv420InPlace:)`).
+  public var runsInPlaceOnYUV420: Bool {
+    guard yuv420Steps != nil else { return false }
+    return filters.allSatisfy { $0 is any InPlaceVideoFilter } && outputGeometry == inputGeometry
+      && (yuv420Steps ?? []).allSatisfy { $0.output == inputGeometry }
+  }
+
+  /// Runs every filter, in order, on `picture` itself: what a chain of in-place filters
+  /// that keep the size does to a picture nobody else reads, with no second picture to
+  /// write.
+  /// - Precondition: `runsInPlaceOnYUV420`, and `picture` is the configured size.
+  public func process(yuv420InPlace picture: YUV420Picture) {
+    guard let steps = yuv420Steps, runsInPlaceOnYUV420 else { preconditionFailure("the chain does not run in place on yuv420p") }
+    precondition(picture.geometry == inputGeometry, "chain configured for \(inputGeometry.map { "\($0)" } ?? "-"), got \(picture.geometry)")
+    for step in steps { step.filter.process(yuv420: picture, into: picture) }
   }
 }

@@ -23,7 +23,7 @@ public protocol YUV420VideoFilter: VideoFilter {
 
   /// Writes the filtered `source` (the configured input size) into `destination` (the
   /// size `configure` returned). The two are either the same picture — the filter works
-  /// in place; only asked of filters that keep the size — or do not overlap. Must not
-  /// allocate.
+  /// in place; only asked of an `InPlaceVideoFilter` that keeps the size — or do not
+  /// overlap. Must not allocate.
   func process(yuv420 source: YUV420Picture, into destination: YUV420Picture)
 }

@@ -11,12 +11,13 @@ import XCTest
 final class FramePathTests: XCTestCase {
   let size = FrameGeometry(width: 64, height: 48)
 
-  private func path(_ filters: [any VideoFilter], yuv420Source: Bool = true, yuv420Filters: Bool = true, rowBands: Bool = true)
-    throws -> FramePath
-  {
+  private func path(
+    _ filters: [any VideoFilter], yuv420Source: Bool = true, yuv420Filters: Bool = true, rowBands: Bool = true,
+    inPlace: Bool = true
+  ) throws -> FramePath {
     try FramePath(
       chain: configuredChain(filters, for: size), sourceCanDeliverYUV420: yuv420Source, capacity: 2,
-      yuv420Filters: yuv420Filters, rowBands: rowBands)
+      yuv420Filters: yuv420Filters, rowBands: rowBands, inPlace: inPlace)
   }
 
   private func filter(_ spec: String) throws -> any VideoFilter { try FilterRegistry.builtin.makeChain([spec]).filters[0] }
@@ -91,19 +92,52 @@ final class FramePathTests: XCTestCase {
     let mixed = try path(chain)
     let whole = try path(chain, yuv420Filters: false, rowBands: false)
     XCTAssertEqual(whole.sourceFormat, .bgra)
-    let fromMixed = try XCTUnwrap(try mixed.process(.yuv420(source), shouldStop: { false }))
-    // The whole-frame way from BGRA: the source as BGRA, as a reader would convert it.
+    // The whole-frame way from BGRA: the source as BGRA, as a reader would convert it
+    // (first: the mixed way may filter the source's own picture in place).
     let bgra = PixelBuffer(width: size.width, height: size.height)
     PixelConverter.convertI420(
       luma: source.y, lumaBytesPerRow: source.yStride, cb: source.u, cr: source.v, chromaBytesPerRow: source.uStride,
       to: bgra)
+    let unfiltered = planes(source)
+    let fromMixed = try XCTUnwrap(try mixed.process(.yuv420(source), shouldStop: { false }))
     let fromWhole = try XCTUnwrap(try whole.process(.bgra(bgra), shouldStop: { false }))
     let a = planes(fromMixed), b = planes(fromWhole)
     let worst = zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
     XCTAssertLessThanOrEqual(worst, 1, "mirror on the planes then BGRA, against all on BGRA")
-    XCTAssertNotEqual(a, planes(source), "the chain changed the picture")
+    XCTAssertNotEqual(a, unfiltered, "the chain changed the picture")
     // Grey: the chroma planes are flat at 128.
     let chroma = a[(size.width * size.height)...]
     XCTAssertEqual(Set(chroma), [128])
+  }
+
+  /// A half turn keeps the size but reads other rows than it writes: after a mirror it
+  /// gets a picture of its own to write (it was once run in place, which scrambled it).
+  func testAHalfTurnAfterAMirrorIsAVerticalFlip() throws {
+    let source = try sourcePicture()
+    let p = try path([mirror(), filter("rotate=angle=180")])
+    let out = try XCTUnwrap(try p.process(.yuv420(source), shouldStop: { false }))
+    let input = source.picture, output = out.picture
+    for plane in 0..<3 {
+      let (a, aStride, width, height) = input.plane(plane)
+      let (b, bStride, _, _) = output.plane(plane)
+      for y in 0..<height {
+        for x in 0..<width where a[y * aStride + x] != b[(height - 1 - y) * bStride + x] {
+          return XCTFail("plane \(plane) (\(x), \(y)) is not the vertical flip")
+        }
+      }
+    }
+  }
+
+  /// A picture its source keeps nothing of (`ownsItsPicture`: a camera's, a converted
+  /// file's) is filtered where it is, with the pixels a picture of its own gets.
+  func testAnOwnedPictureIsFilteredInPlaceWithTheSamePixels() throws {
+    let chain: [any VideoFilter] = try [mirror(), filter("grayscale"), filter("color=brightness=0.1")]
+    let apart = try path(chain, inPlace: false)
+    let expected = planes(try XCTUnwrap(try apart.process(.yuv420(try sourcePicture()), shouldStop: { false })))
+    let source = try sourcePicture()
+    XCTAssertTrue(source.ownsItsPicture)
+    let out = try XCTUnwrap(try path(chain).process(.yuv420(source), shouldStop: { false }))
+    XCTAssertTrue(out.picture.isSamePicture(as: source.picture), "filtered where it was")
+    XCTAssertEqual(planes(out), expected)
   }
 }

@@ -175,7 +175,7 @@ extension BenchCase {
       }
       let path = try FramePath(
         chain: chain, sourceCanDeliverYUV420: true, capacity: count, yuv420Filters: pass == .yuv420,
-        rowBands: pass != .wholeFrames)
+        rowBands: pass != .wholeFrames, inPlace: false)  // decoded pictures are never written
       var outputs = [YUV420Frame?](repeating: nil, count: count)
       var next = 0
       return {

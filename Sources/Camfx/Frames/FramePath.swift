@@ -40,6 +40,9 @@ final class FramePath {
   private let intermediates: [YUV420Planes]
   /// The yuv420p part's output pictures: the encoder's when there is no BGRA part.
   private let yuv420Output: YUV420FramePool?
+  /// True when the yuv420p part may run in place on a source's picture that allows it
+  /// (`YUV420Frame.ownsItsPicture`): its filters keep the size.
+  private let yuv420PartInPlace: Bool
   /// The filters run on BGRA, and how.
   private let bgraPart: BGRAPart?
   /// The encoder-ready pictures the BGRA part converts into.
@@ -66,10 +69,14 @@ final class FramePath {
   ///   - sourceCanDeliverYUV420: whether the source can hand on yuv420p pictures.
   ///   - capacity: encoder-ready pictures: the frames the writer's ring holds, plus the
   ///     one being written and the one being encoded.
-  ///   - yuv420Filters, rowBands: `false` turns that way of running filters off (to
-  ///     compare the ways in tests and benchmarks); with both off, a chain runs on
-  ///     whole BGRA frames.
-  init(chain: FilterChain, sourceCanDeliverYUV420: Bool, capacity: Int, yuv420Filters: Bool = true, rowBands: Bool = true) throws {
+  ///   - yuv420Filters, rowBands, inPlace: `false` turns that way of running filters off
+  ///     (to compare the ways in tests and benchmarks); with the first two off, a chain
+  ///     runs on whole BGRA frames, and without `inPlace` the yuv420p filters always
+  ///     write a picture of their own.
+  init(
+    chain: FilterChain, sourceCanDeliverYUV420: Bool, capacity: Int, yuv420Filters: Bool = true, rowBands: Bool = true,
+    inPlace: Bool = true
+  ) throws {
     guard let input = chain.inputGeometry, let output = chain.outputGeometry else {
       preconditionFailure("configure the chain before negotiating its frame path")
     }
@@ -88,6 +95,7 @@ final class FramePath {
     sourceFormat = split == 0 && !bands && !(count == 0 && sourceCanDeliverYUV420) ? .bgra : .yuv420
     yuv420Part = chain.subchain(0..<split)
     intermediates = split > 0 ? yuv420Part.makeYUV420Intermediates() : []
+    yuv420PartInPlace = inPlace && split > 0 && yuv420Part.runsInPlaceOnYUV420
     let yuv420PartOutput = yuv420Part.outputGeometry ?? input
     // The yuv420p part writes the encoder's pictures, or one the BGRA part reads at once.
     yuv420Output = split > 0 ? try YUV420FramePool(geometry: yuv420PartOutput, capacity: split == count ? capacity : 1, kind: .owned) : nil
@@ -142,6 +150,13 @@ final class FramePath {
     switch frame {
     case .yuv420(let source):
       guard let yuv420Output else {
+        picture = source
+        break
+      }
+      // A picture the source keeps nothing of is filtered where it is: no second
+      // picture to write, half the memory traffic (a camera's, a converted file's).
+      if yuv420PartInPlace && source.ownsItsPicture {
+        yuv420Part.process(yuv420InPlace: source.picture)
         picture = source
         break
       }

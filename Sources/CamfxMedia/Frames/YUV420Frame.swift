@@ -14,9 +14,10 @@ import CamfxCore
 /// Like a `PixelBuffer`, a copy is another view of the same picture, and the picture
 /// goes back to its pool when the last copy is gone.
 ///
-/// `@unchecked Sendable`: the AVFrame behind it is written only by whoever acquired it
-/// from the pool, before handing it on; the next stage only reads it (or, for the
-/// writer, gives it to the encoder), and the pool reuses it only when no copy is left.
+/// `@unchecked Sendable`: the AVFrame behind it is written only by whoever holds it
+/// alone — whoever acquired it from the pool, before handing it on, or a stage it was
+/// handed to that may write it (`ownsItsPicture`); the writer gives it to the encoder,
+/// and the pool reuses it only when no copy is left.
 public struct YUV420Frame: @unchecked Sendable {
   let slot: YUV420FrameSlot
   /// When this frame should be shown, on the source's clock.
@@ -28,6 +29,14 @@ public struct YUV420Frame: @unchecked Sendable {
   }
 
   var avFrame: UnsafeMutablePointer<AVFrame> { slot.frame.pointer }
+
+  /// True for a picture its producer wrote into a frame of an `.owned` pool (a camera's
+  /// or a file's pixels converted to yuv420p, a rendered composition): the stage it is
+  /// handed to may write it in place, since the producer keeps nothing of it and the
+  /// pool gives a picture still held by an encoder fresh buffers before it is written
+  /// again. False for a decoder's picture taken by reference, which the decoder may
+  /// still read to decode the pictures after it.
+  public var ownsItsPicture: Bool { slot.isOwned }
   public var width: Int { Int(avFrame.pointee.width) }
   public var height: Int { Int(avFrame.pointee.height) }
   public var geometry: FrameGeometry { FrameGeometry(width: width, height: height) }
@@ -53,5 +62,10 @@ public struct YUV420Frame: @unchecked Sendable {
 /// One reusable AVFrame of a `YUV420FramePool`.
 final class YUV420FrameSlot {
   let frame: FFmpegFrame
-  init(frame: FFmpegFrame) { self.frame = frame }
+  /// From an `.owned` pool (see `YUV420Frame.ownsItsPicture`).
+  let isOwned: Bool
+  init(frame: FFmpegFrame, isOwned: Bool) {
+    self.frame = frame
+    self.isOwned = isOwned
+  }
 }

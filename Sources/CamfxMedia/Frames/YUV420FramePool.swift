@@ -36,7 +36,7 @@ public final class YUV420FramePool: @unchecked Sendable {
       case .owned: frame = try FFmpegFrame(width: geometry.width, height: geometry.height, format: AV_PIX_FMT_YUV420P)
       case .decoded: frame = try FFmpegFrame()
       }
-      made.append(YUV420FrameSlot(frame: frame))
+      made.append(YUV420FrameSlot(frame: frame, isOwned: kind == .owned))
     }
     slots = ReusableObjects(made)
   }
