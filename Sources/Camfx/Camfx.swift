@@ -1,4 +1,5 @@
 @_exported import CamfxCore
+@_exported import CamfxMedia
 @_exported import ColorFilter
 @_exported import CropFilter
 @_exported import FitFilter
