@@ -121,17 +121,8 @@ final class PacketQueue: @unchecked Sendable {
 
   /// Drops every queued packet, counting its video frames as one drop.
   private func dropAll() {
-    var frames = 0
-    while count > 0 {
-      if slotStreams[head]?.kind == .video { frames += 1 }
-      av_packet_unref(slots[head].pointer)
-      slotStreams[head] = nil
-      head = (head + 1) % limits.packets
-      count -= 1
-    }
-    bytes = 0
-    videoCount = 0
-    droppedFrames += frames
+    droppedFrames += videoCount
     droppedGroups += 1
+    clear()
   }
 }
