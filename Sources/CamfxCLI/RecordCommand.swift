@@ -366,6 +366,17 @@ struct RecordCommand: ParsableCommand {
     recording.audio.bitrate = try audioBitrate.map { try Bitrate.parse($0) }
     recording.audio.sampleRate = sampleRate
     recording.audio.channels = channels
+    // Settings for a sound that is not there would be ignored without a word.
+    let soundOptions = [
+      ("--audio-codec", audioCodec != nil), ("--audio-bitrate", audioBitrate != nil), ("--sample-rate", sampleRate != nil),
+      ("--channels", channels != nil),
+    ]
+    if recording.sound == .none, let (name, _) = soundOptions.first(where: \.1) {
+      throw RecordingOptionError(
+        input == nil
+          ? "\(name) sets the sound, and this recording has none (add --audio sine, --audio default or --audio hw:CARD,DEV)"
+          : "\(name) sets the sound, and --audio none drops the movie's")
+    }
     recording.limits = limits
     recording.timelapse = timelapse
     return recording

@@ -214,6 +214,13 @@ final class RecordCommandTests: CLITestCase {
     try assertFails(
       ["record", "--audio", "noise", "-o", "out.mp4"],
       stderr: "camfx: error: invalid --audio 'noise' (expected none, sine or sine=FREQ, e.g. sine=440)")
+    // Settings for a sound that is not there are refused, not ignored.
+    try assertFails(
+      ["record", "--sample-rate", "44100", "-o", "out.mp4"],
+      stderr: "camfx: error: --sample-rate sets the sound, and this recording has none (add --audio sine, --audio default or --audio hw:CARD,DEV)")
+    try assertFails(
+      ["record", "--audio", "none", "--channels", "1", "-o", "out.mp4"],
+      stderr: "camfx: error: --channels sets the sound, and this recording has none (add --audio sine, --audio default or --audio hw:CARD,DEV)")
     try assertFails(
       ["record", "--duration", "abc", "-o", "out.mp4"],
       stderr: "camfx: error: invalid duration 'abc': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
