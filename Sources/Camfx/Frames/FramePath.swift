@@ -56,12 +56,6 @@ final class FramePath {
     /// On whole frames: `converted` holds the yuv420p picture turned to BGRA (none when
     /// the source delivers BGRA), `buffers` what the chain's resizing filters write.
     case wholeFrames(FilterChain, converted: PixelBufferPool?, buffers: FilterChainBuffers)
-
-    var chain: FilterChain {
-      switch self {
-      case .rowBands(let chain, _), .wholeFrames(let chain, _, _): return chain
-      }
-    }
   }
 
   /// - Parameters:
@@ -92,7 +86,9 @@ final class FramePath {
         bands = true
       }
     }
-    sourceFormat = split == 0 && !bands && !(count == 0 && sourceCanDeliverYUV420) ? .bgra : .yuv420
+    // The source's own BGRA when it has no yuv420p, or the chain needs whole BGRA frames
+    // from its first filter on.
+    sourceFormat = !sourceCanDeliverYUV420 || (count > 0 && split == 0 && !bands) ? .bgra : .yuv420
     yuv420Part = chain.subchain(0..<split)
     intermediates = split > 0 ? yuv420Part.makeYUV420Intermediates() : []
     yuv420PartInPlace = inPlace && split > 0 && yuv420Part.runsInPlaceOnYUV420
