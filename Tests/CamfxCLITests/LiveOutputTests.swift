@@ -138,6 +138,21 @@ final class LiveOutputTests: CLITestCase {
     XCTAssertEqual(played["audio"]?.codec, "aac")
   }
 
+  /// A full disk under an HLS output: libavformat's hls muxer closes the segment and the
+  /// playlist it could not write without a word, and camfx used to exit 0 with an empty
+  /// playlist. Now the output fails with the disk's error, and so does the recording.
+  func testHLSOnAFullDiskFailsWithTheDisksError() throws {
+    let disk = path("disk")
+    try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+    guard mount("tmpfs", disk, "tmpfs", 0, "size=64k") == 0 else { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
+    defer { _ = umount2(disk, Int32(MNT_DETACH)) }
+    let result = try CLI.run(live + ["--duration", "4s", "--hls-time", "1s", "-o", "disk/live.m3u8"], in: dir)
+    XCTAssertEqual(result.status, 1, "\(result)")
+    XCTAssertTrue(
+      result.stderr.contains("camfx: error: disk/live.m3u8: writing 'disk/live.m3u8' failed: No space left on device"),
+      result.stderr)
+  }
+
   func testHLSWithFragmentedMP4Segments() throws {
     try FileManager.default.createDirectory(at: dir.appendingPathComponent("hls"), withIntermediateDirectories: true)
     let result = try CLI.run(

@@ -60,6 +60,9 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
 
   // The sender thread's own.
   private var context: UnsafeMutablePointer<AVFormatContext>?
+  /// The first failed write of a file the muxer opened itself (an HLS segment or
+  /// playlist; `watchedClose`), 0 while none failed.
+  private let ownFilesError = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
   private var timestampOffsets: [Int64] = []
 
   /// - Parameters:
@@ -71,10 +74,12 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     self.destination = destination
     self.events = events
     queue = Mutex(try PacketQueue())
+    ownFilesError.initialize(to: 0)
   }
 
   deinit {
     if started && !done { cancel() }
+    ownFilesError.deallocate()
   }
 
   public var isLive: Bool { true }
@@ -273,6 +278,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     if let context, !interrupt.isSet {
       let r = av_write_trailer(context)
       if r < 0 { failure = FFmpegError(code: r, operation: "finishing '\(destination.displayName)'") }
+      do throws(FFmpegError) { try checkOwnFiles("finishing '\(destination.displayName)'") } catch { failure = failure ?? error }
     }
     closeContext()
     queue.withLock { $0.clear() }
@@ -310,6 +316,11 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
       "opening '\(name)'")
     guard let ctx else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "opening '\(name)'") }
     context = ctx
+    // A muxer that writes files of its own (HLS: segments and the playlist) closes
+    // one that could not be written (a full disk) without saying so; this close does.
+    ownFilesError.pointee = 0
+    ctx.pointee.opaque = UnsafeMutableRawPointer(ownFilesError)
+    ctx.pointee.io_close2 = watchedClose
     var callback = AVIOInterruptCB(callback: interruptCallback, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
     ctx.pointee.interrupt_callback = callback
     for stream in streams {
@@ -353,6 +364,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     av_packet_rescale_ts(packet, stream.timeBase, target.pointee.time_base)
     packet.pointee.stream_index = Int32(stream.index)
     try check(av_interleaved_write_frame(context, packet), "sending to '\(destination.displayName)'")
+    try checkOwnFiles("writing '\(destination.displayName)'")
     shared.withLock {
       $0.bytes += size
       if isVideo {
@@ -360,6 +372,12 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
         $0.videoEnd = max($0.videoEnd, end)
       }
     }
+  }
+
+  /// Throws the first failed write of a file the muxer opened itself.
+  private func checkOwnFiles(_ operation: String) throws(FFmpegError) {
+    let code = ownFilesError.pointee
+    if code < 0 { throw FFmpegError(code: code, operation: operation) }
   }
 
   private func closeContext() {
@@ -377,6 +395,22 @@ private final class InterruptFlag: Sendable {
   private let flag = Atomic<Bool>(false)
   func set() { flag.store(true, ordering: .releasing) }
   var isSet: Bool { flag.load(ordering: .acquiring) }
+}
+
+/// libavformat's close of a file a muxer opened itself (`AVFormatContext.io_close2`),
+/// which also keeps the first write that failed in the `Int32` at the context's
+/// `opaque`: the HLS muxer ignores what closing a segment or its playlist returns.
+private let watchedClose: @convention(c) (UnsafeMutablePointer<AVFormatContext>?, UnsafeMutablePointer<AVIOContext>?) -> Int32 = {
+  context, pb in
+  guard let pb else { return 0 }
+  avio_flush(pb)
+  let written = pb.pointee.error
+  let closed = avio_close(pb)
+  let failure = written < 0 ? written : closed
+  if failure < 0, let slot = context?.pointee.opaque?.assumingMemoryBound(to: Int32.self), slot.pointee == 0 {
+    slot.pointee = failure
+  }
+  return failure
 }
 
 private let interruptCallback: @convention(c) (UnsafeMutableRawPointer?) -> Int32 = { opaque in
