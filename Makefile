@@ -82,7 +82,7 @@ install: release
 	.build/release/camfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_camfx
 	.build/release/camfx --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/camfx.fish
 
-## make fuzz: libFuzzer on the filter-spec parser, the PNG loader and movie input (FUZZ_SECONDS each, default 120)
+## make fuzz: libFuzzer on the filter-spec parser, the PNG loader, movie input and camera frames (FUZZ_SECONDS each, default 120)
 FUZZ_SECONDS ?= 120
 FUZZ_FLAGS = -c release -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
 fuzz: setup

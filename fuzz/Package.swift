@@ -25,5 +25,5 @@ let fuzzerTarget = { (name: String) -> Target in
 let package = Package(
   name: "camfx-fuzz",
   dependencies: [.package(name: "camfx", path: "../")],
-  targets: ["FuzzFilterSpec", "FuzzPNG", "FuzzMovie"].map(fuzzerTarget) + [.target(name: "FuzzSupport")]
+  targets: ["FuzzFilterSpec", "FuzzPNG", "FuzzMovie", "FuzzCameraFrame"].map(fuzzerTarget) + [.target(name: "FuzzSupport")]
 )

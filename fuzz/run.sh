@@ -10,7 +10,7 @@ work=$(mktemp -d /tmp/camfx-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p crashes
 status=0
-for pair in FuzzFilterSpec:filter-spec FuzzPNG:png FuzzMovie:movie; do
+for pair in FuzzFilterSpec:filter-spec FuzzPNG:png FuzzMovie:movie FuzzCameraFrame:camera-frame; do
   target=${pair%%:*} corpus=${pair#*:}
   cp -r "corpus/$corpus" "$work/$corpus"
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 ".build/release/$target" -max_total_time="$seconds" \

@@ -93,11 +93,7 @@ extension V4L2Camera {
   /// from its SOI to its EOI marker (drivers may pad the buffer with zeros after it), an
   /// H.264 access unit that begins with a start code.
   func isWholeCompressedFrame(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    if format.pixelFormat == .h264 { return H264Bitstream.startsWithStartCode(bytes) }
-    guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return false }
-    var end = bytes.count
-    while end > 2, bytes[end - 1] == 0 { end -= 1 }
-    return end >= 4 && bytes[end - 2] == 0xFF && bytes[end - 1] == 0xD9
+    CompressedFrameDecoder.isWholeFrame(bytes, codec: format.pixelFormat == .h264 ? .h264 : .mjpeg)
   }
 
   /// Dequeues buffers until `handle` makes something of one (it gives the buffer back

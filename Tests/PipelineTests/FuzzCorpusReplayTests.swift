@@ -38,6 +38,30 @@ final class FuzzCorpusReplayTests: XCTestCase {
     for file in try corpus("png") { _ = try? PNGFile.read(path: file.path) }
   }
 
+  /// What FuzzCameraFrame runs: a camera's compressed frame (first byte: MJPEG when
+  /// even, H.264 when odd) checked, scanned and decoded into pictures of both kinds.
+  func testCameraFrameInputs() throws {
+    FFmpegLogging.fatalOnly()
+    let mjpeg = try CompressedFrameDecoder(codec: .mjpeg), h264 = try CompressedFrameDecoder(codec: .h264)
+    let planes = YUV420Planes(width: 64, height: 48), bgra = PixelBuffer(width: 64, height: 48)
+    var decoded = 0
+    for file in try corpus("camera-frame") {
+      let data = try Data(contentsOf: file)
+      guard let selector = data.first else { continue }
+      let codec: CompressedFrameDecoder.Codec = selector % 2 == 0 ? .mjpeg : .h264
+      let decoder = codec == .mjpeg ? mjpeg : h264
+      data.dropFirst().withUnsafeBytes { bytes in
+        _ = CompressedFrameDecoder.isWholeFrame(bytes, codec: codec)
+        _ = H264Bitstream.isKeyframe(bytes)
+        _ = H264Bitstream.parameterSets(in: bytes)
+        if decoder.decode(bytes, into: planes.picture) == .decoded { decoded += 1 }
+        _ = decoder.decode(bytes, into: bgra)
+      }
+    }
+    // The seeds' whole frames decode (the replay reaches the decoder, not just the checks).
+    XCTAssertGreaterThan(decoded, 0)
+  }
+
   func testFilterSpecInputs() throws {
     for file in try corpus("filter-spec") {
       let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)

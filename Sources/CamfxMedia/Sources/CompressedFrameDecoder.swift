@@ -61,6 +61,18 @@ public final class CompressedFrameDecoder {
     frame = try FFmpegFrame()
   }
 
+  /// True when `bytes` can be a whole frame of `codec` as a camera sends it: a JPEG from
+  /// its SOI to its EOI marker (drivers may pad the buffer with zeros after it), an
+  /// H.264 access unit that begins with a start code. What a camera hands over is
+  /// untrusted: a buffer cut short or stale is dropped before it reaches the decoder.
+  public static func isWholeFrame(_ bytes: UnsafeRawBufferPointer, codec: Codec) -> Bool {
+    if codec == .h264 { return H264Bitstream.startsWithStartCode(bytes) }
+    guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return false }
+    var end = bytes.count
+    while end > 2, bytes[end - 1] == 0 { end -= 1 }
+    return end >= 4 && bytes[end - 2] == 0xFF && bytes[end - 1] == 0xD9
+  }
+
   /// Decodes one frame of exactly `destination`'s size into it.
   public func decode(_ bytes: UnsafeRawBufferPointer, into destination: PixelBuffer) -> Outcome {
     let outcome = decode(bytes, width: destination.width, height: destination.height)
