@@ -93,12 +93,15 @@ extension FilterChain {
     }
   }
 
-  /// True when the chain accepts yuv420p and no filter changes the size, so that it may
-  /// run in place on a picture its holder may write (`process(yuv420InPlace:)`).
-  public var runsInPlaceOnYUV420: Bool {
-    guard yuv420Steps != nil else { return false }
-    return filters.allSatisfy { $0 is any InPlaceVideoFilter } && outputGeometry == inputGeometry
-      && (yuv420Steps ?? []).allSatisfy { $0.output == inputGeometry }
+  /// True when every step but the first works in place and the first could too (an
+  /// in-place filter that keeps the size): the chain may then run on a picture its
+  /// holder may write (`process(yuv420InPlace:)`). Worked out once, by `configure`.
+  static func runInPlace(_ steps: [YUV420Step]?, first: (any VideoFilter)?, sizes: [FrameGeometry]) -> Bool {
+    guard let steps else { return false }
+    guard let first else { return true }
+    return first is any InPlaceVideoFilter && sizes[1] == sizes[0] && steps.dropFirst().allSatisfy {
+      if case .inPlace = $0.target { return true } else { return false }
+    }
   }
 
   /// Runs every filter, in order, on `picture` itself: what a chain of in-place filters

@@ -96,10 +96,16 @@ public struct FilterChain: Sendable {
     let rowLocal = filters.compactMap { ($0 as? any RowLocalVideoFilter).flatMap { $0.isRowLocal ? $0 : nil } }
     rowLocalFilters = geometry == input && rowLocal.count == filters.count ? rowLocal : nil
     yuv420Steps = Self.yuv420Steps(filters, sizes: sizes)
+    runsInPlaceOnYUV420 = Self.runInPlace(yuv420Steps, first: filters.first, sizes: sizes)
     resizedGeometries = steps.indices.compactMap { i in
       if case .resizing = steps[i] { return sizes[i + 1] } else { return nil }
     }
   }
+
+  /// True when the chain accepts yuv420p and no filter changes the size or reads other
+  /// rows than it writes, so that it may run in place on a picture its holder may write
+  /// (`process(yuv420InPlace:)`). Known after `configure`.
+  public private(set) var runsInPlaceOnYUV420 = false
 
   /// The sizes the configured chain works on: the input, then each filter's output.
   private var sizes: [FrameGeometry] = []

@@ -102,7 +102,7 @@ extension RecordingSession {
         if !ring.push(block, shouldStop: { self.isAborted }) { return }
 
       case .video(let frame):
-        if live { gapDetector.withLock { $0.note(frame.presentationTime) } }
+        if live { gapDetector.note(frame.presentationTime) }
         if !accept(frame, at: frame.presentationTime) { return }
       }
     }

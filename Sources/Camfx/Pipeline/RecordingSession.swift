@@ -80,7 +80,8 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   let keptNanoseconds = Atomic<Int64>(0)
 
   /// The gaps in a live input's timestamps, when the input does not report its own.
-  let gapDetector: Mutex<GapDetector>
+  /// Written by the source stage alone; read once every stage has ended.
+  var gapDetector: GapDetector
   /// Set once every stage has ended.
   private let ended = Atomic<Bool>(false)
 
@@ -122,7 +123,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     self.sink = sink
     self.limits = limits
     self.outputGeometry = output
-    gapDetector = Mutex(GapDetector(frameDuration: input.frameDuration))
+    gapDetector = GapDetector(frameDuration: input.frameDuration)
     self.rawFrames = FrameRing(capacity: buffering.rawFrames)
     // The writer drains both the video and the audio ring: one signal wakes it for either.
     let writerWork = WakeSignal()
@@ -160,10 +161,10 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   /// The times a live input's frames stopped and came back (a camera's own account of
   /// them, or the gaps in its timestamps), for `--stats-json`; nil for a file input.
-  /// Read once the recording has ended.
+  /// Nil until the recording has ended.
   public var cameraGaps: [CameraGap]? {
-    guard input.isLive else { return nil }
-    return input.cameraGaps ?? gapDetector.withLock { $0.gaps }
+    guard input.isLive, ended.load(ordering: .acquiring) else { return nil }
+    return input.cameraGaps ?? gapDetector.gaps
   }
 
   /// Starts every stage on its own thread.
@@ -246,7 +247,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     let wall = firstFrameWallNanoseconds.load(ordering: .acquiring)
     if wall != .min { result.firstFrameEpochSeconds = Double(wall) / 1e9 }
     result.videoPath = videoPath
-    if ended.load(ordering: .acquiring) { result.cameraGaps = cameraGaps }
+    result.cameraGaps = cameraGaps
     result.bgraFrames = s.framesInBGRA.load(ordering: .relaxed)
     result.busySeconds = [
       "filter": Double(s.filterBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
