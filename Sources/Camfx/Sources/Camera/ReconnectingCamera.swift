@@ -26,11 +26,10 @@ public final class ReconnectingCamera: MediaSource, @unchecked Sendable {
   private let interrupted = Atomic<Bool>(false)
   public let geometry: FrameGeometry
   public let frameDuration: MediaTime?
-  public private(set) var gaps: [CameraGap] = []
+  /// The times the camera was gone, as this input saw them go and come back.
+  private var gapDetector = GapDetector.markedGapsOnly
+  public var gaps: [CameraGap] { gapDetector.gaps }
   public var cameraGaps: [CameraGap]? { gaps }
-  private var firstTime: MediaTime?
-  private var lastTime: MediaTime?
-  private var gapStart: MediaTime?
 
   /// - Parameters:
   ///   - camera: the opened camera.
@@ -83,7 +82,9 @@ public final class ReconnectingCamera: MediaSource, @unchecked Sendable {
       camera = nil
       report("camera \(path) was disconnected; waiting up to \(Self.seconds(timeout)) for it to come back")
       guard let camera = try waitForCamera() else {
-        noteGapToNow()
+        // Frames carry CLOCK_MONOTONIC times, the driver's or camfx's own: now is on
+        // the same clock.
+        gapDetector.endGap(at: MediaTime(value: MonotonicClock.nanoseconds() / 1000, timescale: 1_000_000))
         if interrupted.load(ordering: .acquiring) { return nil }
         throw V4L2Error(
           .disconnected, code: error.code, operation: error.operation, device: path,
@@ -99,7 +100,7 @@ public final class ReconnectingCamera: MediaSource, @unchecked Sendable {
           .failed, operation: "reopen", device: path,
           detail: "the camera came back in format \(camera.pixelFormatName) instead of \(pixelFormatName)")
       }
-      gapStart = lastTime
+      gapDetector.breakAfterLastFrame()
       if deliversYUV420 { try camera.deliverYUV420Frames() }
       self.camera = camera
     }
@@ -110,31 +111,13 @@ public final class ReconnectingCamera: MediaSource, @unchecked Sendable {
     guard let camera else { return .success(nil) }
     do {
       let sample = try camera.nextSample()
-      if case .video(let frame) = sample { noteFrame(at: frame.presentationTime) }
+      if case .video(let frame) = sample, let gap = gapDetector.note(frame.presentationTime) {
+        report("camera \(path) is back after a gap of \(Self.seconds(gap.seconds)); recording goes on")
+      }
       return .success(sample)
     } catch {
       return .failure(error)
     }
-  }
-
-  private func noteFrame(at time: MediaTime) {
-    if firstTime == nil { firstTime = time }
-    if let start = gapStart, let first = firstTime {
-      let gap = CameraGap(start: (start - first).seconds, seconds: (time - start).seconds)
-      gaps.append(gap)
-      report("camera \(path) is back after a gap of \(Self.seconds(gap.seconds)); recording goes on")
-      gapStart = nil
-    }
-    lastTime = time
-  }
-
-  /// The camera stayed away until the recording ended (a stop while waiting, or the
-  /// timeout): the gap runs from its last frame to now. Frames carry CLOCK_MONOTONIC
-  /// times, the driver's or camfx's own, so now is on the same clock.
-  private func noteGapToNow() {
-    guard let first = firstTime, let last = lastTime else { return }
-    let now = MediaTime(value: MonotonicClock.nanoseconds() / 1000, timescale: 1_000_000)
-    gaps.append(CameraGap(start: (last - first).seconds, seconds: max(0, (now - last).seconds)))
   }
 
   /// Tries to reopen the camera twice a second until `timeout` or an interrupt.
