@@ -102,12 +102,17 @@ public enum BGRAToYUV420 {
 
   /// Converts the visible pixels of `buffer` into `planes` (same size).
   public static func convert(_ buffer: PixelBuffer, into planes: YUV420Planes, kernel: Kernel = .default) {
-    precondition(buffer.width == planes.width && buffer.height == planes.height, "planes size differs from buffer")
+    convert(buffer, into: planes.picture, kernel: kernel)
+  }
+
+  /// Converts the visible pixels of `buffer` into `picture`'s planes (same size).
+  public static func convert(_ buffer: PixelBuffer, into picture: YUV420Picture, kernel: Kernel = .default) {
+    precondition(buffer.width == picture.width && buffer.height == picture.height, "picture size differs from buffer")
     buffer.withUnsafeBytes { src in
       convert(
         source: src, sourceBytesPerRow: buffer.bytesPerRow, width: buffer.width, height: buffer.height,
-        y: planes.y, yStride: planes.yStride, u: planes.u, uStride: planes.uStride,
-        v: planes.v, vStride: planes.vStride, kernel: kernel)
+        y: picture.y, yStride: picture.yStride, u: picture.u, uStride: picture.uStride,
+        v: picture.v, vStride: picture.vStride, kernel: kernel)
     }
   }
 

@@ -146,6 +146,14 @@ extension PixelConverter {
     }
   }
 
+  /// Converts a yuv420p picture to BGRA (`destination`'s size: the picture's).
+  public static func convertI420(_ picture: YUV420Picture, to destination: PixelBuffer) {
+    precondition(picture.width == destination.width && picture.height == destination.height, "buffer size differs from picture")
+    convertI420(
+      luma: picture.y, lumaBytesPerRow: picture.yStride, cb: picture.u, cr: picture.v, chromaBytesPerRow: picture.uStride,
+      to: destination)
+  }
+
   /// Converts planar I420 4:2:0 (`V4L2_PIX_FMT_YUV420` "YU12", FFmpeg `yuv420p`) to BGRA.
   /// `swapChroma` reads the planes as YV12 (Cr plane first).
   public static func convertI420(

@@ -78,13 +78,10 @@ final class FramePath {
     // The first filter that needs BGRA: the BGRA part starts there.
     var split = sourceCanDeliverYUV420 ? (0..<count).first { !(yuv420Filters && chain.acceptsYUV420(filterAt: $0)) } ?? count : 0
     var bands = false
-    if sourceCanDeliverYUV420 && split < count && rowBands {
+    if sourceCanDeliverYUV420 && split < count && rowBands && chain.subchain(split..<count).isRowLocal {
+      bands = true
       // Bands take the row-local filters before the split too (they keep the size).
-      let start = (0..<split).reversed().prefix { chain.subchain($0..<count).isRowLocal }.last ?? split
-      if chain.subchain(start..<count).isRowLocal {
-        split = start
-        bands = true
-      }
+      while split > 0 && chain.subchain(split - 1..<count).isRowLocal { split -= 1 }
     }
     // The source's own BGRA when it has no yuv420p, or the chain needs whole BGRA frames
     // from its first filter on.
@@ -182,19 +179,13 @@ final class FramePath {
     case .yuv420(let source):
       guard let pool = converted, let made = pool.acquire(presentationTime: source.presentationTime, shouldStop: shouldStop)
       else { return nil }
-      PixelConverter.convertI420(
-        luma: source.y, lumaBytesPerRow: source.yStride, cb: source.u, cr: source.v,
-        chromaBytesPerRow: source.uStride, to: made)
+      PixelConverter.convertI420(source.picture, to: made)
       buffer = made
     }
     guard let filtered = chain.process(buffer, using: buffers, shouldStop: shouldStop),
       let out = try bgraOutput.acquire(presentationTime: buffer.presentationTime, shouldStop: shouldStop)
     else { return nil }
-    filtered.withUnsafeBytes { pixels in
-      BGRAToYUV420.convert(
-        source: pixels, sourceBytesPerRow: filtered.bytesPerRow, width: filtered.width, height: filtered.height,
-        y: out.y, yStride: out.yStride, u: out.u, uStride: out.uStride, v: out.v, vStride: out.vStride)
-    }
+    BGRAToYUV420.convert(filtered, into: out.picture)
     return out
   }
 

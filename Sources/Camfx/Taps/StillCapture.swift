@@ -58,9 +58,7 @@ public final class StillCapture: FrameTap, @unchecked Sendable {
       }
     case .yuv420(let picture):
       copy = PixelBuffer(width: picture.width, height: picture.height, presentationTime: picture.presentationTime)
-      PixelConverter.convertI420(
-        luma: picture.y, lumaBytesPerRow: picture.yStride, cb: picture.u, cr: picture.v,
-        chromaBytesPerRow: picture.uStride, to: copy)
+      PixelConverter.convertI420(picture.picture, to: copy)
     }
     let now = time(nil)
     queue.async { [self] in
