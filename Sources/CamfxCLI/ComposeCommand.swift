@@ -212,10 +212,8 @@ struct ComposeCommand: ParsableCommand {
     }
     let source = try PassthroughComposition(composition, audio: !noAudio)
     signal(SIGPIPE, SIG_IGN)
-    let outputs = try plan.makeOutputs(file: MovieFileOutput.Options(overwrite: overwrite), segments: nil) {
-      RecordCommand.printToStderr("camfx: \($0)\n")
-    }
-    let session = try PacketCopySession(source: source, outputs: outputs)
+    let outputs = try plan.makeOutputs(file: MovieFileOutput.Options(overwrite: overwrite), segments: nil)
+    let session = try PacketCopySession(source: source, outputs: outputs) { RecordCommand.printToStderr("camfx: \($0)\n") }
     let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in session.stop() }
     defer { signals.cancel() }
     let summary = session.run()

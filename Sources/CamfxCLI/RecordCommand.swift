@@ -420,8 +420,10 @@ struct RecordCommand: ParsableCommand {
       packets = try CameraPacketSource(camera: try openCopiedCamera())
     }
     signal(SIGPIPE, SIG_IGN)
-    let outputs = try plan.makeOutputs(file: file, segments: segments) { Self.printToStderr("camfx: \($0)\n") }
-    let session = try PacketCopySession(source: packets, outputs: outputs, limits: limits)
+    let outputs = try plan.makeOutputs(file: file, segments: segments)
+    let session = try PacketCopySession(source: packets, outputs: outputs, limits: limits) {
+      Self.printToStderr("camfx: \($0)\n")
+    }
     let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in session.stop() }
     defer { signals.cancel() }
     if verbose { Self.printToStderr("camfx: video path: \(packets.streams[0].codecName) → copy\n") }

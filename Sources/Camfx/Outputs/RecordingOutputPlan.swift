@@ -81,18 +81,14 @@ public struct RecordingOutputPlan: Sendable {
   /// - Parameters:
   ///   - file: how movie files are written.
   ///   - segments: cut each movie file into segments (`--segment`), if set.
-  ///   - events: told, one line at a time, when a stream loses or regains its server.
-  public func makeOutputs(
-    file: MovieFileOutput.Options, segments: SegmentedMovieOutput.Options?,
-    events: (@Sendable (String) -> Void)? = nil
-  ) throws -> [any MovieOutput] {
+  public func makeOutputs(file: MovieFileOutput.Options, segments: SegmentedMovieOutput.Options?) throws -> [any MovieOutput] {
     try targets.map { target -> any MovieOutput in
       switch target {
       case .file(let path):
         if let segments { return try SegmentedMovieOutput(pattern: path, options: segments) }
         return try MovieFileOutput(path: path, options: file)
       case .stream(let destination):
-        return try LiveStreamOutput(destination: destination, events: events)
+        return try LiveStreamOutput(destination: destination)
       }
     }
   }

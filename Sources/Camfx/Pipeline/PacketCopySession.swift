@@ -5,25 +5,37 @@ import Synchronization
 /// `--video-codec copy`: a movie's packets (`MoviePacketReader`) or a camera's JPEGs
 /// (`CameraPacketSource`) go to the outputs as they are, with no decoding and no
 /// encoding (`AVAssetExportPresetPassthrough`), cut by the usual limits. Timestamps are
-/// shifted so the recording starts at zero.
+/// shifted so the recording starts at zero. The packets go on a `PacketBus`, as an
+/// encoder's do, so the outputs have the same queues and workers either way.
 ///
-/// `@unchecked Sendable`: `run()` uses the source and the outputs on one thread;
-/// `stop()` only sets an atomic.
+/// `@unchecked Sendable`: `run()` uses the source on one thread; `stop()` only sets an
+/// atomic.
 public final class PacketCopySession: @unchecked Sendable {
   public let source: any PacketSource
   public let outputs: [any MovieOutput]
   public let limits: RecordingLimits
+  /// Where the copied packets go; more outputs can attach while it runs.
+  public let bus: PacketBus
+  /// The outputs given to `init`, attached.
+  private let subscriptions: [PacketSubscription]
   private let stopRequested = Atomic<Bool>(false)
   /// Video packets copied so far.
   public let videoPackets = Atomic<Int>(0)
 
-  /// Tells every output the streams.
+  /// Attaches every output to the bus (telling it the streams).
+  /// - Parameter events: told, one line each, when an output reconnects or ends.
   /// - Throws: `FFmpegError` when an output's container cannot hold a stream.
-  public init(source: any PacketSource, outputs: [any MovieOutput], limits: RecordingLimits = RecordingLimits()) throws {
+  public init(
+    source: any PacketSource, outputs: [any MovieOutput], limits: RecordingLimits = RecordingLimits(),
+    events: (@Sendable (String) -> Void)? = nil
+  ) throws {
     self.source = source
     self.outputs = outputs
     self.limits = limits
-    for output in outputs { try output.prepare(streams: source.streams) }
+    bus = PacketBus(
+      streams: source.streams, fileQueueLimits: source.isLive ? .file : .fileFromStoredMedia, events: events)
+    for output in outputs { try bus.subscribe(output) }
+    subscriptions = bus.subscriptions
   }
 
   /// Ends the copy after the current packet (a signal).
@@ -57,7 +69,7 @@ public final class PacketCopySession: @unchecked Sendable {
           lastVideoEnd = max(lastVideoEnd, pts + packet.durationSeconds)
           videoPackets.store(frames, ordering: .relaxed)
         }
-        for output in outputs { try output.write(packet) }
+        try bus.publish(packet)
         if packet.stream.kind == .video {
           if let limit = limits.frames, frames >= limit {
             reason = .frames
@@ -67,24 +79,32 @@ public final class PacketCopySession: @unchecked Sendable {
             reason = .maxSize
             break
           }
-          if outputs.allSatisfy(\.hasEnded) {
+          let attached = bus.subscriptions
+          if !attached.isEmpty, attached.allSatisfy(\.hasEnded) {
             reason = .outputsEnded
             break
           }
-          if outputs.contains(where: { $0.stopRequest != nil }) {
+          if attached.contains(where: { $0.stopRequest != nil }) {
             reason = .minFree
             break
           }
         }
       }
-      for output in outputs { try output.finish() }
+      try bus.finish()
     } catch {
       failure = error
       reason = .failed
-      for output in outputs { output.cancel() }
+      bus.cancel()
+    }
+    // What the files hold (a file stops muxing at --max-size): the figures are theirs.
+    let read = frames
+    let files = subscriptions.filter { !$0.delivery.isLive }
+    if !files.isEmpty {
+      frames = files.map(\.videoPacketsWritten).min() ?? frames
+      lastVideoEnd = min(lastVideoEnd, files.map(\.videoEndSeconds).min() ?? lastVideoEnd)
     }
     var summary = RecordingSummary(
-      framesIn: frames + source.framesSkippedLate + source.framesCorrupt, framesOut: frames,
+      framesIn: read + source.framesSkippedLate + source.framesCorrupt, framesOut: frames,
       dropped: [
         DropReason.late.rawValue: source.framesSkippedLate, DropReason.outOfBuffers.rawValue: 0,
         DropReason.corrupt.rawValue: source.framesCorrupt,
@@ -93,14 +113,18 @@ public final class PacketCopySession: @unchecked Sendable {
       elapsedSeconds: Double(MonotonicClock.nanoseconds() - started) / 1e9, bytes: bytesWritten, stopReason: reason,
       error: failure.map { "\($0)" })
     summary.videoPath = "\(source.streams[0].codecName) → copy"
+    summary.packetBus = RecordingSummary.PacketBusSummary(bus.figures)
     summary.bgraFrames = 0
-    if outputs.count > 1 || outputs.allSatisfy(\.isLive) { summary.outputs = outputs.map(\.report) }
+    if subscriptions.count > 1 || subscriptions.allSatisfy(\.delivery.isLive) {
+      summary.outputs = subscriptions.map(\.report)
+    }
     return summary
   }
 
   /// The files' bytes (the live outputs' when there is no file).
   private var bytesWritten: Int64 {
-    let files = outputs.filter { !$0.isLive }
-    return (files.isEmpty ? outputs : files).reduce(0) { $0 + $1.bytesWritten }
+    let all = subscriptions
+    let files = all.filter { !$0.delivery.isLive }
+    return (files.isEmpty ? all : files).reduce(0) { $0 + $1.bytesWritten }
   }
 }

@@ -181,9 +181,11 @@ public final class RecordingPipeline {
       generator = SineToneGenerator(try SineAudioSource(
         frequency: frequency, sampleRate: audio.sampleRate, channels: audio.channels))
     }
-    let outputs = try plan.makeOutputs(file: configuration.file, segments: configuration.segments, events: report)
+    let outputs = try plan.makeOutputs(file: configuration.file, segments: configuration.segments)
     self.outputs = outputs
-    let writer = try MovieWriter(settings: settings, outputs: outputs)
+    let writer = try MovieWriter(
+      settings: settings, outputs: outputs, fileQueueLimits: opened.input.isLive ? .file : .fileFromStoredMedia,
+      events: report)
     self.writer = writer
     // A composition ends at its own length, which need not be whole frames.
     if case .composition(let composition) = configuration.source { writer.endSession(atSourceTime: composition.timeline.total) }
@@ -235,6 +237,7 @@ public final class RecordingPipeline {
         "\(microphone.device): \(seconds) s of audio went missing (device overruns or stalls, or a machine too busy to "
           + "keep up) and were replaced by silence to keep sound and picture in sync")
     }
+    if let writer { summary.packetBus = RecordingSummary.PacketBusSummary(writer.bus.figures) }
     let file = outputs.first { !$0.isLive }
     summary.segments = (file as? SegmentedMovieOutput)?.segments
     if outputs.count > 1 || (file == nil && !outputs.isEmpty) { summary.outputs = outputReports }

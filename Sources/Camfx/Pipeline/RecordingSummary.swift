@@ -40,6 +40,25 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   public var firstFrameEpochSeconds: Double? = nil
   /// Every output and how it did, when there is more than one or no file.
   public var outputs: [OutputReport]? = nil
+  /// What the packet bus did: packets published, and the time `publish` took on the
+  /// encoders' threads (mean and longest, µs).
+  public var packetBus: PacketBusSummary? = nil
+
+  public struct PacketBusSummary: Sendable, Codable, Equatable {
+    public var packets: Int
+    public var publishMeanMicroseconds: Double
+    public var publishLongestMicroseconds: Double
+
+    public init(_ figures: PacketBus.Figures) {
+      packets = figures.packets
+      publishMeanMicroseconds = figures.packets > 0 ? Double(figures.publishNanoseconds) / Double(figures.packets) / 1e3 : 0
+      publishLongestMicroseconds = Double(figures.longestPublishNanoseconds) / 1e3
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case packets, publishMeanMicroseconds = "publish_mean_us", publishLongestMicroseconds = "publish_longest_us"
+    }
+  }
 
   public init(
     framesIn: Int, framesOut: Int, dropped: [String: Int], audioChunks: Int, durationSeconds: Double,
@@ -64,6 +83,6 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
     case cameraGaps = "camera_gaps", indexSeconds = "index_seconds"
     case syncSeconds = "sync_seconds", syncs, videoPath = "video_path", bgraFrames = "bgra_frames", outputs
-    case firstFrameEpochSeconds = "first_frame_epoch"
+    case firstFrameEpochSeconds = "first_frame_epoch", packetBus = "packet_bus"
   }
 }

@@ -1,101 +1,74 @@
 import CFFmpeg
 import CamfxCore
-import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A live stream written from a `MovieWriter`'s packets on a thread of its own: a
-/// network URL (RTMP, SRT, UDP ...), standard output, or an HLS playlist
-/// (`StreamDestination`). It owns its muxer and its failure policy, and it never holds
-/// up the encoder or the other outputs:
+/// A live stream from the packet bus: a network URL (RTMP, SRT, UDP ...), standard
+/// output, or an HLS playlist (`StreamDestination`). It owns its muxer and its failure
+/// policy; its queue and worker on the bus keep it from ever holding up the encoder or
+/// the other outputs:
 ///
-///     encoder ──packets──▶ write() ──▶ PacketQueue ──▶ sender thread ──▶ muxer ──▶ URL
-///                          (under the writer's lock:     (connects, sends,
-///                           a reference, no copy)         reconnects)
+///     bus ──▶ queue (drops late video: OutputDelivery.live) ──▶ worker ──▶ write() ──▶ muxer ──▶ URL
 ///
-/// - What the sender cannot send in time is dropped in whole GOPs (`PacketQueue`),
-///   counted in `report`.
-/// - A network output that fails (the server restarts, the network goes down) closes
-///   its muxer and connects again after 1, 2, 4 ... at most 30 s, and resumes at the
-///   next keyframe with timestamps that start again at zero, as a new publish.
-///   A pipe or an HLS output that fails ends (`hasEnded`); the recording goes on.
-/// - `finish()` sends what is queued (for at most `finishTimeout` seconds), then
-///   writes the trailer; `cancel()` stops at once. Blocking network calls are cut short
-///   through libavformat's interrupt callback.
+/// - What it cannot send in time is dropped up to the next keyframe, counted in its
+///   report.
+/// - A network output that fails (the server restarts, the network goes down) is
+///   disconnected and its worker tries again after 1, 2, 4 ... at most 30 s; it resumes
+///   at the next keyframe with timestamps that start again at zero, as a new publish.
+///   A pipe or an HLS output that fails ends; the recording goes on.
+/// - `finish()` writes the trailer once the queue is sent (the worker gives it
+///   `finishTimeout` seconds); `cancel()` stops at once. Blocking network calls are cut
+///   short through libavformat's interrupt callback (`interrupt()`).
 ///
-/// `@unchecked Sendable`: the MovieOutput calls come under the writer's lock; the
-/// sender thread touches only `context` and its own locals, and shares the queue and
-/// the report with them under `shared`.
+/// `@unchecked Sendable`: everything but the interrupt flag is touched by its worker
+/// only (`PacketSubscription`).
 public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
   public let destination: StreamDestination
   /// Seconds `finish()` waits for the queue to drain before cutting the connection.
-  public var finishTimeout: Double = 5
+  public var finishTimeout: Double? = 5
   /// Seconds a blocked network read or write may take before the connection counts
   /// as lost.
   public var networkTimeout: Double = 5
 
-  private struct Shared {
-    var state: OutputReport.State = .waiting
-    var bytes: Int64 = 0
-    var videoFrames = 0
-    var reconnects = 0
-    var error: String?
-    var ended = false
-    var connected = false
-    var videoEnd: Double = 0
-  }
-
-  private let queue: Mutex<PacketQueue>
-  private let shared = Mutex(Shared())
-  private let wakeup = DispatchSemaphore(value: 0)
-  private let exited = DispatchSemaphore(value: 0)
-  private let interrupt = InterruptFlag()
-  private let finishing = Atomic<Bool>(false)
-  private let events: (@Sendable (String) -> Void)?
+  private let interruption = InterruptFlag()
   private var streams: [EncodedStream] = []
-  private var started = false
-  private var done = false
+  private var state: OutputReport.State = .waiting
+  private var lastError: String?
+  public private(set) var bytesWritten: Int64 = 0
+  public private(set) var videoPacketsWritten = 0
+  public private(set) var videoEndSeconds: Double = 0
+  private var connections = 0
+  private var reconnectCount = 0
+  /// True until the first packet after a reconnection has set `timestampOffsets`.
+  private var resuming = false
+  private let scratch: FFmpegPacket
 
-  // The sender thread's own.
   private var context: UnsafeMutablePointer<AVFormatContext>?
   /// The first failed write of a file the muxer opened itself (an HLS segment or
   /// playlist; `watchedClose`), 0 while none failed.
   private let ownFilesError = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
   private var timestampOffsets: [Int64] = []
 
-  /// - Parameters:
-  ///   - events: told, as one line each, when the output connects again, loses its
-  ///     connection or ends (from the sender thread).
-  public init(
-    destination: StreamDestination, events: (@Sendable (String) -> Void)? = nil
-  ) throws(FFmpegError) {
+  public init(destination: StreamDestination) throws(FFmpegError) {
     self.destination = destination
-    self.events = events
-    queue = Mutex(try PacketQueue())
+    scratch = try FFmpegPacket()
     ownFilesError.initialize(to: 0)
   }
 
   deinit {
-    if started && !done { cancel() }
+    closeContext()
     ownFilesError.deallocate()
   }
 
-  public var isLive: Bool { true }
-  public var hasEnded: Bool { shared.withLock { $0.ended } }
-  public var bytesWritten: Int64 { shared.withLock { $0.bytes } }
-  public var videoPacketsWritten: Int { shared.withLock { $0.videoFrames } }
-  public var videoEndSeconds: Double { shared.withLock { $0.videoEnd } }
+  public var delivery: OutputDelivery { .live }
+  public var reconnects: Bool { destination.reconnects }
 
   public var report: OutputReport {
-    let (dropped, groups) = queue.withLock { ($0.droppedFrames, $0.droppedGroups) }
-    return shared.withLock { s in
-      OutputReport(
-        name: destination.displayName, kind: destination.kind.rawValue, state: s.state, bytes: s.bytes,
-        videoFrames: s.videoFrames, droppedFrames: dropped, droppedGroups: groups, reconnects: s.reconnects,
-        error: s.error)
-    }
+    OutputReport(
+      name: destination.displayName, kind: destination.kind.rawValue, state: state, bytes: bytesWritten,
+      videoFrames: videoPacketsWritten, reconnects: reconnectCount, error: lastError)
   }
 
   public func prepare(streams: [EncodedStream]) throws(FFmpegError) {
@@ -144,167 +117,68 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
   }
 
   public func write(_ packet: EncodedPacket) throws(FFmpegError) {
-    guard !done else { return }
-    if !started { try startSender() }
-    let (connected, ended) = shared.withLock { ($0.connected, $0.ended) }
-    if ended { return }
-    if try queue.withLock({ q throws(FFmpegError) in try q.offer(packet, connected: connected) }) {
-      wakeup.signal()
+    do throws(FFmpegError) {
+      if context == nil {
+        state = connections == 0 ? .connecting : .reconnecting
+        try connect()
+        connections += 1
+        if connections > 1 {
+          reconnectCount += 1
+          resuming = true
+        }
+        state = .writing
+      }
+      if resuming {
+        // A new connection is a new stream: its timestamps start at this packet.
+        resuming = false
+        let micros = Int64((packet.decodeSeconds * 1e6).rounded())
+        timestampOffsets = streams.map { av_rescale_q(micros, AVRational(num: 1, den: 1_000_000), $0.timeBase) }
+      }
+      try send(packet)
+    } catch {
+      lastError = error.description
+      if !destination.reconnects { state = endsQuietly(error) ? .finished : .failed }
+      throw error
     }
   }
 
+  /// A pipe whose reader has gone (`| head`) is done, not broken.
+  private func endsQuietly(_ error: FFmpegError) -> Bool {
+    destination.kind == .pipe && error.code == camfx_averror(EPIPE)
+  }
+
+  public func endingNote(for error: FFmpegError) -> String {
+    endsQuietly(error) ? "its reader has gone" : error.description
+  }
+
+  public func disconnect() {
+    closeContext()
+    state = .reconnecting
+  }
+
+  public func interrupt() { interruption.set() }
+
   public func finish() throws(FFmpegError) {
-    guard !done else { return }
-    done = true
-    guard started else {
-      shared.withLock { $0.state = .finished }
+    defer { closeContext() }
+    guard let context, !interruption.isSet else {
+      if state != .failed { state = .finished }
       return
     }
-    finishing.store(true, ordering: .releasing)
-    wakeup.signal()
-    if exited.wait(timeout: .now() + finishTimeout) == .timedOut {
-      // The server or the pipe does not take what is left: cut it short.
-      interrupt.set()
-      wakeup.signal()
-      if exited.wait(timeout: .now() + 2) == .timedOut {
-        shared.withLock { $0.error = "did not finish: the connection did not close" }
-      }
+    var failure: FFmpegError? = nil
+    let r = av_write_trailer(context)
+    if r < 0 { failure = FFmpegError(code: r, operation: "finishing '\(destination.displayName)'") }
+    do throws(FFmpegError) { try checkOwnFiles("finishing '\(destination.displayName)'") } catch { failure = failure ?? error }
+    if let failure {
+      state = .failed
+      lastError = failure.description
+      throw failure
     }
+    state = .finished
   }
 
   public func cancel() {
-    guard !done else { return }
-    done = true
-    guard started else {
-      shared.withLock { $0.state = .finished }
-      return
-    }
-    interrupt.set()
-    finishing.store(true, ordering: .releasing)
-    wakeup.signal()
-    _ = exited.wait(timeout: .now() + 2)
-  }
-
-  // MARK: The sender thread
-
-  private func startSender() throws(FFmpegError) {
-    started = true
-    shared.withLock { $0.state = .connecting }
-    do {
-      try NamedThread("camfx.send") { [self] in sendLoop() }.detach()
-    } catch {
-      done = true
-      throw FFmpegError(code: camfx_averror(error.code), operation: "starting the sender for '\(destination.displayName)'")
-    }
-  }
-
-  private var isFinishing: Bool { finishing.load(ordering: .acquiring) }
-
-  private func sendLoop() {
-    defer { exited.signal() }
-    guard let packet = av_packet_alloc() else {
-      end(failure: FFmpegError(code: camfx_averror(ENOMEM), operation: "sending to '\(destination.displayName)'"))
-      return
-    }
-    defer {
-      var p: UnsafeMutablePointer<AVPacket>? = packet
-      av_packet_free(&p)
-    }
-    var backoff = Backoff(first: 1, maximum: 30)
-    var connections = 0
-    var resuming = false
-    while !interrupt.isSet {
-      if context == nil {
-        if isFinishing && queue.withLock({ $0.isEmpty }) { break }
-        do throws(FFmpegError) {
-          try connect()
-          connections += 1
-          backoff.reset()
-          resuming = connections > 1
-          shared.withLock {
-            $0.state = .writing
-            $0.connected = true
-            if connections > 1 { $0.reconnects += 1 }
-          }
-          if connections > 1 { events?("\(destination.displayName): connected again") }
-        } catch {
-          closeContext()
-          if !destination.reconnects || isFinishing {
-            end(failure: error)
-            return
-          }
-          shared.withLock {
-            $0.state = .reconnecting
-            $0.error = error.description
-          }
-          let wait = backoff.next()
-          events?("\(destination.displayName): \(error.description); trying again in \(Int(wait)) s")
-          pause(seconds: wait)
-          continue
-        }
-      }
-      guard let stream = queue.withLock({ $0.pop(into: packet) }) else {
-        if isFinishing { break }
-        _ = wakeup.wait(timeout: .now() + 0.25)
-        continue
-      }
-      do throws(FFmpegError) {
-        if resuming {
-          // A new connection is a new stream: its timestamps start at this keyframe.
-          resuming = false
-          let seconds = Double(packet.pointee.dts) * av_q2d(stream.timeBase)
-          timestampOffsets = streams.map { av_rescale_q(Int64((seconds * 1e6).rounded()), AVRational(num: 1, den: 1_000_000), $0.timeBase) }
-        }
-        try send(packet, stream: stream)
-      } catch {
-        av_packet_unref(packet)
-        closeContext()
-        queue.withLock { $0.restartAtNextKeyframe() }
-        shared.withLock {
-          $0.connected = false
-          $0.error = error.description
-        }
-        if !destination.reconnects || isFinishing {
-          end(failure: error)
-          return
-        }
-        shared.withLock { $0.state = .reconnecting }
-        let wait = backoff.next()
-        events?("\(destination.displayName): connection lost (\(error.message)); trying again in \(Int(wait)) s")
-        pause(seconds: wait)
-      }
-    }
-    var failure: FFmpegError? = nil
-    if let context, !interrupt.isSet {
-      let r = av_write_trailer(context)
-      if r < 0 { failure = FFmpegError(code: r, operation: "finishing '\(destination.displayName)'") }
-      do throws(FFmpegError) { try checkOwnFiles("finishing '\(destination.displayName)'") } catch { failure = failure ?? error }
-    }
     closeContext()
-    queue.withLock { $0.clear() }
-    if let failure { end(failure: failure) } else { shared.withLock { $0.state = .finished } }
-  }
-
-  /// Waits `seconds`, or less when the output is told to finish or stop.
-  private func pause(seconds: Double) {
-    let deadline = MonotonicClock.seconds() + seconds
-    while !isFinishing && !interrupt.isSet, case let left = deadline - MonotonicClock.seconds(), left > 0 {
-      _ = wakeup.wait(timeout: .now() + min(left, 0.25))
-    }
-  }
-
-  private func end(failure: FFmpegError) {
-    // A pipe whose reader has gone (`| head`) is done, not broken.
-    let readerLeft = destination.kind == .pipe && failure.code == camfx_averror(EPIPE)
-    shared.withLock {
-      $0.state = readerLeft ? .finished : .failed
-      $0.error = failure.description
-      $0.ended = true
-      $0.connected = false
-    }
-    queue.withLock { $0.clear() }
-    events?(
-      "\(destination.displayName): " + (readerLeft ? "its reader has gone" : failure.description) + "; this output has stopped")
+    if state != .failed { state = .finished }
   }
 
   /// Opens the muxer and its connection, and writes the container header.
@@ -321,7 +195,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     ownFilesError.pointee = 0
     ctx.pointee.opaque = UnsafeMutableRawPointer(ownFilesError)
     ctx.pointee.io_close2 = watchedClose
-    var callback = AVIOInterruptCB(callback: interruptCallback, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+    var callback = AVIOInterruptCB(callback: interruptCallback, opaque: Unmanaged.passUnretained(interruption).toOpaque())
     ctx.pointee.interrupt_callback = callback
     for stream in streams {
       guard let s = avformat_new_stream(ctx, nil) else {
@@ -345,17 +219,20 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
   }
 
   /// Rescales one packet to the muxer's time base and writes it (the muxer takes it).
-  private func send(_ packet: UnsafeMutablePointer<AVPacket>, stream: EncodedStream) throws(FFmpegError) {
+  private func send(_ encoded: EncodedPacket) throws(FFmpegError) {
     guard let context else { return }
+    let stream = encoded.stream
+    // The packet is shared with the other outputs: its timestamps change on a
+    // reference of this output's own, which the muxer then takes.
+    let packet = scratch.pointer
+    try check(av_packet_ref(packet, encoded.pointer), "sending to '\(destination.displayName)'")
+    defer { av_packet_unref(packet) }
     let offset = timestampOffsets[stream.index]
     if offset != 0 {
       if packet.pointee.pts != CAMFX_AV_NOPTS_VALUE { packet.pointee.pts -= offset }
       if packet.pointee.dts != CAMFX_AV_NOPTS_VALUE { packet.pointee.dts -= offset }
-      // Sound from before the keyframe the stream resumed at stays out.
-      if packet.pointee.pts < 0 {
-        av_packet_unref(packet)
-        return
-      }
+      // Sound from before the packet the stream resumed at stays out.
+      if packet.pointee.pts < 0 { return }
     }
     let isVideo = stream.kind == .video
     let size = Int64(packet.pointee.size)
@@ -365,12 +242,10 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     packet.pointee.stream_index = Int32(stream.index)
     try check(av_interleaved_write_frame(context, packet), "sending to '\(destination.displayName)'")
     try checkOwnFiles("writing '\(destination.displayName)'")
-    shared.withLock {
-      $0.bytes += size
-      if isVideo {
-        $0.videoFrames += 1
-        $0.videoEnd = max($0.videoEnd, end)
-      }
+    bytesWritten += size
+    if isVideo {
+      videoPacketsWritten += 1
+      videoEndSeconds = max(videoEndSeconds, end)
     }
   }
 

@@ -1,14 +1,18 @@
-/// Where a `MovieWriter` sends every packet its encoders make: a movie file, and
-/// later segmenters and network streams. Each output owns its muxer and decides for
+/// Where packets go from the packet bus: a movie file, segments, a network stream, or
+/// an output of a user's own. Each output owns its muxer or socket and decides for
 /// itself what a failure means; one encode feeds them all.
 ///
-/// The writer calls these methods from one thread at a time (under its output lock):
-/// `prepare` once, then `write` for every packet in decode order per stream, then
-/// `finish` or `cancel`.
+/// An output is attached to a `PacketBus` (`subscribe`), which gives it a queue and a
+/// worker thread of its own: `prepare` is called once, before the worker starts; then
+/// `write` for every packet (in decode order per stream, starting on a video keyframe),
+/// then `finish` or `cancel` — all on that worker, one at a time, so an output needs no
+/// lock of its own. The figures (`report`, `bytesWritten` ...) are read on the worker
+/// too, after each write; the bus hands copies to other threads.
 public protocol MovieOutput: AnyObject {
   /// The streams every later packet belongs to; called once, before any packet.
   func prepare(streams: [EncodedStream]) throws(FFmpegError)
-  /// Muxes one packet (timestamps in its stream's time base).
+  /// Muxes or sends one packet (timestamps in its stream's time base). The packet is
+  /// shared with the other outputs: change a reference of your own, never the packet.
   func write(_ packet: EncodedPacket) throws(FFmpegError)
   /// Writes what is left and completes the output (an empty movie if nothing came).
   func finish() throws(FFmpegError)
@@ -17,8 +21,9 @@ public protocol MovieOutput: AnyObject {
   func cancel()
   /// Bytes written so far.
   var bytesWritten: Int64 { get }
-  /// Asked before the video frame at `seconds` (presentation time) is encoded: true
-  /// makes the encoder code it as a keyframe (a segment boundary).
+  /// Asked on the video encoder's thread before the frame at `seconds` (presentation
+  /// time) is encoded: true makes the encoder code it as a keyframe (a segment
+  /// boundary).
   func requestsKeyframe(atSeconds seconds: Double) -> Bool
   /// The longest keyframe interval (seconds) the output can cut on, for encoders that
   /// do not take a keyframe when asked; nil for any.
@@ -30,21 +35,37 @@ public protocol MovieOutput: AnyObject {
   /// encoded when it stopped muxing at a size limit.
   var videoPacketsWritten: Int { get }
   var videoEndSeconds: Double { get }
-  /// What the output is and how it is doing (may be read from any thread).
+  /// What the output is and how it is doing.
   var report: OutputReport { get }
-  /// True for an output that sends packets on its own thread and drops what it cannot
-  /// send in time (a network stream, a pipe, HLS): it never holds the encoder up, and
-  /// its bytes and frames do not count toward `--max-size` or the summary's figures.
-  var isLive: Bool { get }
-  /// True once the output has stopped taking packets for good (a pipe whose reader
-  /// went away); a recording whose outputs have all ended stops.
-  var hasEnded: Bool { get }
+  /// How it takes packets it cannot write at once (`.everyPacket` for a file, the
+  /// default). A live output's bytes and frames do not count toward `--max-size` or the
+  /// summary's figures when the recording has a file.
+  var delivery: OutputDelivery { get }
+  /// True for an output that tries again after a failed `write` (a network stream):
+  /// its worker calls `disconnect()`, waits 1, 2, 4 ... at most 30 s, and goes on at
+  /// the next keyframe. Otherwise a failed write ends the output.
+  var reconnects: Bool { get }
+  /// Closes the connection after a failed write, before the next try.
+  func disconnect()
+  /// Called from another thread to cut a blocking write short (a server that takes
+  /// nothing); `cancel()` follows on the worker.
+  func interrupt()
+  /// Seconds `finish()` may take to send what is queued before the output is
+  /// interrupted (a live stream); nil to wait as long as it takes (a file).
+  var finishTimeout: Double? { get }
+  /// The one line said when a failed write ends the output (`error`'s by default).
+  func endingNote(for error: FFmpegError) -> String
 }
 
 extension MovieOutput {
   public func requestsKeyframe(atSeconds seconds: Double) -> Bool { false }
   public var keyframeIntervalLimit: Double? { nil }
   public var stopRequest: String? { nil }
-  public var isLive: Bool { false }
-  public var hasEnded: Bool { false }
+  public var delivery: OutputDelivery { .everyPacket }
+  public var isLive: Bool { delivery.isLive }
+  public var reconnects: Bool { false }
+  public func disconnect() {}
+  public func interrupt() {}
+  public var finishTimeout: Double? { nil }
+  public func endingNote(for error: FFmpegError) -> String { error.description }
 }

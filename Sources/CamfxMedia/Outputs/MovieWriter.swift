@@ -7,7 +7,12 @@ import Synchronization
 /// libavcodec:
 ///
 ///     frames ──▶ adaptor (BGRA → yuv420p) ──▶ VideoEncoder ──┐ packets
-///     PCM ────▶ resampler, FIFO ──────────▶ AudioEncoder ──┴──▶ outputs (MovieFileOutput, ...)
+///     PCM ────▶ resampler, FIFO ──────────▶ AudioEncoder ──┴──▶ bus ──▶ outputs (MovieFileOutput, ...)
+///
+/// The encoders publish each packet once on the writer's `bus`; every output has a
+/// queue and a worker thread of its own there, so a file's sync or a slow server never
+/// holds the encoder up, and outputs can attach and detach while the writer runs
+/// (`bus.subscribe`, `bus.unsubscribe`).
 ///
 /// Lifecycle and status (`AVAssetWriter.Status`):
 ///
@@ -43,18 +48,19 @@ import Synchronization
 ///   leaves the writer `.writing`.
 ///
 /// Thread safety: video and audio may be appended from two different threads; the
-/// video encoder, the audio encoder and the outputs each have their own lock.
+/// video encoder, the audio encoder and the writer's state each have their own lock.
 public final class MovieWriter: @unchecked Sendable {
   // @unchecked Sendable: every mutable field below is only touched under one of the
   // three locks (video state under `videoLock`, audio state under `audioLock`, the
-  // outputs and `state` under `outputLock`), always taken in that order.
+  // session times and `state` under `outputLock`), always taken in that order.
 
   /// Where the writer is in its life, as `AVAssetWriter.Status`.
   public typealias Status = WritingStatus
 
   public let settings: MovieSettings
-  /// Where the packets go, in the order they were given.
-  public let outputs: [any MovieOutput]
+  /// Where the encoders publish their packets; the outputs given to `init` are
+  /// attached to it, and others can attach and detach while the writer runs.
+  public let bus: PacketBus
 
   private let video: VideoEncoder
   private let videoStream: EncodedStream
@@ -71,6 +77,9 @@ public final class MovieWriter: @unchecked Sendable {
   private var state: Status = .unknown
   private var sessionStart: MediaTime? = nil
   private var sessionEnd: MediaTime? = nil
+  /// The outputs the bus had when the writer finished or was cancelled (their figures
+  /// stay readable).
+  private var finishedOutputs: [PacketSubscription] = []
   // audioLock: audio appended before the session start was known.
   var pendingAudio: [PCMBuffer] = []
   /// True while `pendingAudio` is not empty, so video appends need not take `audioLock`.
@@ -82,9 +91,16 @@ public final class MovieWriter: @unchecked Sendable {
   /// Checks the settings and opens the encoders. Creates no file.
   /// - Parameters:
   ///   - settings: video (required) and audio (optional) encoding.
-  ///   - outputs: where the packets go; each is told the streams now.
+  ///   - outputs: where the packets go, attached to the bus now (each is told the
+  ///     streams).
+  ///   - fileQueueLimits: how many packets a file's queue holds before the encoder
+  ///     waits for it (`OutputQueueLimits.file` behind a live source).
+  ///   - events: told, one line each, when an output reconnects or ends.
   /// - Throws: `MediaSettingsError` for bad settings, `FFmpegError` when FFmpeg refuses them.
-  public init(settings: MovieSettings, outputs: [any MovieOutput]) throws {
+  public init(
+    settings: MovieSettings, outputs: [any MovieOutput], fileQueueLimits: OutputQueueLimits = .file,
+    events: (@Sendable (String) -> Void)? = nil
+  ) throws {
     try settings.validate()
     var settings = settings
     // FFmpeg 5.1's libsvtav1 ignores a frame's keyframe request: segment boundaries
@@ -93,7 +109,6 @@ public final class MovieWriter: @unchecked Sendable {
       settings.video.gop = min(settings.video.effectiveGOP, max(1, Int((limit * settings.video.fps).rounded())))
     }
     self.settings = settings
-    self.outputs = outputs
     // Every container camfx writes keeps the codec headers out of band (extradata).
     video = try VideoEncoder(settings: settings.video, globalHeader: true)
     videoStream = try EncodedStream(kind: .video, index: 0, encoder: video.pointer)
@@ -110,7 +125,8 @@ public final class MovieWriter: @unchecked Sendable {
       audio = nil
       audioStream = nil
     }
-    for output in outputs { try output.prepare(streams: streams) }
+    bus = PacketBus(streams: streams, fileQueueLimits: fileQueueLimits, events: events)
+    for output in outputs { try bus.subscribe(output) }
   }
 
   /// A writer with one movie file, `path` (its extension picks the container).
@@ -123,7 +139,7 @@ public final class MovieWriter: @unchecked Sendable {
 
   deinit {
     // A writer dropped while writing completes what its outputs hold.
-    if case .writing = state { for output in outputs { output.cancel() } }
+    bus.cancel()
   }
 
   /// The current status.
@@ -135,46 +151,49 @@ public final class MovieWriter: @unchecked Sendable {
     return nil
   }
 
+  /// The outputs attached to the bus now, or those it had when it finished.
+  private var attached: [PacketSubscription] {
+    let now = bus.subscriptions
+    return now.isEmpty ? outputLock.withLock { _ in finishedOutputs } : now
+  }
+
   /// The outputs a recording is measured by: its files, or its live outputs when it
   /// has no file.
-  private var recordedOutputs: [any MovieOutput] {
-    let files = outputs.filter { !$0.isLive }
-    return files.isEmpty ? outputs : files
+  private var recordedOutputs: [PacketSubscription] {
+    let all = attached
+    let files = all.filter { !$0.delivery.isLive }
+    return files.isEmpty ? all : files
   }
 
   /// Bytes the files have written so far (for status lines and `--max-size`); the
   /// live outputs' when there is no file.
-  public var bytesWritten: Int64 {
-    outputLock.withLock { _ in recordedOutputs.reduce(0) { $0 + $1.bytesWritten } }
-  }
+  public var bytesWritten: Int64 { recordedOutputs.reduce(0) { $0 + $1.bytesWritten } }
 
   /// Why an output wants the recording to end cleanly (`--min-free`, or every output
   /// has ended), if one does.
   public var stopRequest: String? {
-    outputLock.withLock { _ in
-      if let request = outputs.lazy.compactMap(\.stopRequest).first { return request }
-      if !outputs.isEmpty, outputs.allSatisfy(\.hasEnded) {
-        return outputs.count == 1 ? "the output has stopped" : "every output has stopped"
-      }
-      return nil
+    let all = attached
+    if let request = all.lazy.compactMap(\.stopRequest).first { return request }
+    if !all.isEmpty, all.allSatisfy(\.hasEnded) {
+      return all.count == 1 ? "the output has stopped" : "every output has stopped"
     }
+    return nil
   }
 
   /// True when every output has ended (a pipe whose reader left, a failed HLS output).
   public var allOutputsEnded: Bool {
-    outputLock.withLock { _ in !outputs.isEmpty && outputs.allSatisfy(\.hasEnded) }
+    let all = attached
+    return !all.isEmpty && all.allSatisfy(\.hasEnded)
   }
 
-  /// How each output is doing, in the order they were given.
-  public var outputReports: [OutputReport] { outputLock.withLock { _ in outputs.map(\.report) } }
+  /// How each output is doing, in the order they were attached.
+  public var outputReports: [OutputReport] { attached.map(\.report) }
 
   /// The video the files hold: frames and seconds (the file with the fewest), which
   /// is less than was appended when a file stopped at a size limit.
   public var videoInOutputs: (frames: Int, seconds: Double) {
-    outputLock.withLock { _ in
-      let measured = recordedOutputs
-      return (measured.map(\.videoPacketsWritten).min() ?? 0, measured.map(\.videoEndSeconds).min() ?? 0)
-    }
+    let measured = recordedOutputs
+    return (measured.map(\.videoPacketsWritten).min() ?? 0, measured.map(\.videoEndSeconds).min() ?? 0)
   }
 
   /// Video frames accepted so far.
@@ -266,7 +285,7 @@ public final class MovieWriter: @unchecked Sendable {
       avFrame.pointee.pts = pts
       // A segment boundary wants this frame to be a keyframe (frames are reused: reset).
       let seconds = Double(pts) / Double(timescale)
-      let keyframe = outputLock.withLock { _ in outputs.contains { $0.requestsKeyframe(atSeconds: seconds) } }
+      let keyframe = bus.requestsKeyframe(atSeconds: seconds)
       avFrame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
       try encodeVideo(avFrame)
       lastVideoTicks = pts
@@ -307,7 +326,7 @@ public final class MovieWriter: @unchecked Sendable {
       if r == CAMFX_AVERROR_EAGAIN || r == CAMFX_AVERROR_EOF { return }
       try check(r, "encoding with '\(name)'")
       defer { av_packet_unref(packet) }
-      try outputLock.withLock { _ throws(FFmpegError) in
+      let encoded = try outputLock.withLock { _ throws(FFmpegError) -> EncodedPacket in
         switch state {
         case .writing: break
         case .failed(let e): throw e
@@ -325,8 +344,14 @@ public final class MovieWriter: @unchecked Sendable {
           let pts = packet.pointee.pts
           if pts < endTicks && pts + packet.pointee.duration > endTicks { packet.pointee.duration = endTicks - pts }
         }
-        let encoded = EncodedPacket(stream: stream, pointer: packet)
-        for output in outputs { try output.write(encoded) }
+        return try EncodedPacket(stream: stream, movingFrom: packet)
+      }
+      // Outside the writer's lock: a file whose queue is full may make this wait.
+      do throws(FFmpegError) {
+        try bus.publish(encoded)
+      } catch {
+        fail(error)
+        throw error
       }
     }
   }
@@ -349,13 +374,18 @@ public final class MovieWriter: @unchecked Sendable {
         if case .failed(let e) = state { throw e }
         return
       }
-      do throws(FFmpegError) {
-        for output in outputs { try output.finish() }
-        state = .completed
-      } catch {
-        failLocked(error)
-        throw error
+    }
+    let outputs = bus.subscriptions
+    do throws(FFmpegError) {
+      try bus.finish()
+      outputLock.withLock { _ in
+        finishedOutputs = outputs
+        if case .writing = state { state = .completed }
       }
+    } catch {
+      outputLock.withLock { _ in finishedOutputs = outputs }
+      fail(error)
+      throw error
     }
   }
 
@@ -363,27 +393,34 @@ public final class MovieWriter: @unchecked Sendable {
   /// `cancelWriting()`. The outputs complete what they already hold (a file that got
   /// no packet is never created).
   public func cancel() {
-    outputLock.withLock { _ in
+    let cancelled = outputLock.withLock { _ in
       switch state {
       case .unknown, .writing:
-        for output in outputs { output.cancel() }
         state = .cancelled
-      case .completed, .failed, .cancelled: break
+        return true
+      case .completed, .failed, .cancelled: return false
       }
     }
+    if cancelled { endOutputs() }
   }
 
   /// Moves to `.failed(error)`; the outputs complete what they hold.
   func fail(_ error: FFmpegError) {
-    outputLock.withLock { _ in failLocked(error) }
+    let failed = outputLock.withLock { _ in
+      switch state {
+      case .unknown, .writing:
+        state = .failed(error)
+        return true
+      case .completed, .failed, .cancelled: return false
+      }
+    }
+    if failed { endOutputs() }
   }
 
-  private func failLocked(_ error: FFmpegError) {
-    switch state {
-    case .unknown, .writing:
-      for output in outputs { output.cancel() }
-      state = .failed(error)
-    case .completed, .failed, .cancelled: break
-    }
+  /// Cancels every output, keeping their figures.
+  private func endOutputs() {
+    let outputs = bus.subscriptions
+    bus.cancel()
+    outputLock.withLock { _ in if finishedOutputs.isEmpty { finishedOutputs = outputs } }
   }
 }

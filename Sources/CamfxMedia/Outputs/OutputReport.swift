@@ -29,6 +29,10 @@ public struct OutputReport: Sendable, Codable, Equatable {
   public var droppedGroups: Int = 0
   /// Times a network output connected again after losing its server.
   public var reconnects: Int = 0
+  /// Times a file output's queue was full, so that the encoder waited for it, and the
+  /// seconds it waited in all (nil when it never was).
+  public var stalls: Int? = nil
+  public var stalledSeconds: Double? = nil
   /// The last error, if any (the output may have recovered from it).
   public var error: String?
 
@@ -49,7 +53,7 @@ public struct OutputReport: Sendable, Codable, Equatable {
 
   enum CodingKeys: String, CodingKey {
     case name, kind, state, bytes, videoFrames = "video_frames", droppedFrames = "dropped_frames"
-    case droppedGroups = "dropped_gops", reconnects, error
+    case droppedGroups = "dropped_gops", reconnects, error, stalls, stalledSeconds = "stalled_seconds"
   }
 }
 

@@ -73,7 +73,6 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   private var offsets: [Int64] = []
   /// Audio for the next segment, referenced until the cut.
   private var held: [EncodedPacket] = []
-  private let scratch: FFmpegPacket
   private var freeSpace: FreeSpaceCheck?
   private var lastVideoEnd: Double = 0
 
@@ -85,21 +84,10 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
     self.options = options
     self.pattern = pattern
     names = SegmentNames(pattern: pattern, overwrite: options.file.overwrite)
-    scratch = try FFmpegPacket()
     if let minimum = options.minimumFreeBytes { freeSpace = FreeSpaceCheck(path: pattern, minimumBytes: minimum) }
   }
 
-  deinit {
-    releaseHeld()
-  }
-
-  private func releaseHeld() {
-    for packet in held {
-      var q: UnsafeMutablePointer<AVPacket>? = packet.pointer
-      av_packet_free(&q)
-    }
-    held.removeAll()
-  }
+  private func releaseHeld() { held.removeAll() }
 
   /// True for a loop recording (old segments may be deleted).
   private var loops: Bool { options.keep != nil || options.maximumTotalBytes != nil || options.minimumFreeBytes != nil }
@@ -164,9 +152,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
       try checkFreeSpace(at: pts)
     } else if let boundary = nextBoundary, pts >= boundary - 1e-9 {
       // Sound for the next segment: it waits until the video reaches the cut.
-      guard let copy = av_packet_alloc() else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "copying a packet") }
-      held.append(EncodedPacket(stream: packet.stream, pointer: copy))
-      try check(av_packet_ref(copy, packet.pointer), "copying a packet")
+      held.append(packet)
       return
     }
     try forward(packet)
@@ -180,11 +166,12 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
       try current.write(packet)
       return
     }
-    try check(av_packet_ref(scratch.pointer, packet.pointer), "copying a packet")
-    defer { av_packet_unref(scratch.pointer) }
-    if scratch.pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE { scratch.pointer.pointee.pts -= offset }
-    if scratch.pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE { scratch.pointer.pointee.dts -= offset }
-    try current.write(EncodedPacket(stream: packet.stream, pointer: scratch.pointer))
+    // The packet is shared with the other outputs: the segment's timestamps go on a
+    // reference of its own.
+    let moved = try EncodedPacket(stream: packet.stream, referencing: packet.pointer)
+    if moved.pointer.pointee.pts != CAMFX_AV_NOPTS_VALUE { moved.pointer.pointee.pts -= offset }
+    if moved.pointer.pointee.dts != CAMFX_AV_NOPTS_VALUE { moved.pointer.pointee.dts -= offset }
+    try current.write(moved)
   }
 
   /// Finishes the current segment before `keyframe` and starts the next with it.

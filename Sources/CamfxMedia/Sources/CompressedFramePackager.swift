@@ -27,7 +27,7 @@ public final class CompressedFramePackager {
   }
 
   /// A packet holding a copy of `bytes`, with its presentation time and duration in
-  /// microseconds (the stream's time base must be 1/1000000); lent until the next call.
+  /// microseconds (the stream's time base must be 1/1000000).
   /// Every JPEG is a keyframe; H.264 frames say which they are.
   public func packet(
     _ bytes: UnsafeRawBufferPointer, microseconds: Int64, durationMicroseconds: Int64, isKeyframe: Bool = true
@@ -49,7 +49,7 @@ public final class CompressedFramePackager {
     p.pointee.duration = durationMicroseconds
     p.pointee.flags = isKeyframe ? AV_PKT_FLAG_KEY : 0
     p.pointee.stream_index = Int32(stream.index)
-    return EncodedPacket(stream: stream, pointer: p)
+    return try EncodedPacket(stream: stream, movingFrom: p)
   }
 
   deinit {

@@ -67,7 +67,7 @@ public final class MoviePacketReader {
     try check(av_seek_frame(input.context, videoIndex, target.ticks(in: videoTimeBase), AVSEEK_FLAG_BACKWARD), "seeking in '\(path)'")
   }
 
-  /// The next packet of a copied stream, lent until the next call; `nil` at the end.
+  /// The next packet of a copied stream; `nil` at the end.
   public func nextPacket() throws(FFmpegError) -> EncodedPacket? {
     while true {
       av_packet_unref(packet.pointer)
@@ -75,7 +75,7 @@ public final class MoviePacketReader {
       if r == CAMFX_AVERROR_EOF { return nil }
       try check(r, "reading '\(path)'")
       guard let index = inputIndex[packet.pointer.pointee.stream_index] else { continue }
-      return EncodedPacket(stream: streams[index], pointer: packet.pointer)
+      return try EncodedPacket(stream: streams[index], movingFrom: packet.pointer)
     }
   }
 }

@@ -74,6 +74,7 @@ public final class CameraPacketSource: PacketSource {
   }
 
   public var framesSkippedLate: Int { camera.framesDroppedByDriver }
+  public var isLive: Bool { true }
   public var framesCorrupt: Int { camera.framesCorrupt }
 
   public func nextPacket() throws -> EncodedPacket? {

@@ -1,0 +1,230 @@
+import CFFmpeg
+import CamfxCore
+import Synchronization
+
+/// Where an encode's packets go: the encoders (or a stream copy) publish each packet
+/// once, by reference, and every attached output gets it through a queue and a worker
+/// of its own (`PacketSubscription`). Outputs attach and detach while the recording
+/// runs, as GStreamer's `tee` request pads and MediaMTX's readers do:
+///
+///     video encoder ─┐                  ┌─▶ queue ─▶ worker ─▶ file
+///                    ├─▶ publish ──────┼─▶ queue ─▶ worker ─▶ RTMP (drops late video)
+///     audio encoder ─┘   (no I/O)       └─▶ queue ─▶ worker ─▶ an output of your own
+///                          │
+///                          └─ the packets since the last keyframe, for a late joiner
+///
+/// One bus carries all of an encode's streams (video and sound), so that each output
+/// gets them in the order they were made and muxes them together.
+///
+/// - `publish` takes the bus's lock only to update the last GOP and read the list of
+///   outputs; it then hands the packet to each queue. It does no I/O, and waits only
+///   for a file whose queue is full (`OutputQueueLimits.file`): frames are then dropped
+///   at a live source, and counted there, rather than inside a file's GOPs.
+/// - `subscribe` starts an output from the bus's last keyframe (its stream description
+///   first: `prepare`), so a late joiner begins with a picture that decodes at once.
+///   The last GOP is taken and the output added under one lock: no packet is missed or
+///   given twice.
+/// - A file output that fails fails the bus: the next `publish` throws its error. A
+///   live output that fails ends alone, and the recording goes on.
+///
+/// `@unchecked Sendable`: the subscriber list and the last GOP are under `shared`.
+public final class PacketBus: @unchecked Sendable {
+  /// Where a new output starts.
+  public enum Start: Sendable {
+    /// At the last keyframe published (the packets since then are queued at once); at
+    /// the next one when the last GOP was not kept.
+    case lastKeyframe
+    /// At the next keyframe published.
+    case nextKeyframe
+  }
+
+  /// What the bus has done, for reports and benchmarks.
+  public struct Figures: Sendable {
+    public var packets = 0
+    /// Time spent in `publish`, on the publishers' threads.
+    public var publishNanoseconds: Int64 = 0
+    public var longestPublishNanoseconds: Int64 = 0
+    /// Packets and bytes kept for late joiners (since the last keyframe).
+    public var keptPackets = 0
+    public var keptBytes = 0
+  }
+
+  public let streams: [EncodedStream]
+  /// The most packets and bytes kept for late joiners; a longer GOP is not kept (a late
+  /// joiner then waits for the next keyframe).
+  public let lastGOPLimit: (packets: Int, bytes: Int)
+  /// The queue limits of an output that takes every packet (a file), unless its
+  /// `subscribe` says otherwise.
+  public let fileQueueLimits: OutputQueueLimits
+
+  private struct Shared {
+    var subscriptions: [PacketSubscription] = []
+    var lastGOP: [EncodedPacket] = []
+    var lastGOPBytes = 0
+    /// False once the last GOP outgrew `lastGOPLimit`, until the next keyframe.
+    var lastGOPComplete = true
+    var sawVideo = false
+    var closed = false
+    var figures = Figures()
+  }
+
+  private let shared = Mutex(Shared())
+  private let events: (@Sendable (String) -> Void)?
+
+  /// - Parameters:
+  ///   - streams: the streams every packet belongs to (video first).
+  ///   - fileQueueLimits: `.file` behind a live source, `.fileFromStoredMedia` behind
+  ///     one that can wait.
+  ///   - events: told, one line each, when an output reconnects, loses its connection
+  ///     or ends (from the outputs' workers).
+  public init(
+    streams: [EncodedStream], fileQueueLimits: OutputQueueLimits = .file,
+    lastGOPLimit: (packets: Int, bytes: Int) = (4096, 64 << 20), events: (@Sendable (String) -> Void)? = nil
+  ) {
+    self.streams = streams
+    self.fileQueueLimits = fileQueueLimits
+    self.lastGOPLimit = lastGOPLimit
+    self.events = events
+  }
+
+  deinit {
+    // A bus dropped while outputs are attached completes what they hold.
+    let subscriptions = shared.withLock { $0.subscriptions }
+    for subscription in subscriptions { subscription.end(.cancel) }
+  }
+
+  /// Attaches `output`: tells it the streams, gives it a queue and a worker, and starts
+  /// it at `start`.
+  /// - Parameter limits: its queue's limits; a file's or a live output's by default.
+  /// - Throws: `FFmpegError` when the output refuses the streams, or the bus has
+  ///   finished; the output is then not attached.
+  @discardableResult
+  public func subscribe(
+    _ output: any MovieOutput, from start: Start = .lastKeyframe, limits: OutputQueueLimits? = nil
+  ) throws(FFmpegError) -> PacketSubscription {
+    try output.prepare(streams: streams)
+    let subscription = PacketSubscription(
+      output: output, limits: limits ?? (output.delivery.isLive ? .live : fileQueueLimits), events: events)
+    do {
+      try subscription.start()
+    } catch {
+      throw FFmpegError(code: camfx_averror(error.code), operation: "starting the worker of '\(subscription.name)'")
+    }
+    let closed = shared.withLock { s in
+      if s.closed { return true }
+      switch start {
+      case .lastKeyframe:
+        subscription.join(with: s.lastGOPComplete ? s.lastGOP : [], waitForKeyframe: s.sawVideo)
+      case .nextKeyframe:
+        subscription.join(with: [], waitForKeyframe: true)
+      }
+      s.subscriptions.append(subscription)
+      return false
+    }
+    if closed {
+      subscription.end(.cancel)
+      throw FFmpegError.invalid("attaching '\(subscription.name)'", "the recording has ended")
+    }
+    return subscription
+  }
+
+  /// Detaches an output: from the next packet on it gets nothing more; then its worker
+  /// writes what is queued and finishes it (`drain`), or drops it and cancels it. Waits
+  /// until the worker is done.
+  /// - Returns: the error that ended or finished the output, if one did.
+  @discardableResult
+  public func unsubscribe(_ subscription: PacketSubscription, drain: Bool = true) -> FFmpegError? {
+    shared.withLock { s in s.subscriptions.removeAll { $0 === subscription } }
+    subscription.end(drain ? .drain : .cancel)
+    return subscription.failure
+  }
+
+  /// The outputs attached now, in the order they were attached.
+  public var subscriptions: [PacketSubscription] { shared.withLock { $0.subscriptions } }
+
+  public var figures: Figures { shared.withLock { $0.figures } }
+
+  /// Asked on the video encoder's thread before each frame: true when an output wants
+  /// it to be a keyframe (a segment boundary).
+  public func requestsKeyframe(atSeconds seconds: Double) -> Bool {
+    let subscriptions = shared.withLock { $0.subscriptions }
+    var wanted = false
+    // Every output is asked: each keeps its own schedule.
+    for subscription in subscriptions where subscription.output.requestsKeyframe(atSeconds: seconds) { wanted = true }
+    return wanted
+  }
+
+  /// Hands `packet` to every attached output. Called by the encoders (one thread per
+  /// stream); the packet must not change afterwards.
+  /// - Throws: the error of a file output that failed (the recording has then failed).
+  public func publish(_ packet: EncodedPacket) throws(FFmpegError) {
+    let started = MonotonicClock.nanoseconds()
+    let subscriptions = shared.withLock { s in
+      keep(packet, in: &s)
+      return s.subscriptions
+    }
+    var failure: FFmpegError? = nil
+    for subscription in subscriptions {
+      subscription.deliver(packet)
+      if failure == nil, !subscription.delivery.isLive, let error = subscription.failure { failure = error }
+    }
+    let took = MonotonicClock.nanoseconds() - started
+    shared.withLock { s in
+      s.figures.packets += 1
+      s.figures.publishNanoseconds += took
+      s.figures.longestPublishNanoseconds = max(s.figures.longestPublishNanoseconds, took)
+    }
+    if let failure { throw failure }
+  }
+
+  /// Keeps the packets since the last video keyframe for late joiners.
+  private func keep(_ packet: EncodedPacket, in s: inout Shared) {
+    if packet.stream.kind == .video {
+      s.sawVideo = true
+      if packet.isKeyframe {
+        s.lastGOP.removeAll(keepingCapacity: true)
+        s.lastGOPBytes = 0
+        s.lastGOPComplete = true
+      }
+    }
+    guard s.lastGOPComplete, s.sawVideo else { return }
+    if s.lastGOP.count >= lastGOPLimit.packets || s.lastGOPBytes + packet.byteCount > lastGOPLimit.bytes {
+      s.lastGOP.removeAll()
+      s.lastGOPBytes = 0
+      s.lastGOPComplete = false
+      return
+    }
+    s.lastGOP.append(packet)
+    s.lastGOPBytes += packet.byteCount
+    s.figures.keptPackets = s.lastGOP.count
+    s.figures.keptBytes = s.lastGOPBytes
+  }
+
+  /// Detaches every output, draining each and finishing it; waits for them all.
+  /// - Throws: the first error of a file output (what it wrote is kept).
+  public func finish() throws(FFmpegError) {
+    let subscriptions = close()
+    var failure: FFmpegError? = nil
+    for subscription in subscriptions {
+      subscription.end(.drain)
+      if failure == nil, !subscription.delivery.isLive, let error = subscription.failure { failure = error }
+    }
+    if let failure { throw failure }
+  }
+
+  /// Detaches every output at once: live outputs drop what is queued, files write it;
+  /// each is then cancelled (completing what it holds).
+  public func cancel() {
+    for subscription in close() { subscription.end(.cancel) }
+  }
+
+  private func close() -> [PacketSubscription] {
+    shared.withLock { s in
+      s.closed = true
+      let all = s.subscriptions
+      s.subscriptions = []
+      s.lastGOP = []
+      return all
+    }
+  }
+}

@@ -1,0 +1,280 @@
+import CamfxCore
+import Synchronization
+
+/// One output attached to a `PacketBus`: its queue (`OutputQueue`) and the one worker
+/// thread that alone calls the output, so a slow disk or a dead server holds up that
+/// output only. The same piece for every output, a file's, a live stream's or a user's
+/// own:
+///
+///     bus.publish ──▶ queue (bounded; policy: OutputDelivery) ──▶ worker ──▶ output.write
+///                     (a reference, no copy)                      (reconnects, reports)
+///
+/// - A failed write ends the output (`hasEnded`, the error in its report) unless it
+///   `reconnects`: then it is disconnected, waits 1, 2, 4 ... at most 30 s, and goes on
+///   at the next keyframe.
+/// - Detaching (`PacketBus.unsubscribe`) drains the queue and finishes the output, or
+///   discards what is queued and cancels it.
+///
+/// `@unchecked Sendable`: the output is touched by the worker only (and `interrupt()`,
+/// which outputs make safe from any thread); the queue and figures are under `state`.
+public final class PacketSubscription: @unchecked Sendable {
+  public let output: any MovieOutput
+  public let delivery: OutputDelivery
+  /// The output's name (its path or URL), for messages.
+  public let name: String
+
+  /// How a worker ends.
+  enum Ending {
+    /// Writes what is queued, then finishes the output.
+    case drain
+    /// Drops what is queued (a live output) or writes it (a file, which never loses a
+    /// packet), then cancels the output.
+    case cancel
+  }
+
+  private struct State {
+    var ending: Ending?
+    /// The output takes no more packets: it failed, or its worker has ended.
+    var ended = false
+    /// It ended by itself (a failed write), not by being detached.
+    var endedByItself = false
+    var connected = true
+    var failure: FFmpegError?
+    var stalls = 0
+    var stalledNanoseconds: Int64 = 0
+    var report: OutputReport
+    var bytes: Int64 = 0
+    var videoPackets = 0
+    var videoEnd = 0.0
+    var stopRequest: String?
+  }
+
+  private let queue: OutputQueue
+  private let state: Mutex<State>
+  /// Rings when a packet is queued or the worker is told to end.
+  private let work = WakeSignal()
+  /// Rings when the worker has taken a packet (room for a waiting publisher) or ended.
+  private let room = WakeSignal()
+  private var worker: NamedThread?
+  private let events: (@Sendable (String) -> Void)?
+
+  init(
+    output: any MovieOutput, limits: OutputQueueLimits, events: (@Sendable (String) -> Void)?
+  ) {
+    self.output = output
+    delivery = output.delivery
+    let report = output.report
+    name = report.name
+    queue = OutputQueue(delivery: delivery, limits: limits)
+    state = Mutex(State(report: report))
+    self.events = events
+  }
+
+  func start() throws(NamedThread.StartError) {
+    worker = try NamedThread("camfx.out") { [self] in run() }
+  }
+
+  // MARK: Figures (any thread)
+
+  /// How the output is doing: its own report, with its queue's drops and stalls.
+  public var report: OutputReport {
+    state.withLock { s in
+      var report = s.report
+      if delivery.isLive {
+        report.droppedFrames = queue.droppedFrames
+        report.droppedGroups = queue.droppedGroups
+      }
+      if s.stalls > 0 {
+        report.stalls = s.stalls
+        report.stalledSeconds = Double(s.stalledNanoseconds) / 1e9
+      }
+      return report
+    }
+  }
+  public var bytesWritten: Int64 { state.withLock { $0.bytes } }
+  public var videoPacketsWritten: Int { state.withLock { $0.videoPackets } }
+  public var videoEndSeconds: Double { state.withLock { $0.videoEnd } }
+  public var stopRequest: String? { state.withLock { $0.stopRequest } }
+  /// True once the output has ended by itself and takes no more packets (it failed, or
+  /// its pipe's reader left).
+  public var hasEnded: Bool { state.withLock { $0.endedByItself } }
+  /// The error that ended the output, if one did.
+  public var failure: FFmpegError? { state.withLock { $0.failure } }
+
+  // MARK: The publisher's side
+
+  /// Gives the worker `packet`: queued, dropped by the live policy, or — for a file at
+  /// its limit — queued once the worker has made room, however long that takes.
+  func deliver(_ packet: EncodedPacket) {
+    var waitedSince: Int64? = nil
+    while true {
+      let offer: OutputQueue.Offer? = state.withLock { s in
+        s.ended || s.ending != nil ? nil : queue.offer(packet, connected: s.connected)
+      }
+      if offer == .full {
+        if waitedSince == nil { waitedSince = MonotonicClock.nanoseconds() }
+        room.wait(timeoutNanoseconds: 50_000_000) {
+          state.withLock { s in s.ended || s.ending != nil || !queue.isFull(for: packet) }
+        }
+        continue
+      }
+      if offer == .queued { work.notify() }
+      break
+    }
+    if let waitedSince {
+      let waited = MonotonicClock.nanoseconds() - waitedSince
+      state.withLock { s in
+        s.stalls += 1
+        s.stalledNanoseconds += waited
+      }
+    }
+  }
+
+  /// Starts the queue with a late joiner's packets (the bus's last GOP), or makes it
+  /// wait for the next keyframe when there are none.
+  func join(with packets: [EncodedPacket], waitForKeyframe: Bool) {
+    state.withLock { _ in
+      for packet in packets { queue.append(packet) }
+      if packets.isEmpty && waitForKeyframe { queue.waitForKeyframe() }
+    }
+    work.notify()
+  }
+
+  /// Tells the worker to end (`how`), and waits until it has. A live output given more
+  /// than its `finishTimeout` to drain is interrupted.
+  func end(_ how: Ending) {
+    state.withLock { s in
+      if s.ending == nil { s.ending = how }
+    }
+    if how == .cancel && delivery.isLive { output.interrupt() }
+    work.notify()
+    room.notify()
+    // A live output gets its `finishTimeout` to send what is queued, then is cut short;
+    // one that still does not return is left behind rather than hang the recording.
+    if delivery.isLive, let limit = how == .drain ? output.finishTimeout : 0 {
+      waitForWorker(seconds: limit)
+      if !workerDone {
+        output.interrupt()
+        state.withLock { s in s.ending = .cancel }
+        work.notify()
+        waitForWorker(seconds: 2)
+      }
+      if !workerDone {
+        state.withLock { s in s.report.error = "did not finish: the connection did not close" }
+        worker?.detach()
+        worker = nil
+        return
+      }
+    }
+    worker?.join()
+    worker = nil
+  }
+
+  private func waitForWorker(seconds: Double) {
+    let deadline = MonotonicClock.nanoseconds() + Int64(seconds * 1e9)
+    while !workerDone && MonotonicClock.nanoseconds() < deadline {
+      room.wait(timeoutNanoseconds: 50_000_000) { workerDone }
+    }
+  }
+
+  private let done = Atomic<Bool>(false)
+  private var workerDone: Bool { done.load(ordering: .acquiring) }
+
+  // MARK: The worker
+
+  private func run() {
+    defer {
+      done.store(true, ordering: .releasing)
+      room.notify()
+    }
+    var backoff = Backoff(first: 1, maximum: 30)
+    var reconnecting = false
+    while true {
+      var ending: Ending? = nil
+      let packet: EncodedPacket? = state.withLock { s in
+        ending = s.ending
+        if s.ending == .cancel && delivery.isLive { return nil }
+        return queue.pop()
+      }
+      guard let packet else {
+        if ending != nil { break }
+        work.wait(timeoutNanoseconds: 250_000_000) { state.withLock { s in !queue.isEmpty || s.ending != nil } }
+        continue
+      }
+      room.notify()
+      do throws(FFmpegError) {
+        try output.write(packet)
+        backoff.reset()
+        updateFigures(connected: true)
+        if reconnecting {
+          reconnecting = false
+          events?("\(name): connected again")
+        }
+      } catch {
+        if output.reconnects && ending == nil {
+          output.disconnect()
+          state.withLock { s in
+            queue.restartAtNextKeyframe()
+            s.connected = false
+          }
+          updateFigures(connected: false)
+          let wait = backoff.next()
+          events?(
+            "\(name): " + (reconnecting ? error.description : "connection lost (\(error.message))")
+              + "; trying again in \(Int(wait)) s")
+          reconnecting = true
+          pause(seconds: wait)
+          continue
+        }
+        state.withLock { s in
+          s.failure = error
+          s.ended = true
+          s.endedByItself = true
+          queue.clear()
+        }
+        output.cancel()
+        updateFigures(connected: false)
+        events?("\(name): \(output.endingNote(for: error)); this output has stopped")
+        return
+      }
+    }
+    let ending = state.withLock { $0.ending }
+    if ending == .drain {
+      do throws(FFmpegError) {
+        try output.finish()
+      } catch {
+        state.withLock { s in s.failure = error }
+        events?("\(name): \(output.endingNote(for: error)); this output has stopped")
+      }
+    } else {
+      output.cancel()
+    }
+    state.withLock { s in
+      s.ended = true
+      queue.clear()
+    }
+    updateFigures(connected: false)
+  }
+
+  /// Copies the output's figures for other threads (on the worker).
+  private func updateFigures(connected: Bool) {
+    let report = output.report, bytes = output.bytesWritten, frames = output.videoPacketsWritten
+    let end = output.videoEndSeconds, stop = output.stopRequest
+    state.withLock { s in
+      s.report = report
+      s.bytes = bytes
+      s.videoPackets = frames
+      s.videoEnd = end
+      s.stopRequest = stop
+      s.connected = connected
+    }
+  }
+
+  /// Waits `seconds`, or less when the worker is told to end.
+  private func pause(seconds: Double) {
+    let deadline = MonotonicClock.nanoseconds() + Int64(seconds * 1e9)
+    while MonotonicClock.nanoseconds() < deadline && state.withLock({ $0.ending == nil }) {
+      work.wait(timeoutNanoseconds: 250_000_000) { state.withLock { $0.ending != nil } }
+    }
+  }
+}

@@ -1,0 +1,203 @@
+import Camfx
+import Foundation
+import Synchronization
+import XCTest
+
+/// Outputs on the packet bus, through the public API alone: an output of the test's
+/// own attached and detached while a live recording runs, one that stalls, and a file
+/// that stalls past its queue's bound.
+final class PacketBusTests: XCTestCase {
+  /// What an output of the test's own received.
+  struct Received: Sendable, Equatable {
+    var video: Bool
+    var keyframe: Bool
+    var decodeSeconds: Double
+    var bytes: Int
+  }
+
+  /// An output of the test's own: counts what it gets and writes it to a movie file
+  /// (so that what it got can be decoded), stalling once if asked.
+  final class CountingOutput: MovieOutput, @unchecked Sendable {
+    let file: MovieFileOutput
+    let delivery: OutputDelivery
+    let stallAtPacket: Int?
+    let stallSeconds: Double
+    private let log = Mutex<[Received]>([])
+
+    init(path: String, delivery: OutputDelivery = .everyPacket, stallAtPacket: Int? = nil, stallSeconds: Double = 2) throws {
+      file = try MovieFileOutput(path: path)
+      self.delivery = delivery
+      self.stallAtPacket = stallAtPacket
+      self.stallSeconds = stallSeconds
+    }
+
+    var received: [Received] { log.withLock { $0 } }
+
+    func prepare(streams: [EncodedStream]) throws(FFmpegError) { try file.prepare(streams: streams) }
+    func write(_ packet: EncodedPacket) throws(FFmpegError) {
+      let count = log.withLock { log in
+        log.append(
+          Received(
+            video: packet.stream.kind == .video, keyframe: packet.isKeyframe, decodeSeconds: packet.decodeSeconds,
+            bytes: packet.withUnsafeBytes { $0.count }))
+        return log.count
+      }
+      if count == stallAtPacket { usleep(UInt32(stallSeconds * 1e6)) }
+      try file.write(packet)
+    }
+    func finish() throws(FFmpegError) { try file.finish() }
+    func cancel() { file.cancel() }
+    var bytesWritten: Int64 { file.bytesWritten }
+    var videoPacketsWritten: Int { file.videoPacketsWritten }
+    var videoEndSeconds: Double { file.videoEndSeconds }
+    var report: OutputReport {
+      var report = file.report
+      report.kind = "test"
+      return report
+    }
+  }
+
+  private var directory: URL!
+
+  override func setUpWithError() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-bus-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+  /// A live 320x240 30 fps test pattern recorded through a writer with `outputs`.
+  private func recording(
+    seconds: Int, gop: Int, outputs: [any MovieOutput], fileQueueLimits: OutputQueueLimits = .file, poolCapacity: Int = 8
+  ) throws -> (RecordingSession<PCMBuffer>, MovieWriter) {
+    let source = TestPatternSource(
+      geometry: FrameGeometry(width: 320, height: 240), frameRate: 30, live: true, frameCount: Int64(seconds * 30),
+      poolCapacity: poolCapacity)
+    var video = VideoSettings(geometry: source.geometry)
+    video.fps = 30
+    video.preset = "ultrafast"
+    video.gop = gop
+    let writer = try MovieWriter(settings: MovieSettings(video: video), outputs: outputs, fileQueueLimits: fileQueueLimits)
+    var chain = FilterChain([])
+    try chain.configure(input: source.geometry)
+    let session = try RecordingSession<PCMBuffer>(input: source, chain: chain, sink: MovieWriterSink(writer: writer))
+    return (session, writer)
+  }
+
+  /// The video packets of `file` as ffprobe reads them: size and keyframe flag.
+  private func videoPackets(_ file: String) throws -> [(size: Int, keyframe: Bool)] {
+    let text = String(
+      decoding: try runTool(
+        "ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=size,flags", "-of", "csv=p=0", file]),
+      as: UTF8.self)
+    return text.split(separator: "\n").map { line in
+      let fields = line.split(separator: ",")
+      return (Int(fields[0]) ?? -1, fields.count > 1 && fields[1].hasPrefix("K"))
+    }
+  }
+
+  /// Frames ffmpeg decodes from `file`, and what it said while decoding (nothing, for
+  /// a file without holes).
+  private func decode(_ file: String) throws -> (frames: Int, complaints: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = ["-v", "error", "-i", file, "-f", "framemd5", "-"]
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let complaints = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (lines.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, complaints)
+  }
+
+  func testAnOutputAttachedLateStartsAtTheLastKeyframeAndGetsAWholeRunUntilItDetaches() throws {
+    let main = try MovieFileOutput(path: path("main.mp4"))
+    let (session, writer) = try recording(seconds: 6, gop: 30, outputs: [main])
+    session.start()
+    usleep(2_000_000)
+    let late = try CountingOutput(path: path("late.mp4"))
+    let subscription = try writer.bus.subscribe(late)
+    usleep(2_000_000)
+    XCTAssertNil(writer.bus.unsubscribe(subscription))
+    let summary = session.waitUntilFinished(statusInterval: 0.05)
+    XCTAssertNil(summary.error)
+    XCTAssertEqual(summary.framesOut, 180)
+
+    let received = late.received
+    XCTAssertGreaterThan(received.count, 55, "about 2 s of packets and the GOP before them")
+    XCTAssertEqual(received.first?.video, true)
+    XCTAssertEqual(received.first?.keyframe, true, "it starts on a keyframe")
+    let times = received.map(\.decodeSeconds)
+    for (a, b) in zip(times, times.dropFirst()) { XCTAssertEqual(b - a, 1.0 / 30, accuracy: 1e-6, "no packet missing or doubled") }
+
+    // What it got decodes, and is exactly the main file's packets over the same span;
+    // the main file holds every frame.
+    let (frames, complaints) = try decode(path("late.mp4"))
+    XCTAssertEqual(frames, received.count)
+    XCTAssertEqual(complaints, "")
+    let mainPackets = try videoPackets(path("main.mp4"))
+    XCTAssertEqual(mainPackets.count, 180)
+    let lateSizes = received.map(\.bytes)
+    let start = try XCTUnwrap(
+      (0...(mainPackets.count - lateSizes.count)).first { k in
+        mainPackets[k..<(k + lateSizes.count)].map(\.size) == lateSizes
+      }, "the late output's packets are a run of the main file's")
+    XCTAssertTrue(mainPackets[start].keyframe)
+    XCTAssertEqual(start % 30, 0, "at a keyframe of the 30-frame GOPs")
+  }
+
+  func testAStallingOutputCostsTheFileAndTheLiveOutputNothing() throws {
+    let main = try MovieFileOutput(path: path("main.mp4"))
+    try FileManager.default.createDirectory(atPath: path("hls"), withIntermediateDirectories: true)
+    let hls = try LiveStreamOutput(destination: try StreamDestination(parsing: path("hls/index.m3u8")))
+    let stalling = try CountingOutput(
+      path: path("stalling.mp4"), delivery: .dropsLateVideo(afterSeconds: 0.5), stallAtPacket: 10, stallSeconds: 2)
+    let (session, writer) = try recording(seconds: 4, gop: 15, outputs: [main, hls, stalling])
+    session.start()
+    let summary = session.waitUntilFinished(statusInterval: 0.05)
+    XCTAssertNil(summary.error)
+    XCTAssertEqual(summary.framesOut, 120)
+    XCTAssertEqual(summary.droppedTotal, 0, "the source lost nothing")
+    XCTAssertEqual(try videoPackets(path("main.mp4")).count, 120)
+    let reports = writer.outputReports
+    XCTAssertEqual(reports.count, 3)
+    XCTAssertEqual(reports[1].droppedFrames, 0, "the HLS output lost nothing: \(reports[1])")
+    XCTAssertEqual(reports[1].videoFrames, 120)
+    XCTAssertGreaterThan(reports[2].droppedFrames, 0, "the stalling output dropped late video: \(reports[2])")
+
+    // The stalled output went on at a keyframe, and what it wrote decodes.
+    let video = stalling.received.filter(\.video)
+    let resumed = try XCTUnwrap(
+      zip(video, video.dropFirst()).first { $1.decodeSeconds - $0.decodeSeconds > 1.5 / 30 }?.1, "a gap after the stall")
+    XCTAssertTrue(resumed.keyframe, "it resumed at a keyframe")
+    let (frames, complaints) = try decode(path("stalling.mp4"))
+    XCTAssertEqual(frames, video.count)
+    XCTAssertEqual(complaints, "")
+  }
+
+  func testAFileThatStallsPastItsBoundHoldsTheEncoderUpAndTheSourceCountsTheDrops() throws {
+    let stalling = try CountingOutput(path: path("stalling.mp4"), stallAtPacket: 20, stallSeconds: 2)
+    let (session, writer) = try recording(
+      seconds: 4, gop: 15, outputs: [stalling],
+      fileQueueLimits: OutputQueueLimits(packets: 1000, bytes: 16 << 20, seconds: 0.5), poolCapacity: 4)
+    session.start()
+    let summary = session.waitUntilFinished(statusInterval: 0.05)
+    XCTAssertNil(summary.error)
+    let report = try XCTUnwrap(writer.outputReports.first)
+    XCTAssertGreaterThanOrEqual(report.stalls ?? 0, 1, "the stall is reported: \(report)")
+    XCTAssertGreaterThan(report.stalledSeconds ?? 0, 1)
+    XCTAssertGreaterThan(summary.droppedTotal, 10, "the live source dropped what the encoder could not take: \(summary.dropped)")
+    XCTAssertEqual(summary.framesIn, summary.framesOut + summary.droppedTotal)
+    // The file has every frame that was encoded, and no hole inside a GOP.
+    XCTAssertEqual(stalling.received.filter(\.video).count, summary.framesOut)
+    let (frames, complaints) = try decode(path("stalling.mp4"))
+    XCTAssertEqual(frames, summary.framesOut)
+    XCTAssertEqual(complaints, "")
+  }
+}
