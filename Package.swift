@@ -91,6 +91,9 @@ let package = Package(
       name: "CamfxCLI",
       dependencies: ["Camfx", "CamfxPreview", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
+    // examples/: programs built on the library's public API alone (a test runs them).
+    .executableTarget(name: "OwnOutputExample", dependencies: ["Camfx"], path: "examples/OwnOutput"),
+
     .testTarget(name: "CamfxCoreTests", dependencies: ["CamfxCore"]),
     .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture", "CamfxPixelFormats"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),

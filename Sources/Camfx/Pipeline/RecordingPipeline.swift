@@ -68,6 +68,9 @@ public final class RecordingPipeline {
     public var audio = AudioOptions()
     /// The movie files and streams; `nil` records nothing (a preview only).
     public var outputs: RecordingOutputPlan?
+    /// Outputs of your own (any `MovieOutput`), on the same packet bus as `outputs`,
+    /// each with its own queue and worker. More can attach to `bus` while it runs.
+    public var ownOutputs: [any MovieOutput] = []
     public var file = MovieFileOutput.Options()
     /// Cut the movie files into segments.
     public var segments: SegmentedMovieOutput.Options?
@@ -99,6 +102,9 @@ public final class RecordingPipeline {
   public let session: RecordingSession<PCMBuffer>
   /// The encoders and outputs (`nil` for a preview without a recording).
   public let writer: MovieWriter?
+  /// Where the encoders publish their packets: outputs attach here while the pipeline
+  /// runs (`subscribe`) and leave again (`unsubscribe`). `nil` for a preview.
+  public var bus: PacketBus? { writer?.bus }
   public let outputs: [any MovieOutput]
   /// The size of the filtered frames (what the encoder and the taps get).
   public let outputGeometry: FrameGeometry
@@ -160,7 +166,7 @@ public final class RecordingPipeline {
     framesPerSecond = opened.fps
     expectedFrames = opened.input.isLive || configuration.timelapse != nil ? nil : opened.expectedFrames
 
-    guard let plan = configuration.outputs else {
+    guard configuration.outputs != nil || !configuration.ownOutputs.isEmpty else {
       microphone = nil
       writer = nil
       outputs = []
@@ -181,7 +187,9 @@ public final class RecordingPipeline {
       generator = SineToneGenerator(try SineAudioSource(
         frequency: frequency, sampleRate: audio.sampleRate, channels: audio.channels))
     }
-    let outputs = try plan.makeOutputs(file: configuration.file, segments: configuration.segments)
+    let outputs =
+      try (configuration.outputs?.makeOutputs(file: configuration.file, segments: configuration.segments) ?? [])
+      + configuration.ownOutputs
     self.outputs = outputs
     let writer = try MovieWriter(
       settings: settings, outputs: outputs, fileQueueLimits: opened.input.isLive ? .file : .fileFromStoredMedia,
