@@ -108,8 +108,10 @@ public final class PacketSubscription: @unchecked Sendable {
   func deliver(_ packet: EncodedPacket) {
     var waitedSince: Int64? = nil
     while true {
+      var queued = 0
       let offer: OutputQueue.Offer? = state.withLock { s in
-        s.ended || s.ending != nil ? nil : queue.offer(packet, connected: s.connected)
+        defer { queued = queue.count }
+        return s.ended || s.ending != nil ? nil : queue.offer(packet, connected: s.connected)
       }
       if offer == .full {
         if waitedSince == nil { waitedSince = MonotonicClock.nanoseconds() }
@@ -118,7 +120,10 @@ public final class PacketSubscription: @unchecked Sendable {
         }
         continue
       }
-      if offer == .queued { work.notify() }
+      // A live output is woken for every packet (its viewers wait for it); a file only
+      // once a batch is queued, since each wake-up costs the publisher a system call
+      // (its worker also looks every `fileWakeInterval` by itself).
+      if offer == .queued && (delivery.isLive || queued >= Self.fileWakeBatch) { work.notify() }
       break
     }
     if let waitedSince {
@@ -177,6 +182,11 @@ public final class PacketSubscription: @unchecked Sendable {
     }
   }
 
+  /// Packets a file's queue gathers before its worker is woken, and how long its worker
+  /// sleeps at most (ns) when fewer come.
+  static let fileWakeBatch = 16
+  static let fileWakeInterval = 100_000_000
+
   private let done = Atomic<Bool>(false)
   private var workerDone: Bool { done.load(ordering: .acquiring) }
 
@@ -198,7 +208,9 @@ public final class PacketSubscription: @unchecked Sendable {
       }
       guard let packet else {
         if ending != nil { break }
-        work.wait(timeoutNanoseconds: 250_000_000) { state.withLock { s in !queue.isEmpty || s.ending != nil } }
+        work.wait(timeoutNanoseconds: delivery.isLive ? 250_000_000 : Self.fileWakeInterval) {
+          state.withLock { s in (delivery.isLive ? !queue.isEmpty : queue.count >= Self.fileWakeBatch) || s.ending != nil }
+        }
         continue
       }
       room.notify()
