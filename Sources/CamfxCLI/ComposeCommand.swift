@@ -74,17 +74,8 @@ struct ComposeCommand: ParsableCommand {
     valueName: "name"))
   var preset: String?
 
-  @Option(name: .customLong("video-codec"), help: ArgumentHelp("h264 (the default), hevc, av1, vp9 or mjpeg.", valueName: "codec"))
-  var videoCodec: String?
-
-  @Option(parsing: .unconditional, help: ArgumentHelp("Constant rate factor (default 23).", valueName: "n"))
-  var crf: Double?
-
-  @Option(name: .customLong("video-bitrate"), parsing: .unconditional, help: ArgumentHelp("Average video bit rate: 4M, 800k.", valueName: "rate"))
-  var videoBitrate: String?
-
-  @Option(name: .customLong("x264-preset"), help: ArgumentHelp("libx264 speed preset (default medium).", valueName: "preset"))
-  var x264Preset: String?
+  @OptionGroup(title: "Encoder")
+  var encoding: EncoderOptions
 
   @Flag(help: "No progress bar (the summary is still printed).")
   var quiet = false
@@ -124,7 +115,8 @@ struct ComposeCommand: ParsableCommand {
       throw RecordingOptionError("--music-volume and --music-mode go with --music FILE")
     }
     let background = try BGRA(parsing: self.background)
-    let passthrough = preset?.lowercased() == ExportPreset.passthrough
+    // --video-codec copy is the passthrough preset by another name.
+    let passthrough = preset?.lowercased() == ExportPreset.passthrough || encoding.copies
     let exportPreset = passthrough ? nil : try preset.map(ExportPreset.init(parsing:))
     guard (1...2).contains(channels) else { throw RecordingOptionError("--channels must be 1 or 2") }
     let plan = try outputOptions.plan(names: outputOptions.output, overwrite: overwrite)
@@ -151,39 +143,18 @@ struct ComposeCommand: ParsableCommand {
     var recording = RecordingPipeline.Configuration(source: .composition(input))
     recording.chain = try FilterRegistry.builtin.makeChain(filters)
     try exportPreset?.apply(to: &recording.video, audio: &recording.audio)
-    if let videoCodec { recording.video.codec = try VideoSettings.encoder(forCodec: videoCodec) }
-    if let videoBitrate { recording.video.rateControl = .bitrate(try Bitrate.parse(videoBitrate)) }
-    if let crf { recording.video.rateControl = .crf(crf) }
-    if let x264Preset { recording.video.preset = x264Preset }
+    try encoding.apply(to: &recording.video)
     recording.audio.sampleRate = sampleRate
     recording.audio.channels = channels
     recording.outputs = plan
     recording.file = MovieFileOutput.Options(overwrite: overwrite)
 
     // 3. Compose; a signal stops it cleanly, and what was written is a playable movie.
-    let stopTarget = RecordingStopTarget()
-    let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in stopTarget.signalled() }
-    defer { signals.cancel() }
-    signal(SIGPIPE, SIG_IGN)
-    let showProgress = !quiet && isatty(STDERR_FILENO) != 0
-    let pipeline = try RecordingPipeline(recording) {
-      RecordCommand.printToStderr((showProgress ? "\r\u{1B}[2K" : "") + "camfx: \($0)\n")
-    }
-    guard stopTarget.attach(pipeline.session) else {
-      pipeline.cancel()
-      throw RecordingOptionError("interrupted before composing started")
-    }
-    let summary = try pipeline.run(statusInterval: 0.25) { snapshot, elapsed in
-      guard showProgress else { return }
-      RecordCommand.printToStderr(
-        "\r\u{1B}[2K" + RecordingStatusLine.progress(
-          framesWritten: snapshot.framesWritten, totalFrames: pipeline.expectedFrames ?? input.frameCount,
-          frameSeconds: frameDuration.seconds,
-          elapsed: elapsed))
-    }
-    if showProgress { RecordCommand.printToStderr("\r\u{1B}[2K") }
-    try statsFile.map { try RecordCommand.writeStats(summary, to: $0) }
-    let name = pipeline.outputs.first { !$0.isLive }?.report.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
+    let runner = RecordingRunner(quiet: quiet, statsFile: statsFile)
+    let pipeline = try RecordingPipeline(recording, report: runner.report)
+    let summary = try runner.run(
+      pipeline, display: .progress(frames: pipeline.expectedFrames ?? input.frameCount, frameSeconds: frameDuration.seconds))
+    let name = pipeline.outputReports.first { $0.kind == "file" }?.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
     RecordCommand.printToStderr(
       "composed \(timeline.placements.count) item(s), \(RecordingStatusLine.fixed(timeline.total.seconds, 3)) s at "
         + "\(renderSize) and \(RecordingStatusLine.fixed(1 / frameDuration.seconds, 3)) fps: "
@@ -203,27 +174,25 @@ struct ComposeCommand: ParsableCommand {
   /// `--preset passthrough`: the items' packets joined as they are.
   private func runPassthrough(_ composition: Composition, plan: RecordingOutputPlan, statsFile: OutputFile?) throws {
     let changes: [(String, Bool)] = [
-      ("--size", size != nil), ("--fps", fps != nil), ("--filter", !filters.isEmpty), ("--video-codec", videoCodec != nil),
-      ("--crf", crf != nil), ("--video-bitrate", videoBitrate != nil), ("--x264-preset", x264Preset != nil),
-      ("--background", background != "black"),
-    ]
+      ("--size", size != nil), ("--fps", fps != nil), ("--filter", !filters.isEmpty),
+      ("--video-codec", encoding.videoCodec != nil && !encoding.copies), ("--background", background != "black"),
+    ] + encoding.given
     if let (name, _) = changes.first(where: \.1) {
       throw RecordingOptionError("--preset passthrough copies packets as they are: \(name) needs encoding")
     }
     let source = try PassthroughComposition(composition, audio: !noAudio)
-    signal(SIGPIPE, SIG_IGN)
-    let outputs = try plan.makeOutputs(file: MovieFileOutput.Options(overwrite: overwrite), segments: nil)
-    let session = try PacketCopySession(source: source, outputs: outputs) { RecordCommand.printToStderr("camfx: \($0)\n") }
-    let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in session.stop() }
-    defer { signals.cancel() }
-    let summary = session.run()
-    try statsFile.map { try RecordCommand.writeStats(summary, to: $0) }
+    var recording = RecordingPipeline.Configuration(source: .movie(path: composition.items[0].asset.path))
+    recording.outputs = plan
+    recording.file = MovieFileOutput.Options(overwrite: overwrite)
+    let runner = RecordingRunner(quiet: quiet, statsFile: statsFile)
+    let copy = try PacketCopySession(recording, source: source, report: runner.report)
+    let summary = try runner.run(copy, display: .nothing)
     for cut in source.cuts where cut.start != (cut.item.start ?? .zero) || (cut.item.end.map { $0 != cut.end } ?? false) {
       RecordCommand.printToStderr(
         "camfx: passthrough cuts on keyframes: \(cut.item) copied from \(RecordingStatusLine.fixed(cut.start.seconds, 3)) s "
           + "to \(RecordingStatusLine.fixed(cut.end.seconds, 3)) s\n")
     }
-    let name = outputs.first { !$0.isLive }?.report.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
+    let name = copy.outputReports.first { $0.kind == "file" }?.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
     RecordCommand.printToStderr(
       "composed \(composition.items.count) item(s) by passthrough: "
         + RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded ", with: "copied ") + "\n")

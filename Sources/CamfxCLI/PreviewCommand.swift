@@ -57,14 +57,16 @@ struct PreviewCommand: ParsableCommand {
     recording.camera = try camera.settings()
     recording.chain = try FilterRegistry.builtin.makeChain(filters)
     recording.limits = RecordingLimits(duration: try duration.map(RecordingLimits.parseDuration))
-    let stopTarget = RecordingStopTarget()
-    let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in stopTarget.signalled() }
-    defer { signals.cancel() }
-    let pipeline = try RecordingPipeline(recording) { RecordCommand.printToStderr("camfx: \($0)\n") }
+    let runner = RecordingRunner(quiet: true, statsFile: nil)
+    let pipeline = try RecordingPipeline(recording, report: runner.report)
     let preview = try previewOptions.start(at: address, pipeline: pipeline)
     defer { preview.stop() }
-    guard stopTarget.attach(pipeline.session) else { return }
-    let summary = try pipeline.run()
+    let summary: RecordingSummary
+    do {
+      summary = try runner.run(pipeline, display: .nothing)
+    } catch let error as RecordingOptionError where error.description.hasPrefix("interrupted before") {
+      return
+    }
     RecordCommand.printToStderr(
       "previewed \(summary.framesOut) frames in \(RecordingStatusLine.fixed(summary.elapsedSeconds, 1)) s; "
         + "\(preview.tap.viewerFrames) sent to viewers\n")

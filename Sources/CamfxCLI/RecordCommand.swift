@@ -109,42 +109,11 @@ struct RecordCommand: ParsableCommand {
     "NAME or NAME=KEY=VALUE:KEY=VALUE; repeat to chain, in order (see `camfx filters`).", valueName: "spec"))
   var filters: [String] = []
 
-  @Option(name: .customLong("video-codec"), help: ArgumentHelp(
-    "h264 (libx264, the default), hevc (libx265), av1 (libsvtav1), vp9 (libvpx-vp9), mjpeg, or copy (an --input movie's or a camera's own H.264 or MJPEG packets, no re-encoding).", valueName: "codec"))
-  var videoCodec: String?
-
-  @Option(help: ArgumentHelp(
-    "Any FFmpeg video encoder by name, e.g. h264_v4l2m2m (Raspberry Pi), h264_nvenc; it must take yuv420p.",
-    valueName: "name"))
-  var encoder: String?
-
-  @Option(help: ArgumentHelp(
-    "The encoder's tune; zerolatency makes every frame leave the encoder at once (low-latency streams).",
-    valueName: "tune"))
-  var tune: String?
+  @OptionGroup(title: "Encoder")
+  var encoding: EncoderOptions
 
   @Option(name: .customLong("audio-codec"), help: ArgumentHelp("aac (the default) or opus.", valueName: "codec"))
   var audioCodec: String?
-
-  @Option(name: .customLong("video-bitrate"), parsing: .unconditional, help: ArgumentHelp("Average video bit rate: 4M, 800k.", valueName: "rate"))
-  var videoBitrate: String?
-
-  @Option(parsing: .unconditional, help: ArgumentHelp("Constant rate factor 0-51 instead of a bit rate (default 23).", valueName: "n"))
-  var crf: Double?
-
-  @Option(parsing: .unconditional, help: ArgumentHelp("Maximum frames between keyframes (default: 2 s worth).", valueName: "n"))
-  var gop: Int?
-
-  @Option(parsing: .unconditional, help: ArgumentHelp("Consecutive B-frames (0: no reordering, the default).", valueName: "n"))
-  var bframes: Int = 0
-
-  @Option(help: ArgumentHelp("H.264 profile: baseline, main or high.", valueName: "profile"))
-  var profile: String?
-
-  @Option(name: .customLong("x264-preset"), help: ArgumentHelp(
-    "libx264 speed preset: ultrafast ... veryslow (default veryfast for live sources, medium for --input).",
-    valueName: "preset"))
-  var x264Preset: String?
 
   @Option(name: .customLong("audio-bitrate"), parsing: .unconditional, help: ArgumentHelp("AAC bit rate (default 128k).", valueName: "rate"))
   var audioBitrate: String?
@@ -197,7 +166,6 @@ struct RecordCommand: ParsableCommand {
   func validate() throws {
     if input != nil && source != nil { throw ValidationError("use either --source or --input, not both") }
     if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
-    if videoBitrate != nil && crf != nil { throw ValidationError("use either --video-bitrate or --crf, not both") }
     if segment == nil && (keep != nil || maxTotal != nil) {
       throw ValidationError("--keep and --max-total keep segments of a loop recording: add --segment")
     }
@@ -254,11 +222,7 @@ struct RecordCommand: ParsableCommand {
         minimumFreeBytes: minimumFree, file: fileOptions)
     }
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
-    if videoCodec?.lowercased() == "copy" {
-      try checkCopyOptions()
-      try runCopy(input: input, plan: plan, limits: limits, file: fileOptions, segments: segments, statsFile: statsFile)
-      return
-    }
+    if encoding.copies { try checkCopyOptions() }
     var recording = try configuration(limits: limits, timelapse: timelapseInterval)
     recording.outputs = plan
     recording.file = fileOptions
@@ -267,67 +231,43 @@ struct RecordCommand: ParsableCommand {
 
     // 2. Signals are caught from here on, so that a stop always finishes the file, which
     // is created under its own name when the first packet reaches it.
-    let stopTarget = RecordingStopTarget()
-    let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in stopTarget.signalled() }
-    defer { signals.cancel() }
-    // A pipe whose reader went away must end that output, not the process.
-    signal(SIGPIPE, SIG_IGN)
-    let eraseStatus = !quiet && isatty(STDERR_FILENO) != 0
-    let report: @Sendable (String) -> Void = { Self.printToStderr((eraseStatus ? "\r\u{1B}[2K" : "") + "camfx: \($0)\n") }
-    let pipeline = try RecordingPipeline(recording, report: report)
-    let interrupted = RecordingOptionError("interrupted before the recording started")
-    if stopTarget.interruptedEarly {
-      pipeline.cancel()
-      throw interrupted
+    let runner = RecordingRunner(quiet: quiet, statsFile: statsFile)
+    let job = try RecordingPipeline.makeJob(recording, report: runner.report)
+    var stills: StillCapture? = nil
+    var runningPreview: RunningPreview? = nil
+    var stillSignal: StopSignals? = nil
+    defer {
+      stillSignal?.cancel()
+      runningPreview?.stop()
     }
-    let stills = StillCapture(pattern: still ?? Self.defaultStillPattern(nextTo: plan.files.first), report: report)
-    pipeline.addTap(stills)
-    let stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in stills.request() }
-    defer { stillSignal.cancel() }
-    let runningPreview = try previewAddress.map { address in
-      try previewOptions.start(at: address, pipeline: pipeline)
-    }
-    defer { runningPreview?.stop() }
-    guard stopTarget.attach(pipeline.session) else {
-      pipeline.cancel()
-      throw interrupted
+    if let pipeline = job as? RecordingPipeline {
+      let capture = StillCapture(pattern: still ?? Self.defaultStillPattern(nextTo: plan.files.first), report: runner.report)
+      pipeline.addTap(capture)
+      stills = capture
+      stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in capture.request() }
+      runningPreview = try previewAddress.map { address in try previewOptions.start(at: address, pipeline: pipeline) }
     }
 
-    // 3. Record. A terminal gets a status line redrawn in place; a log (a service's
-    // journal, a file) a line a minute.
-    let onTerminal = isatty(STDERR_FILENO) != 0
-    let showStatus = !quiet && onTerminal
-    var statusLine = RecordingStatusLine()
-    var progressLog = quiet || onTerminal ? nil : RecordingProgressLog(interval: 60)
-    if verbose { Self.printToStderr("camfx: video path: \(pipeline.videoPath)\n") }
-    let summary = try pipeline.run(statusInterval: 0.5) { snapshot, elapsed in
-      if let line = progressLog?.line(for: snapshot, elapsed: elapsed) { Self.printToStderr(line + "\n") }
-      guard showStatus else { return }
-      // A transcode knows its length: a progress bar; a live source: the status line.
-      let text = pipeline.expectedFrames.map {
-        RecordingStatusLine.progress(
-          framesWritten: snapshot.framesWritten, totalFrames: $0, frameSeconds: 1 / pipeline.framesPerSecond, elapsed: elapsed)
-      } ?? statusLine.text(for: snapshot, elapsed: elapsed)
-      Self.printToStderr("\r\u{1B}[2K" + text + RecordingStatusLine.liveOutputs(pipeline.outputReports))
-    }
-    stills.waitUntilWritten()
-    if showStatus { Self.printToStderr("\r\u{1B}[2K") }
+    // 3. Record: a transcode shows a progress bar, a live source the status line.
+    let display: RecordingRunner.Display =
+      job.expectedFrames.map { .progress(frames: $0, frameSeconds: 1 / ((job as? RecordingPipeline)?.framesPerSecond ?? 30)) }
+      ?? (encoding.copies ? .nothing : .statusLine)
+    let summary = try runner.run(job, display: display, verbose: verbose)
+    stills?.waitUntilWritten()
 
     // 4. What was written stays, whatever happened.
-    let file = pipeline.outputs.first { !$0.isLive }
-    let output = plan.targets.map(\.displayName).joined(separator: ", ")
-    if let reason = pipeline.stopRequest { Self.printToStderr("camfx: \(reason); finishing the recording\n") }
-    try statsFile.map { try Self.writeStats(summary, to: $0) }
+    let file = plan.files.first.flatMap { path in job.outputReports.first { $0.name == path } }
+      ?? job.outputReports.first { $0.kind == "file" || $0.kind == "segments" }
+    let output = file?.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
     if summary.framesOut > 0 || summary.error == nil {
-      Self.printToStderr(RecordingStatusLine.summary(summary, output: file.map { $0.report.name } ?? output) + "\n")
-      for report in pipeline.outputReports where report.kind != "file" && report.kind != "segments" {
+      let line = RecordingStatusLine.summary(summary, output: output)
+      Self.printToStderr((encoding.copies ? line.replacingOccurrences(of: "recorded", with: "copied") : line) + "\n")
+      for report in job.outputReports where report.kind != "file" && report.kind != "segments" {
         Self.printToStderr(RecordingStatusLine.outputSummary(report) + "\n")
       }
     }
     if let error = summary.error {
-      let kept = (file?.bytesWritten ?? 0) > 0 && summary.framesOut > 0
-        ? "; kept \(summary.framesOut) frames in \(file?.report.name ?? output)"
-        : ""
+      let kept = (file?.bytes ?? 0) > 0 && summary.framesOut > 0 ? "; kept \(summary.framesOut) frames in \(output)" : ""
       throw RecordingFailure(message: error + kept)
     }
   }
@@ -357,7 +297,7 @@ struct RecordCommand: ParsableCommand {
     recording.camera = try camera.settings()
     recording.reconnectTimeout = try reconnect.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 30
     recording.chain = try FilterRegistry.builtin.makeChain(filters)
-    try applyVideoOptions(to: &recording.video)
+    try encoding.apply(to: &recording.video)
     // Live sources default to veryfast, as OBS does: what 1080p30 needs on small
     // machines, and x264's lookahead (what a kill can lose beyond the fragment) is 10
     // frames instead of medium's 40. A transcode keeps ffmpeg's medium.
@@ -394,10 +334,8 @@ struct RecordCommand: ParsableCommand {
   private func checkCopyOptions() throws {
     var needsPictures: [(String, Bool)] = [
       ("--filter", !filters.isEmpty), ("--timelapse", timelapse != nil),
-      ("--preview", preview != nil), ("--realtime", realtime == true), ("--encoder", encoder != nil),
-      ("--crf", crf != nil), ("--video-bitrate", videoBitrate != nil), ("--gop", gop != nil), ("--tune", tune != nil),
-      ("--profile", profile != nil), ("--x264-preset", x264Preset != nil), ("--audio-codec", audioCodec != nil),
-    ]
+      ("--preview", preview != nil), ("--realtime", realtime == true),
+    ] + encoding.given + [("--audio-codec", audioCodec != nil)]
     // A camera is asked for its size; a movie would have to be scaled.
     if input != nil { needsPictures.append(("--size", size != nil)) }
     if let (name, _) = needsPictures.first(where: \.1) {
@@ -408,71 +346,11 @@ struct RecordCommand: ParsableCommand {
     }
   }
 
-  /// Copies the movie's or the camera's packets to the outputs, as they are.
-  private func runCopy(
-    input: String?, plan: RecordingOutputPlan, limits: RecordingLimits, file: MovieFileOutput.Options,
-    segments: SegmentedMovieOutput.Options?, statsFile: OutputFile?
-  ) throws {
-    let packets: any PacketSource
-    if let input {
-      packets = try MoviePacketReader(path: input, audio: audio != "none")
-    } else {
-      packets = try CameraPacketSource(camera: try openCopiedCamera())
-    }
-    signal(SIGPIPE, SIG_IGN)
-    let outputs = try plan.makeOutputs(file: file, segments: segments)
-    let session = try PacketCopySession(source: packets, outputs: outputs, limits: limits) {
-      Self.printToStderr("camfx: \($0)\n")
-    }
-    let signals = StopSignals(signals: [SIGINT, SIGTERM, SIGHUP]) { _, _ in session.stop() }
-    defer { signals.cancel() }
-    if verbose { Self.printToStderr("camfx: video path: \(packets.streams[0].codecName) → copy\n") }
-    let summary = session.run()
-    try statsFile.map { try Self.writeStats(summary, to: $0) }
-    let name = outputs.first { !$0.isLive }?.report.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
-    Self.printToStderr(RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded", with: "copied") + "\n")
-    if let error = summary.error { throw RecordingFailure(message: error) }
-  }
-
-  /// The camera `--video-codec copy` records: `--source` or the first camera, asked
-  /// for H.264 or else MJPEG (or the `--input-format` given) at `--size` and `--fps`.
-  private func openCopiedCamera() throws -> V4L2Camera {
-    let spec = try source.map { try SourceSpec(parsing: $0) } ?? (try SourceSpec.defaultSource().spec)
-    guard case .camera(let device) = spec else {
-      throw RecordingOptionError(
-        "--video-codec copy records a camera's or a movie's own compressed stream; --source \(source ?? "testsrc") has none (use --input FILE or a camera)")
-    }
-    var settings = try camera.settings()
-    if let format = settings.pixelFormat, !format.isCompressed {
-      throw RecordingOptionError(
-        "--video-codec copy records compressed frames: --input-format \(format.name) is not, use h264 or mjpeg")
-    }
-    settings.compressedOnly = true
-    let camera = try SourceSpec.openCamera(
-      device: device, size: try size.map { try FrameGeometry(parsing: $0) }, frameRate: fps, poolCapacity: 2, camera: settings)
-    reportNotes(camera.notes, from: camera.path)
-    return camera
-  }
-
   /// `still-%Y%m%d-%H%M%S.png` in the directory of `file` (or here).
   static func defaultStillPattern(nextTo file: String?) -> String {
     let name = "still-%Y%m%d-%H%M%S.png"
     guard let file, let slash = file.lastIndex(of: "/") else { return name }
     return String(file[...slash]) + name
-  }
-
-  /// Applies the encoder options (checked later, as a whole, by `MovieSettings.validate`).
-  private func applyVideoOptions(to video: inout VideoSettings) throws {
-    if videoCodec != nil && encoder != nil { throw RecordingOptionError("use either --video-codec or --encoder, not both") }
-    if let videoCodec { video.codec = try VideoSettings.encoder(forCodec: videoCodec) }
-    if let encoder { video.codec = encoder }
-    video.tune = tune
-    if let videoBitrate { video.rateControl = .bitrate(try Bitrate.parse(videoBitrate)) }
-    if let crf { video.rateControl = .crf(crf) }
-    video.gop = gop
-    video.bframes = bframes
-    if let profile { video.profile = try VideoSettings.Profile(parsing: profile) }
-    video.preset = x264Preset
   }
 
   /// The `scale` that `--size WxH` puts in front of a movie's filters; a side may be -1

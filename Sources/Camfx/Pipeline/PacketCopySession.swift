@@ -1,3 +1,4 @@
+import CamfxCapture
 import CamfxCore
 import CamfxMedia
 import Synchronization
@@ -10,7 +11,7 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: `run()` uses the source on one thread; `stop()` only sets an
 /// atomic.
-public final class PacketCopySession: @unchecked Sendable {
+public final class PacketCopySession: RecordingJob, @unchecked Sendable {
   public let source: any PacketSource
   public let outputs: [any MovieOutput]
   public let limits: RecordingLimits
@@ -38,8 +39,75 @@ public final class PacketCopySession: @unchecked Sendable {
     subscriptions = bus.subscriptions
   }
 
+  /// The copy `configuration` describes (its video codec `copy`): `source`'s packets,
+  /// or when nil, a movie's (`.movie`) or a camera's H.264 or MJPEG (`.live`, the first
+  /// camera when none is named), to its outputs and its own, within its limits.
+  /// - Parameter report: told what a camera adjusted, and when an output reconnects or
+  ///   ends, one line each.
+  /// - Throws: `RecordingOptionError` for a source with no packets to copy (testsrc, a
+  ///   PNG), and what opening the source and the outputs throws.
+  public convenience init(
+    _ configuration: RecordingPipeline.Configuration, source: (any PacketSource)? = nil,
+    report: @escaping @Sendable (String) -> Void = { _ in }
+  ) throws {
+    let packets: any PacketSource
+    if let source {
+      packets = source
+    } else {
+      switch configuration.source {
+      case .movie(let path):
+        packets = try MoviePacketReader(path: path, audio: configuration.sound != .none)
+      case .live(let spec):
+        packets = try CameraPacketSource(camera: try Self.openCamera(spec, configuration, report: report))
+      case .composition:
+        throw RecordingOptionError("a composition is copied by passthrough: give its PassthroughComposition as the source")
+      }
+    }
+    let outputs =
+      try (configuration.outputs?.makeOutputs(file: configuration.file, segments: configuration.segments) ?? [])
+      + configuration.ownOutputs
+    try self.init(source: packets, outputs: outputs, limits: configuration.limits, events: report)
+  }
+
+  /// The camera a copy records: asked for H.264 or else MJPEG (or the compressed
+  /// format the settings name) at the configuration's size and rate.
+  private static func openCamera(
+    _ spec: SourceSpec?, _ configuration: RecordingPipeline.Configuration, report: @Sendable (String) -> Void
+  ) throws -> V4L2Camera {
+    let spec = try spec ?? SourceSpec.defaultSource().spec
+    guard case .camera(let device) = spec else {
+      throw RecordingOptionError(
+        "--video-codec copy records a camera's or a movie's own compressed stream; --source \(spec) has none (use --input FILE or a camera)")
+    }
+    var settings = configuration.camera
+    if let format = settings.pixelFormat, !format.isCompressed {
+      throw RecordingOptionError(
+        "--video-codec copy records compressed frames: --input-format \(format.name) is not, use h264 or mjpeg")
+    }
+    settings.compressedOnly = true
+    let camera = try SourceSpec.openCamera(
+      device: device, size: configuration.size, frameRate: configuration.framesPerSecond, poolCapacity: 2, camera: settings)
+    for note in camera.notes { report("\(camera.path): \(note)") }
+    return camera
+  }
+
   /// Ends the copy after the current packet (a signal).
   public func stop() { stopRequested.store(true, ordering: .releasing) }
+
+  /// The same as `stop()`: a copy has no encoder to drain.
+  public func stopAtOnce() { stop() }
+
+  /// Ends every output at once (a copy that never ran).
+  public func cancel() { bus.cancel() }
+
+  public var outputReports: [OutputReport] { subscriptions.map(\.report) }
+  public var stopRequest: String? { subscriptions.lazy.compactMap(\.stopRequest).first }
+  public var videoPath: String { "\(source.streams[0].codecName) → copy" }
+  public var expectedFrames: Int? { nil }
+
+  public func run(statusInterval: Double, status: (RecordingStatistics.Snapshot, Double) -> Void) throws -> RecordingSummary {
+    run()
+  }
 
   /// Copies until the end of the movie, a limit or `stop()`, and finishes the outputs.
   public func run() -> RecordingSummary {

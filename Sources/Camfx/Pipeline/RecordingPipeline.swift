@@ -20,7 +20,10 @@ import CamfxMedia
 /// Everything is opened and checked by `init`, before any frame flows: a bad device, a
 /// chain that does not fit the input or settings an encoder refuses throw there, and
 /// movie files are only created when their first packet arrives.
-public final class RecordingPipeline {
+///
+/// `@unchecked Sendable`: `stop()` and the figures may be called from any thread (a
+/// signal handler's, a status line's); the rest from the thread that built it.
+public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
   /// What to record and how.
   public struct Configuration {
     public enum Source {
@@ -272,6 +275,10 @@ public final class RecordingPipeline {
 
   /// Ends every output at once, keeping what was written (a pipeline that never ran).
   public func cancel() { writer?.cancel() }
+
+  public func stopAtOnce() {
+    session.abort(error: RecordingOptionError("interrupted twice: stopped at once, without the frames still in the encoder"))
+  }
 
   /// The sound track's settings, and the microphone that records it.
   private static func audioSettings(
