@@ -29,6 +29,14 @@ struct PreviewOptions: ParsableArguments {
       writer?.outputReports ?? []
     }
     let server = PreviewServer(address: address, tap: tap, credentials: previewAuth) { state.json() }
+    if let recorder = pipeline.events {
+      server.events = { @Sendable (request: EventRequest) in
+        switch request {
+        case .start(let duration): recorder.trigger("http", duration: duration ?? 0)
+        case .stop: recorder.stopEvent()
+        }
+      }
+    }
     try server.start()
     try tap.start()
     pipeline.addTap(tap)

@@ -142,6 +142,9 @@ struct RecordCommand: ParsableCommand {
       + "HOST:PORT (another address only when given).", valueName: "address"))
   var preview: String?
 
+  @OptionGroup(title: "Event clips")
+  var eventOptions: EventOptions
+
   @OptionGroup(title: "Preview")
   var previewOptions: PreviewOptions
 
@@ -174,8 +177,12 @@ struct RecordCommand: ParsableCommand {
 
   func run() throws {
     FFmpegLogging.configure(verbose: verbose)
-    let names = outputOptions.output.isEmpty ? [DefaultOutputName.make()] : outputOptions.output
-    if outputOptions.output.isEmpty { Self.printToStderr("camfx: recording to \(names[0]) (no -o given); Ctrl-C stops\n") }
+    let events = try eventOptions.options(overwrite: overwrite)
+    // Event clips alone record no continuous movie unless -o asks for one.
+    let names = outputOptions.output.isEmpty && events == nil ? [DefaultOutputName.make()] : outputOptions.output
+    if outputOptions.output.isEmpty && events == nil {
+      Self.printToStderr("camfx: recording to \(names[0]) (no -o given); Ctrl-C stops\n")
+    }
     // 1. Everything that can be checked without opening anything.
     let limits = RecordingLimits(
       duration: try duration.map(RecordingLimits.parseDuration),
@@ -224,7 +231,8 @@ struct RecordCommand: ParsableCommand {
     let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
     if encoding.copies { try checkCopyOptions() }
     var recording = try configuration(limits: limits, timelapse: timelapseInterval)
-    recording.outputs = plan
+    recording.outputs = names.isEmpty ? nil : plan
+    recording.events = events
     recording.file = fileOptions
     recording.segments = segments
     let previewAddress = try preview.map { try PreviewAddress(parsing: $0) }
@@ -236,8 +244,10 @@ struct RecordCommand: ParsableCommand {
     var stills: StillCapture? = nil
     var runningPreview: RunningPreview? = nil
     var stillSignal: StopSignals? = nil
+    var eventSignal: StopSignals? = nil
     defer {
       stillSignal?.cancel()
+      eventSignal?.cancel()
       runningPreview?.stop()
     }
     if let pipeline = job as? RecordingPipeline {
@@ -246,6 +256,9 @@ struct RecordCommand: ParsableCommand {
       stills = capture
       stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in capture.request() }
       runningPreview = try previewAddress.map { address in try previewOptions.start(at: address, pipeline: pipeline) }
+      if let recorder = pipeline.events {
+        eventSignal = StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in recorder.trigger("signal") }
+      }
     }
 
     // 3. Record: a transcode shows a progress bar, a live source the status line.
@@ -259,7 +272,14 @@ struct RecordCommand: ParsableCommand {
     let file = plan.files.first.flatMap { path in job.outputReports.first { $0.name == path } }
       ?? job.outputReports.first { $0.kind == "file" || $0.kind == "segments" }
     let output = file?.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
-    if summary.framesOut > 0 || summary.error == nil {
+    if names.isEmpty {
+      // Event clips only: each clip said its own line when it closed.
+      let clips = summary.events ?? []
+      Self.printToStderr(
+        "encoded \(summary.framesOut) frames (\(RecordingStatusLine.fixed(summary.durationSeconds, 2)) s) for event clips: "
+          + "\(clips.count) clip(s)" + (clips.isEmpty ? "" : " (" + clips.map(\.path).joined(separator: ", ") + ")")
+          + ", \(summary.droppedTotal) dropped; stopped by \(summary.stopReason.rawValue)\n")
+    } else if summary.framesOut > 0 || summary.error == nil {
       let line = RecordingStatusLine.summary(summary, output: output)
       Self.printToStderr((encoding.copies ? line.replacingOccurrences(of: "recorded", with: "copied") : line) + "\n")
       for report in job.outputReports where report.kind != "file" && report.kind != "segments" {
@@ -334,7 +354,7 @@ struct RecordCommand: ParsableCommand {
   private func checkCopyOptions() throws {
     var needsPictures: [(String, Bool)] = [
       ("--filter", !filters.isEmpty), ("--timelapse", timelapse != nil),
-      ("--preview", preview != nil), ("--realtime", realtime == true),
+      ("--preview", preview != nil), ("--realtime", realtime == true), ("--pre-record", eventOptions.preRecord != nil),
     ] + encoding.given + [("--audio-codec", audioCodec != nil)]
     // A camera is asked for its size; a movie would have to be scaled.
     if input != nil { needsPictures.append(("--size", size != nil)) }

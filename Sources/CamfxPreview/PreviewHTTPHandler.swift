@@ -60,7 +60,12 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
       send(.unauthorized, "text/plain", Array("authorization required\n".utf8), head: head, context: context, extra: headers)
       return
     }
-    let path = head.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? head.uri
+    let parts = head.uri.split(separator: "?", maxSplits: 1)
+    let path = parts.first.map(String.init) ?? head.uri
+    if head.method == .POST, path == "/event" || path == "/event/stop" {
+      postEvent(head: head, path: path, query: parts.count > 1 ? String(parts[1]) : "", context: context)
+      return
+    }
     guard head.method == .GET || head.method == .HEAD else {
       send(.notFound, "text/plain", Array("not found\n".utf8), head: head, context: context)
       return
@@ -93,6 +98,38 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     default:
       send(.notFound, "text/plain", Array("not found\n".utf8), head: head, context: context)
     }
+  }
+
+  /// `POST /event[?duration=3s]` starts or extends an event clip; `POST /event/stop`
+  /// ends the open one at its post-roll. A request from a page of another origin is
+  /// refused (a browser sends `Origin`; a page elsewhere must not fire events here).
+  private func postEvent(head: HTTPRequestHead, path: String, query: String, context: ChannelHandlerContext) {
+    guard let events = server.events else {
+      send(.notFound, "text/plain", Array("this recording takes no events (add --pre-record)\n".utf8), head: head, context: context)
+      return
+    }
+    if let origin = head.headers.first(name: "Origin") {
+      let host = head.headers.first(name: "Host") ?? ""
+      guard origin == "http://\(host)" else {
+        send(.forbidden, "text/plain", Array("events come from this server's own page only\n".utf8), head: head, context: context)
+        return
+      }
+    }
+    if path == "/event/stop" {
+      events(.stop)
+      send(.ok, "application/json", Array("{\"event\":\"stopping\"}\n".utf8), head: head, context: context)
+      return
+    }
+    var duration: Double? = nil
+    for pair in query.split(separator: "&") where pair.hasPrefix("duration=") {
+      guard let seconds = EventRequest.seconds(String(pair.dropFirst(9))) else {
+        send(.badRequest, "text/plain", Array("invalid duration '\(pair.dropFirst(9))' (expected seconds, e.g. 3 or 3s)\n".utf8), head: head, context: context)
+        return
+      }
+      duration = seconds
+    }
+    events(.start(duration: duration))
+    send(.ok, "application/json", Array("{\"event\":\"started\"}\n".utf8), head: head, context: context)
   }
 
   private func startStream(head: HTTPRequestHead, context: ChannelHandlerContext) {

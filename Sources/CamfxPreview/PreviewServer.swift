@@ -35,6 +35,9 @@ public final class PreviewServer: @unchecked Sendable {
   let tap: PreviewTap
   let credentials: String?
   let state: @Sendable () -> [UInt8]
+  /// What `POST /event` does: start (or extend) an event for the seconds given (nil
+  /// for an instant), or stop the open one; nil when the recording takes no events.
+  public var events: (@Sendable (EventRequest) -> Void)?
   private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   private var channel: (any Channel)?
   let connections = Atomic<Int>(0)
@@ -199,4 +202,30 @@ public struct PreviewAddress: Sendable, Equatable, CustomStringConvertible {
   }
 
   public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// What a `POST /event` asks for.
+public enum EventRequest: Sendable, Equatable {
+  /// Start or extend an event; it lasts `duration` seconds (nil: an instant) before its
+  /// post-roll.
+  case start(duration: Double?)
+  /// End the open event at its post-roll from now.
+  case stop
+
+  /// `3`, `3s`, `1.5s` or `2m` as seconds (0 to a day).
+  static func seconds(_ text: String) -> Double? {
+    var t = text
+    var scale = 1.0
+    if t.hasSuffix("ms") {
+      scale = 0.001
+      t.removeLast(2)
+    } else if t.hasSuffix("s") {
+      t.removeLast()
+    } else if t.hasSuffix("m") {
+      scale = 60
+      t.removeLast()
+    }
+    guard let value = Double(t), value.isFinite, value >= 0, value * scale <= 86_400 else { return nil }
+    return value * scale
+  }
 }

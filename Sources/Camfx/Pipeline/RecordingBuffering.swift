@@ -24,12 +24,13 @@ public struct RecordingBuffering: Sendable, Equatable {
   /// both rings full plus one frame held by each stage.
   public var poolCapacity: Int { rawFrames + filteredFrames + 3 }
 
-  /// For a file input, which applies back-pressure instead of dropping.
-  public static let file = RecordingBuffering(rawFrames: 8, filteredFrames: 8)
-  /// A composition: its frames are decoded pictures passed on by reference, so every
-  /// frame in the rings holds a decoder buffer; shallower rings keep memory below
-  /// ffmpeg's for the same job, and the composing stage does not stall the encoder.
-  public static let composition = RecordingBuffering(rawFrames: 4, filteredFrames: 4)
+  /// For a file input, which applies back-pressure instead of dropping: its frames
+  /// are decoded pictures passed on by reference, so every frame in the rings holds a
+  /// decoder buffer, and the shallowest rings keep memory near ffmpeg's for the same job
+  /// without slowing it (the encoder is the slow stage).
+  public static let file = RecordingBuffering(rawFrames: 2, filteredFrames: 2)
+  /// A composition: decoded pictures too, as `file`.
+  public static let composition = RecordingBuffering(rawFrames: 2, filteredFrames: 2)
 
   /// Most bytes of frames a live recording may hold in its rings (at 1920x1080 BGRA,
   /// about 60 frames).

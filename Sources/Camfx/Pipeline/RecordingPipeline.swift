@@ -74,6 +74,9 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     /// Outputs of your own (any `MovieOutput`), on the same packet bus as `outputs`,
     /// each with its own queue and worker. More can attach to `bus` while it runs.
     public var ownOutputs: [any MovieOutput] = []
+    /// Event clips from a pre-roll of packets (`--pre-record`), triggered through
+    /// `events`; with or without `outputs`.
+    public var events: EventRecorder.Options?
     public var file = MovieFileOutput.Options()
     /// Cut the movie files into segments.
     public var segments: SegmentedMovieOutput.Options?
@@ -108,6 +111,9 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
   /// Where the encoders publish their packets: outputs attach here while the pipeline
   /// runs (`subscribe`) and leave again (`unsubscribe`). `nil` for a preview.
   public var bus: PacketBus? { writer?.bus }
+  /// The event clips' recorder, when `configuration.events` asks for them: its
+  /// `trigger` starts or extends a clip.
+  public let events: EventRecorder?
   public let outputs: [any MovieOutput]
   /// The size of the filtered frames (what the encoder and the taps get).
   public let outputGeometry: FrameGeometry
@@ -169,7 +175,8 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     framesPerSecond = opened.fps
     expectedFrames = opened.input.isLive || configuration.timelapse != nil ? nil : opened.expectedFrames
 
-    guard configuration.outputs != nil || !configuration.ownOutputs.isEmpty else {
+    guard configuration.outputs != nil || !configuration.ownOutputs.isEmpty || configuration.events != nil else {
+      events = nil
       microphone = nil
       writer = nil
       outputs = []
@@ -181,6 +188,28 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     video.width = outputGeometry.width
     video.height = outputGeometry.height
     video.fps = opened.fps
+    if let events = configuration.events {
+      // A clip starts at the keyframe at or before its pre-roll: keyframes come at
+      // least that often, so a clip starts at most one interval early.
+      let limit = max(1, Int((events.preRecord * opened.fps).rounded(.down)))
+      if let gop = video.gop, gop > limit {
+        throw RecordingOptionError(
+          "--gop \(gop) is longer than --pre-record \(RecordingStatusLine.fixed(events.preRecord, 1)) s (\(limit) frames "
+            + "at \(RecordingStatusLine.fixed(opened.fps, 2)) fps): an event clip could start up to \(gop) frames before "
+            + "it; give --gop \(limit) or less")
+      }
+      video.gop = min(video.effectiveGOP, limit)
+      if case .bitrate(let bitsPerSecond) = video.rateControl,
+        Double(bitsPerSecond) / 8 * events.preRecord > Double(events.maximumPreRecordBytes)
+      {
+        let megabytes = Double(bitsPerSecond) / 8 * events.preRecord / 1e6
+        throw RecordingOptionError(
+          "--pre-record \(RecordingStatusLine.fixed(events.preRecord, 1)) s at \(bitsPerSecond / 1000) kbit/s keeps about "
+            + "\(RecordingStatusLine.fixed(megabytes, 1)) MB of packets, more than --pre-record-max allows "
+            + "(\(RecordingStatusLine.fixed(Double(events.maximumPreRecordBytes) / 1e6, 1)) MB): give a larger "
+            + "--pre-record-max or a shorter --pre-record")
+      }
+    }
     let (audio, microphone) = try Self.audioSettings(configuration, opened: opened, report: report)
     self.microphone = microphone
     let settings = MovieSettings(video: video, audio: audio)
@@ -198,6 +227,14 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       settings: settings, outputs: outputs, fileQueueLimits: opened.input.isLive ? .file : .fileFromStoredMedia,
       events: report)
     self.writer = writer
+    do {
+      events = try configuration.events.map { options in
+        try EventRecorder(bus: writer.bus, options: options, clock: { writer.latestVideoSeconds }, report: report)
+      }
+    } catch {
+      writer.cancel()
+      throw error
+    }
     // A composition ends at its own length, which need not be whole frames.
     if case .composition(let composition) = configuration.source { writer.endSession(atSourceTime: composition.timeline.total) }
     do {
@@ -238,6 +275,10 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     }
     session.start()
     var summary = session.waitUntilFinished(statusInterval: statusInterval, status: status)
+    if let events {
+      events.finish()
+      summary.events = events.events
+    }
     microphone?.stop()
     if let microphone, microphone.overruns > 0 {
       report("\(microphone.device): \(microphone.overruns) overrun(s) recovered; some audio was lost")

@@ -43,20 +43,29 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   /// What the packet bus did: packets published, and the time `publish` took on the
   /// encoders' threads (mean and longest, µs).
   public var packetBus: PacketBusSummary? = nil
+  /// The event clips (`--pre-record`), as their sidecars say.
+  public var events: [EventRecorder.Event]? = nil
 
   public struct PacketBusSummary: Sendable, Codable, Equatable {
     public var packets: Int
     public var publishMeanMicroseconds: Double
     public var publishLongestMicroseconds: Double
+    /// The most bytes of packets kept at once (the last GOP, or an event pre-roll), and
+    /// the seconds they spanned at the end.
+    public var peakKeptBytes: Int
+    public var keptSeconds: Double
 
     public init(_ figures: PacketBus.Figures) {
       packets = figures.packets
       publishMeanMicroseconds = figures.packets > 0 ? Double(figures.publishNanoseconds) / Double(figures.packets) / 1e3 : 0
       publishLongestMicroseconds = Double(figures.longestPublishNanoseconds) / 1e3
+      peakKeptBytes = figures.peakKeptBytes
+      keptSeconds = figures.keptSeconds
     }
 
     enum CodingKeys: String, CodingKey {
       case packets, publishMeanMicroseconds = "publish_mean_us", publishLongestMicroseconds = "publish_longest_us"
+      case peakKeptBytes = "peak_kept_bytes", keptSeconds = "kept_seconds"
     }
   }
 
@@ -83,6 +92,6 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
     case cameraGaps = "camera_gaps", indexSeconds = "index_seconds"
     case syncSeconds = "sync_seconds", syncs, videoPath = "video_path", bgraFrames = "bgra_frames", outputs
-    case firstFrameEpochSeconds = "first_frame_epoch", packetBus = "packet_bus"
+    case firstFrameEpochSeconds = "first_frame_epoch", packetBus = "packet_bus", events
   }
 }

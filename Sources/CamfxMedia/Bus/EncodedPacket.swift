@@ -83,6 +83,16 @@ public final class EncodedPacket: @unchecked Sendable {
   /// The duration, exactly (zero when unset).
   public var duration: MediaTime { stream.time(ticks: pointer.pointee.duration) }
 
+  /// Another reference to the packet's data, moved later by `time` (earlier when
+  /// negative): how an output that starts part-way (a segment, an event clip) starts
+  /// its own timestamps at zero without touching the shared packet.
+  /// - Throws: `FFmpegError` (ENOMEM).
+  public func reference(offsetBy time: MediaTime) throws(FFmpegError) -> EncodedPacket {
+    let moved = try EncodedPacket(stream: stream, referencing: pointer)
+    moved.offset(by: time)
+    return moved
+  }
+
   /// Moves the packet later by `time` (earlier when negative), rounded to the nearest of
   /// its stream's ticks: how a copy starts at zero, and how joined movies continue one
   /// another. Only its producer calls it, before the packet is published.

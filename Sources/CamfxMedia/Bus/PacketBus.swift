@@ -30,12 +30,16 @@ import Synchronization
 /// `@unchecked Sendable`: the subscriber list and the last GOP are under `shared`.
 public final class PacketBus: @unchecked Sendable {
   /// Where a new output starts.
-  public enum Start: Sendable {
+  public enum Start: Sendable, Equatable {
     /// At the last keyframe published (the packets since then are queued at once); at
     /// the next one when the last GOP was not kept.
     case lastKeyframe
     /// At the next keyframe published.
     case nextKeyframe
+    /// At the last keyframe at least this many seconds before the newest packet, from
+    /// the packets the bus keeps (`keepPackets`): an event clip's pre-roll. The oldest
+    /// kept keyframe when none is that old.
+    case secondsAgo(Double)
   }
 
   /// What the bus has done, for reports and benchmarks.
@@ -44,14 +48,20 @@ public final class PacketBus: @unchecked Sendable {
     /// Time spent in `publish`, on the publishers' threads.
     public var publishNanoseconds: Int64 = 0
     public var longestPublishNanoseconds: Int64 = 0
-    /// Packets and bytes kept for late joiners (since the last keyframe).
+    /// Packets and bytes kept for outputs that start in the past, and the seconds from
+    /// the oldest kept keyframe to the newest video packet.
     public var keptPackets = 0
     public var keptBytes = 0
+    public var keptSeconds = 0.0
+    /// The most bytes kept at once.
+    public var peakKeptBytes = 0
+    /// GOPs dropped from the kept packets because they passed `keepPackets`'s bytes.
+    public var keptGOPsDroppedForBytes = 0
   }
 
   public let streams: [EncodedStream]
-  /// The most packets and bytes kept for late joiners; a longer GOP is not kept (a late
-  /// joiner then waits for the next keyframe).
+  /// The most packets and bytes kept for late joiners without `keepPackets`; a longer
+  /// GOP is not kept (a late joiner then waits for the next keyframe).
   public let lastGOPLimit: (packets: Int, bytes: Int)
   /// The queue limits of an output that takes every packet (a file), unless its
   /// `subscribe` says otherwise.
@@ -59,11 +69,17 @@ public final class PacketBus: @unchecked Sendable {
 
   private struct Shared {
     var subscriptions: [PacketSubscription] = []
-    var lastGOP: [EncodedPacket] = []
-    var lastGOPBytes = 0
+    /// Packets since the oldest kept keyframe, in publish order.
+    var kept: [EncodedPacket] = []
+    /// Positions in `kept` of its video keyframes.
+    var keyframes: [Int] = []
+    var keptBytes = 0
     /// False once the last GOP outgrew `lastGOPLimit`, until the next keyframe.
     var lastGOPComplete = true
     var sawVideo = false
+    var newestVideoSeconds = 0.0
+    /// `keepPackets`: seconds and bytes.
+    var retention: (seconds: Double, bytes: Int)?
     var closed = false
     var figures = Figures()
   }
@@ -112,12 +128,15 @@ public final class PacketBus: @unchecked Sendable {
     }
     let closed = shared.withLock { s in
       if s.closed { return true }
+      let from: Int?
       switch start {
-      case .lastKeyframe:
-        subscription.join(with: s.lastGOPComplete ? s.lastGOP : [], waitForKeyframe: s.sawVideo)
-      case .nextKeyframe:
-        subscription.join(with: [], waitForKeyframe: true)
+      case .lastKeyframe: from = s.lastGOPComplete ? s.keyframes.last : nil
+      case .nextKeyframe: from = nil
+      case .secondsAgo(let seconds):
+        let before = s.newestVideoSeconds - seconds
+        from = s.keyframes.last { s.kept[$0].presentationSeconds <= before + 1e-9 } ?? s.keyframes.first
       }
+      subscription.join(with: from.map { Array(s.kept[$0...]) } ?? [], waitForKeyframe: s.sawVideo || start == .nextKeyframe)
       s.subscriptions.append(subscription)
       return false
     }
@@ -177,27 +196,64 @@ public final class PacketBus: @unchecked Sendable {
     if let failure { throw failure }
   }
 
-  /// Keeps the packets since the last video keyframe for late joiners.
+  /// Keeps packets for outputs that start in the past, from now on: at least `seconds`
+  /// before the newest packet (from the last keyframe at or before then), trimmed by
+  /// whole GOPs, and at most `maximumBytes` (the oldest GOPs go first, counted in
+  /// `figures`). Without it the bus keeps the last GOP only.
+  public func keepPackets(seconds: Double, maximumBytes: Int) {
+    precondition(seconds >= 0 && maximumBytes > 0)
+    shared.withLock { s in s.retention = (seconds, maximumBytes) }
+  }
+
+  /// Keeps `packet` for outputs that start in the past, and trims what is kept.
   private func keep(_ packet: EncodedPacket, in s: inout Shared) {
-    if packet.stream.kind == .video {
+    let isVideo = packet.stream.kind == .video
+    if isVideo {
       s.sawVideo = true
-      if packet.isKeyframe {
-        s.lastGOP.removeAll(keepingCapacity: true)
-        s.lastGOPBytes = 0
-        s.lastGOPComplete = true
+      s.newestVideoSeconds = max(s.newestVideoSeconds, packet.presentationSeconds)
+    }
+    guard s.sawVideo else { return }
+    if isVideo && packet.isKeyframe {
+      if s.retention == nil {
+        s.kept.removeAll(keepingCapacity: true)
+        s.keyframes.removeAll(keepingCapacity: true)
+        s.keptBytes = 0
       }
+      s.lastGOPComplete = true
+      s.keyframes.append(s.kept.count)
     }
-    guard s.lastGOPComplete, s.sawVideo else { return }
-    if s.lastGOP.count >= lastGOPLimit.packets || s.lastGOPBytes + packet.byteCount > lastGOPLimit.bytes {
-      s.lastGOP.removeAll()
-      s.lastGOPBytes = 0
+    guard s.lastGOPComplete, !s.keyframes.isEmpty else { return }
+    s.kept.append(packet)
+    s.keptBytes += packet.byteCount
+    if let retention = s.retention {
+      // Drop the oldest GOP while the next keyframe is old enough to start from, or
+      // while the bytes are over (keeping the newest GOP whatever it weighs).
+      while s.keyframes.count >= 2 {
+        let secondStart = s.kept[s.keyframes[1]].presentationSeconds
+        let oldEnough = secondStart <= s.newestVideoSeconds - retention.seconds + 1e-9
+        let tooBig = s.keptBytes > retention.bytes
+        guard oldEnough || tooBig else { break }
+        if !oldEnough { s.figures.keptGOPsDroppedForBytes += 1 }
+        dropOldestGOP(&s)
+      }
+    } else if s.kept.count > lastGOPLimit.packets || s.keptBytes > lastGOPLimit.bytes {
+      s.kept.removeAll()
+      s.keyframes.removeAll()
+      s.keptBytes = 0
       s.lastGOPComplete = false
-      return
     }
-    s.lastGOP.append(packet)
-    s.lastGOPBytes += packet.byteCount
-    s.figures.keptPackets = s.lastGOP.count
-    s.figures.keptBytes = s.lastGOPBytes
+    s.figures.keptPackets = s.kept.count
+    s.figures.keptBytes = s.keptBytes
+    s.figures.peakKeptBytes = max(s.figures.peakKeptBytes, s.keptBytes)
+    s.figures.keptSeconds = s.keyframes.first.map { s.newestVideoSeconds - s.kept[$0].presentationSeconds } ?? 0
+  }
+
+  private func dropOldestGOP(_ s: inout Shared) {
+    let cut = s.keyframes[1]
+    for packet in s.kept[..<cut] { s.keptBytes -= packet.byteCount }
+    s.kept.removeFirst(cut)
+    s.keyframes.removeFirst()
+    for i in s.keyframes.indices { s.keyframes[i] -= cut }
   }
 
   /// Detaches every output, draining each and finishing it; waits for them all.
@@ -223,7 +279,8 @@ public final class PacketBus: @unchecked Sendable {
       s.closed = true
       let all = s.subscriptions
       s.subscriptions = []
-      s.lastGOP = []
+      s.kept = []
+      s.keyframes = []
       return all
     }
   }

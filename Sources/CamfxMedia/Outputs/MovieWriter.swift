@@ -64,7 +64,8 @@ public final class MovieWriter: @unchecked Sendable {
 
   private let video: VideoEncoder
   private let videoStream: EncodedStream
-  private let adaptor: PixelBufferAdaptor
+  /// Made at the first BGRA frame (videoLock): a yuv420p path never needs its frames.
+  private var adaptor: PixelBufferAdaptor?
   private let videoPacket: FFmpegPacket
   let audio: AudioEncoder?
   let audioStream: EncodedStream?
@@ -77,15 +78,14 @@ public final class MovieWriter: @unchecked Sendable {
   private var state: Status = .unknown
   private var sessionStart: MediaTime? = nil
   private var sessionEnd: MediaTime? = nil
-  /// The outputs the bus had when the writer finished or was cancelled (their figures
-  /// stay readable).
-  private var finishedOutputs: [PacketSubscription] = []
   // audioLock: audio appended before the session start was known.
   var pendingAudio: [PCMBuffer] = []
   /// True while `pendingAudio` is not empty, so video appends need not take `audioLock`.
   let hasPendingAudio = Atomic<Bool>(false)
   // videoLock
   private var lastVideoTicks: Int64? = nil
+  /// `lastVideoTicks` for other threads (`latestVideoSeconds`); -1 before the first.
+  private let latestVideoTicks = Atomic<Int64>(-1)
   private var videoFrames = 0
 
   /// Checks the settings and opens the encoders. Creates no file.
@@ -112,7 +112,6 @@ public final class MovieWriter: @unchecked Sendable {
     // Every container camfx writes keeps the codec headers out of band (extradata).
     video = try VideoEncoder(settings: settings.video, globalHeader: true)
     videoStream = try EncodedStream(kind: .video, index: 0, encoder: video.pointer)
-    adaptor = try PixelBufferAdaptor(width: settings.video.width, height: settings.video.height)
     videoPacket = try FFmpegPacket()
     var streams = [videoStream]
     if let a = settings.audio {
@@ -125,8 +124,9 @@ public final class MovieWriter: @unchecked Sendable {
       audio = nil
       audioStream = nil
     }
-    bus = PacketBus(streams: streams, fileQueueLimits: fileQueueLimits, events: events)
-    for output in outputs { try bus.subscribe(output) }
+    let bus = PacketBus(streams: streams, fileQueueLimits: fileQueueLimits, events: events)
+    self.bus = bus
+    recordedOutputs = try outputs.map { output throws(FFmpegError) in try bus.subscribe(output) }
   }
 
   /// A writer with one movie file, `path` (its extension picks the container).
@@ -151,28 +151,26 @@ public final class MovieWriter: @unchecked Sendable {
     return nil
   }
 
-  /// The outputs attached to the bus now, or those it had when it finished.
-  private var attached: [PacketSubscription] {
-    let now = bus.subscriptions
-    return now.isEmpty ? outputLock.withLock { _ in finishedOutputs } : now
-  }
+  /// The recording's own outputs, those given to `init`: what its figures and reports
+  /// are about. (An output attached later, an event clip or a viewer, has its own
+  /// `PacketSubscription` to ask.)
+  public let recordedOutputs: [PacketSubscription]
 
   /// The outputs a recording is measured by: its files, or its live outputs when it
   /// has no file.
-  private var recordedOutputs: [PacketSubscription] {
-    let all = attached
-    let files = all.filter { !$0.delivery.isLive }
-    return files.isEmpty ? all : files
+  private var measuredOutputs: [PacketSubscription] {
+    let files = recordedOutputs.filter { !$0.delivery.isLive }
+    return files.isEmpty ? recordedOutputs : files
   }
 
   /// Bytes the files have written so far (for status lines and `--max-size`); the
   /// live outputs' when there is no file.
-  public var bytesWritten: Int64 { recordedOutputs.reduce(0) { $0 + $1.bytesWritten } }
+  public var bytesWritten: Int64 { measuredOutputs.reduce(0) { $0 + $1.bytesWritten } }
 
   /// Why an output wants the recording to end cleanly (`--min-free`, or every output
   /// has ended), if one does.
   public var stopRequest: String? {
-    let all = attached
+    let all = recordedOutputs
     if let request = all.lazy.compactMap(\.stopRequest).first { return request }
     if !all.isEmpty, all.allSatisfy(\.hasEnded) {
       return all.count == 1 ? "the output has stopped" : "every output has stopped"
@@ -182,18 +180,27 @@ public final class MovieWriter: @unchecked Sendable {
 
   /// True when every output has ended (a pipe whose reader left, a failed HLS output).
   public var allOutputsEnded: Bool {
-    let all = attached
-    return !all.isEmpty && all.allSatisfy(\.hasEnded)
+    !recordedOutputs.isEmpty && recordedOutputs.allSatisfy(\.hasEnded)
   }
 
   /// How each output is doing, in the order they were attached.
-  public var outputReports: [OutputReport] { attached.map(\.report) }
+  public var outputReports: [OutputReport] { recordedOutputs.map(\.report) }
 
   /// The video the files hold: frames and seconds (the file with the fewest), which
-  /// is less than was appended when a file stopped at a size limit.
-  public var videoInOutputs: (frames: Int, seconds: Double) {
-    let measured = recordedOutputs
+  /// is less than was appended when a file stopped at a size limit; nil for a writer
+  /// with no output of its own (event clips only).
+  public var videoInOutputs: (frames: Int, seconds: Double)? {
+    let measured = measuredOutputs
+    guard !measured.isEmpty else { return nil }
     return (measured.map(\.videoPacketsWritten).min() ?? 0, measured.map(\.videoEndSeconds).min() ?? 0)
+  }
+
+  /// Where the recording is: the time in the movie of the newest video frame accepted
+  /// (seconds from the session start; 0 before the first). What an event's trigger is
+  /// stamped with.
+  public var latestVideoSeconds: Double {
+    let ticks = latestVideoTicks.load(ordering: .relaxed)
+    return ticks < 0 ? 0 : Double(ticks) / Double(settings.video.timescale)
   }
 
   /// Video frames accepted so far.
@@ -247,7 +254,16 @@ public final class MovieWriter: @unchecked Sendable {
   ///   from the encoder or an output (the writer has failed).
   @discardableResult
   public func append(_ frame: PixelBuffer) throws(FFmpegError) -> Bool {
-    try appendVideo(at: frame.presentationTime) { () throws(FFmpegError) in try adaptor.convert(frame) }
+    try appendVideo(at: frame.presentationTime) { () throws(FFmpegError) in
+      let converter: PixelBufferAdaptor
+      if let adaptor {
+        converter = adaptor
+      } else {
+        converter = try PixelBufferAdaptor(width: settings.video.width, height: settings.video.height)
+        adaptor = converter
+      }
+      return try converter.convert(frame)
+    }
   }
 
   /// Encodes one yuv420p frame at its `presentationTime` as it is, with no conversion
@@ -289,6 +305,7 @@ public final class MovieWriter: @unchecked Sendable {
       avFrame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
       try encodeVideo(avFrame)
       lastVideoTicks = pts
+      latestVideoTicks.store(pts, ordering: .relaxed)
       videoFrames += 1
       return true
     }
@@ -375,15 +392,12 @@ public final class MovieWriter: @unchecked Sendable {
         return
       }
     }
-    let outputs = bus.subscriptions
     do throws(FFmpegError) {
       try bus.finish()
       outputLock.withLock { _ in
-        finishedOutputs = outputs
         if case .writing = state { state = .completed }
       }
     } catch {
-      outputLock.withLock { _ in finishedOutputs = outputs }
       fail(error)
       throw error
     }
@@ -418,9 +432,5 @@ public final class MovieWriter: @unchecked Sendable {
   }
 
   /// Cancels every output, keeping their figures.
-  private func endOutputs() {
-    let outputs = bus.subscriptions
-    bus.cancel()
-    outputLock.withLock { _ in if finishedOutputs.isEmpty { finishedOutputs = outputs } }
-  }
+  private func endOutputs() { bus.cancel() }
 }

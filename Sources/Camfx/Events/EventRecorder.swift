@@ -1,0 +1,281 @@
+import CamfxCore
+import CamfxMedia
+import Foundation
+import Synchronization
+
+/// Event clips that start before the event: the packet bus keeps a pre-roll of encoded
+/// packets (`PacketBus.keepPackets`), and a trigger attaches a clip (`EventClipOutput`)
+/// that starts at the keyframe at or before the pre-roll, and ends the post-roll after
+/// the last trigger. Memory is bit rate × seconds, never pictures.
+///
+///     trigger at t ──▶ clip from the keyframe ≤ t − pre ... until t + duration + post
+///     another trigger before the clip closes ──▶ the same clip goes on
+///
+/// - A trigger while a clip is open (before `end`, or within `gap` of its last
+///   trigger's activity) extends it; otherwise it starts a new clip.
+/// - Each clip is a crash-safe camfx file; when it is complete, a JSON sidecar beside it
+///   says when it began and ended (in the recording, and by the wall clock), what
+///   triggered it, and which files it wrote.
+/// - Triggers come from any thread (`trigger`): a signal, the preview server's
+///   `POST /event`, a Swift caller.
+///
+/// `@unchecked Sendable`: the open clip and the list of events are under `state`; the
+/// watcher thread alone closes clips.
+public final class EventRecorder: @unchecked Sendable {
+  public struct Options: Sendable, Equatable {
+    /// Seconds kept before a trigger.
+    public var preRecord: Double
+    /// Seconds recorded after the last trigger's activity ends.
+    public var postRecord: Double
+    /// Seconds a clip stays open after its last trigger's activity, for another trigger
+    /// to extend it (at least `postRecord`); the clip records through it.
+    public var gap: Double
+    /// The clips' names: strftime fields (`events/%Y%m%d-%H%M%S.mp4`), local time of the
+    /// trigger.
+    public var pattern: String
+    /// The most the pre-roll may hold in memory.
+    public var maximumPreRecordBytes: Int
+    public var file: MovieFileOutput.Options
+    /// Programs run when a clip starts and when it has ended (`EventHook`).
+    public var onStart: EventHook?
+    public var onEnd: EventHook?
+
+    public init(
+      preRecord: Double, postRecord: Double, gap: Double? = nil, pattern: String,
+      maximumPreRecordBytes: Int = 64_000_000, file: MovieFileOutput.Options = .init()
+    ) {
+      self.preRecord = preRecord
+      self.postRecord = postRecord
+      self.gap = max(gap ?? postRecord, postRecord)
+      self.pattern = pattern
+      self.maximumPreRecordBytes = maximumPreRecordBytes
+      self.file = file
+    }
+  }
+
+  /// One event, as its sidecar says it.
+  public struct Event: Sendable, Codable, Equatable {
+    /// The clip's path.
+    public var path: String
+    /// Where the clip's first and last picture lie in the recording (seconds from its
+    /// start; the clip's own timestamps start at zero).
+    public var start: Double
+    public var end: Double
+    /// When the first trigger came, in the recording and by the wall clock (seconds
+    /// since 1970).
+    public var triggeredAt: Double
+    public var triggeredAtEpoch: Double
+    /// What triggered it first (`signal`, `http`, `api`, `motion`), and how many
+    /// triggers it took in all.
+    public var trigger: String
+    public var triggers: Int
+    /// Video frames in the clip, and its bytes.
+    public var frames: Int
+    public var bytes: Int64
+    public var files: [String]
+    /// The error that cut the clip short, if one did.
+    public var error: String?
+
+    enum CodingKeys: String, CodingKey {
+      case path, start, end, triggeredAt = "triggered_at", triggeredAtEpoch = "triggered_at_epoch", trigger, triggers
+      case frames, bytes, files, error
+    }
+  }
+
+  public let options: Options
+  private let bus: PacketBus
+  private let clock: @Sendable () -> Double
+  private let report: @Sendable (String) -> Void
+
+  private struct Open {
+    let clip: EventClipOutput
+    let subscription: PacketSubscription
+    let path: String
+    var triggeredAt: Double
+    var triggeredAtEpoch: Double
+    var trigger: String
+    var triggers: Int
+    /// When the last trigger's activity ends (its time plus its duration).
+    var activeUntil: Double
+  }
+
+  private struct State {
+    var names: SegmentNames
+    var open: Open?
+    /// Clips past their end, for the watcher to close.
+    var closing: [Open] = []
+    var events: [Event] = []
+    var stopped = false
+  }
+  private let state: Mutex<State>
+  private let wake = WakeSignal()
+  private var watcher: NamedThread?
+
+  /// Starts keeping the pre-roll on `bus`, and the thread that closes clips.
+  /// - Parameters:
+  ///   - clock: where the recording is now (seconds; `MovieWriter.latestVideoSeconds`).
+  ///   - report: told, one line each, when a clip starts, ends or fails.
+  public init(
+    bus: PacketBus, options: Options, clock: @escaping @Sendable () -> Double,
+    report: @escaping @Sendable (String) -> Void = { _ in }
+  ) throws {
+    self.bus = bus
+    self.options = options
+    self.clock = clock
+    self.report = report
+    try SegmentNames.validate(pattern: options.pattern, option: "--event-output")
+    state = Mutex(State(names: SegmentNames(pattern: options.pattern, overwrite: options.file.overwrite)))
+    bus.keepPackets(seconds: options.preRecord, maximumBytes: options.maximumPreRecordBytes)
+    watcher = try NamedThread("camfx.events") { [self] in watch() }
+  }
+
+  /// The events so far, closed ones first and the open one last.
+  public var events: [Event] { state.withLock { $0.events } }
+
+  /// True while a clip is being recorded.
+  public var isRecordingAClip: Bool { state.withLock { $0.open != nil } }
+
+  /// Starts a clip, or extends the open one: it goes on `duration` (0: an instant)
+  /// and then the post-roll from now.
+  /// - Parameter source: what triggered it, for the sidecar (`signal`, `http` ...).
+  public func trigger(_ source: String, duration: Double = 0) {
+    let now = clock()
+    let until = now + max(0, duration)
+    var started: String? = nil
+    var failure: String? = nil
+    state.withLock { s in
+      guard !s.stopped else { return }
+      // A clip whose end has passed is over, even if the watcher has not closed it yet
+      // (a movie read faster than real time): this trigger starts a new one.
+      if let open = s.open, open.clip.isComplete || now >= open.clip.plannedEnd - 1e-9 {
+        s.closing.append(open)
+        s.open = nil
+      }
+      if var open = s.open {
+        open.activeUntil = max(open.activeUntil, until)
+        open.triggers += 1
+        open.clip.extend(to: open.activeUntil + options.gap)
+        s.open = open
+        return
+      }
+      let path = s.names.next(at: time(nil))
+      do {
+        let clip = try EventClipOutput(path: path, end: until + options.gap, options: options.file)
+        let subscription = try bus.subscribe(clip, from: .secondsAgo(options.preRecord))
+        s.open = Open(
+          clip: clip, subscription: subscription, path: path, triggeredAt: now,
+          triggeredAtEpoch: Date().timeIntervalSince1970, trigger: source, triggers: 1, activeUntil: until)
+        started = path
+      } catch {
+        failure = "event clip '\(path)': \(error)"
+      }
+    }
+    if let started {
+      report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started)")
+      options.onStart?.run(
+        [
+          "CAMFX_EVENT": "start", "CAMFX_EVENT_PATH": started, "CAMFX_EVENT_START": RecordingStatusLine.fixed(now, 3),
+          "CAMFX_EVENT_TRIGGER": source, "CAMFX_EVENT_SCORE": "",
+        ], report: report)
+    }
+    if let failure { report(failure) }
+    wake.notify()
+  }
+
+  /// Ends the open clip at the post-roll from now (`POST /event` with `stop`).
+  public func stopEvent() {
+    let now = clock()
+    state.withLock { s in
+      guard var open = s.open else { return }
+      open.activeUntil = min(open.activeUntil, now)
+      open.clip.cut(at: now + options.postRecord)
+      s.open = open
+    }
+    wake.notify()
+  }
+
+  /// Closes the open clip with what it holds (the recording ends), and stops watching.
+  public func finish() {
+    let left = state.withLock { s -> [Open] in
+      s.stopped = true
+      return s.closing + (s.open.map { [$0] } ?? [])
+    }
+    wake.notify()
+    watcher?.join()
+    watcher = nil
+    for open in left { close(open) }
+  }
+
+  // MARK: The watcher
+
+  private func watch() {
+    var droppedForBytes = 0
+    while true {
+      let dropped = bus.figures.keptGOPsDroppedForBytes
+      if dropped > droppedForBytes {
+        if droppedForBytes == 0 {
+          report(
+            "warning: the pre-roll passed its memory bound (--pre-record-max "
+              + "\(RecordingStatusLine.fixed(Double(options.maximumPreRecordBytes) / 1e6, 1)) MB): "
+              + "clips start later than --pre-record; give a larger bound or a lower bit rate")
+        }
+        droppedForBytes = dropped
+      }
+      wake.wait(timeoutNanoseconds: 50_000_000) { state.withLock { $0.stopped } }
+      let (done, stopped) = state.withLock { s -> ([Open], Bool) in
+        if s.stopped { return ([], true) }
+        var done = s.closing
+        s.closing = []
+        if let open = s.open, open.clip.isComplete || open.subscription.hasEnded {
+          done.append(open)
+        }
+        return (done, false)
+      }
+      if stopped { return }
+      for open in done { close(open) }
+    }
+  }
+
+  /// Detaches a clip (its worker finishes the file) and writes its sidecar.
+  private func close(_ open: Open) {
+    let error = bus.unsubscribe(open.subscription)
+    let span = open.clip.span
+    let event = Event(
+      path: open.path, start: span.first ?? open.triggeredAt, end: span.end, triggeredAt: open.triggeredAt,
+      triggeredAtEpoch: open.triggeredAtEpoch, trigger: open.trigger, triggers: open.triggers,
+      frames: open.clip.videoPacketsWritten, bytes: open.clip.bytesWritten, files: [open.path],
+      error: error.map { "\($0)" })
+    state.withLock { s in
+      if s.open?.path == open.path { s.open = nil }
+      s.events.append(event)
+      s.events.sort { $0.start < $1.start }
+    }
+    do {
+      try Self.writeSidecar(event)
+    } catch {
+      report("event clip '\(open.path)': cannot write its sidecar: \(error)")
+    }
+    options.onEnd?.run(
+      [
+        "CAMFX_EVENT": "end", "CAMFX_EVENT_PATH": event.path, "CAMFX_EVENT_SIDECAR": Self.sidecarPath(of: event.path),
+        "CAMFX_EVENT_START": RecordingStatusLine.fixed(event.start, 3), "CAMFX_EVENT_END": RecordingStatusLine.fixed(event.end, 3),
+        "CAMFX_EVENT_TRIGGER": event.trigger, "CAMFX_EVENT_SCORE": "",
+      ], report: report)
+    report(
+      "event clip \(open.path): \(RecordingStatusLine.fixed(event.start, 2))–\(RecordingStatusLine.fixed(event.end, 2)) s, "
+        + "\(event.frames) frames" + (event.error.map { "; \($0)" } ?? ""))
+  }
+
+  /// `clip.mp4` → `clip.json`.
+  public static func sidecarPath(of clip: String) -> String {
+    let url = URL(fileURLWithPath: clip)
+    return url.deletingPathExtension().appendingPathExtension("json").path
+  }
+
+  static func writeSidecar(_ event: Event) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    let data = try encoder.encode(event)
+    try data.write(to: URL(fileURLWithPath: sidecarPath(of: event.path)), options: .atomic)
+  }
+}

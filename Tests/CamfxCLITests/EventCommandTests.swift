@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+
+/// `camfx record --pre-record`: event clips triggered over HTTP (`POST /event` on the
+/// preview server) and by SIGUSR2, as a user runs them.
+final class EventCommandTests: CLITestCase {
+  private func sidecar(_ name: String) throws -> [String: Any] {
+    try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path(name)))) as? [String: Any])
+  }
+
+  func testHTTPAndSignalTriggersMakeClipsThatStartBeforeThem() throws {
+    let port = try LocalServer.freePort()
+    let process = try CLI.start(
+      [
+        "record", "--source", "testsrc", "--size", "320x240", "--duration", "11s", "--pre-record", "2s",
+        "--post-record", "1s", "--event-output", "ev-%H%M%S.mp4", "--preview", "127.0.0.1:\(port)", "--quiet",
+        "--on-event-end", "sh -c 'env | grep ^CAMFX_EVENT | sort > hook-$CAMFX_EVENT_TRIGGER.txt'",
+        "--on-event-start", "false", "-o", "all.mp4",
+      ], in: dir)
+    var waited = 0.0
+    while !LocalServer.isListening(tcp: port) && waited < 20 {
+      usleep(100_000)
+      waited += 0.1
+    }
+    usleep(3_000_000)
+    // A page of another origin cannot fire an event; this server's own can.
+    let foreign = try HTTPProbe.get(port: port, path: "/event", method: "POST", headers: ["Origin: http://evil.example"])
+    XCTAssertEqual(foreign.status, 403)
+    let started = try HTTPProbe.get(port: port, path: "/event?duration=1s", method: "POST")
+    XCTAssertEqual(started.status, 200, String(decoding: started.body, as: UTF8.self))
+    usleep(4_000_000)
+    kill(process.processIdentifier, SIGUSR2)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+
+    let names = try listing()
+    let sidecars = names.filter { $0.hasPrefix("ev-") && $0.hasSuffix(".json") }
+    XCTAssertEqual(sidecars.count, 2, "\(names)\n\(stderr)")
+    let events = try sidecars.map(sidecar).sorted { ($0["triggered_at"] as? Double ?? 0) < ($1["triggered_at"] as? Double ?? 0) }
+    XCTAssertEqual(events.map { $0["trigger"] as? String }, ["http", "signal"])
+    // The end hook ran for each clip with the event in its environment; a start hook
+    // that fails is a warning.
+    XCTAssertEqual(stderr.components(separatedBy: "warning: hook false exited with status 1").count - 1, 2, stderr)
+    for event in events {
+      let trigger = try XCTUnwrap(event["trigger"] as? String)
+      var hookOutput = ""
+      for _ in 0..<50 where hookOutput.isEmpty {
+        hookOutput = (try? String(contentsOfFile: path("hook-\(trigger).txt"), encoding: .utf8)) ?? ""
+        if hookOutput.isEmpty { usleep(100_000) }
+      }
+      let lines = hookOutput.split(separator: "\n").map(String.init)
+      XCTAssertTrue(lines.contains("CAMFX_EVENT=end"), hookOutput)
+      XCTAssertTrue(lines.contains("CAMFX_EVENT_PATH=\(event["path"] as? String ?? "?")"), hookOutput)
+      XCTAssertTrue(lines.contains("CAMFX_EVENT_TRIGGER=\(trigger)"), hookOutput)
+      XCTAssertTrue(lines.contains { $0.hasPrefix("CAMFX_EVENT_END=") }, hookOutput)
+    }
+    for event in events {
+      let clip = try XCTUnwrap(event["path"] as? String)
+      let triggered = try XCTUnwrap(event["triggered_at"] as? Double)
+      let start = try XCTUnwrap(event["start"] as? Double), end = try XCTUnwrap(event["end"] as? Double)
+      // Keyframes come every 2 s (the pre-roll): the clip starts at most one interval
+      // before its pre-roll, and ends its duration and post-roll after the trigger.
+      XCTAssertLessThanOrEqual(start, triggered - 2 + 1e-6, "\(event)")
+      XCTAssertGreaterThanOrEqual(start, triggered - 4 - 1e-6, "\(event)")
+      let duration = event["trigger"] as? String == "http" ? 1.0 : 0
+      XCTAssertEqual(end, triggered + duration + 1, accuracy: 1.0 / 30 + 1e-6, "\(event)")
+      let probed = try MovieOracle.probe(path(clip))
+      XCTAssertEqual(probed["video"]?.frames, event["frames"] as? Int)
+      XCTAssertEqual(try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path(clip), "-f", "null", "-"]).stderr, "")
+    }
+  }
+
+  func testBadEventOptionsAreOneLineErrors() throws {
+    try assertFails(
+      ["record", "--post-record", "3s", "-o", "a.mp4"],
+      stderr: "camfx: error: --post-record sets event clips: add --pre-record TIME (e.g. --pre-record 5s)")
+    try assertFails(
+      ["record", "--pre-record", "2s", "--gop", "120", "-o", "a.mp4"],
+      stderr: "camfx: error: --gop 120 is longer than --pre-record 2.0 s (60 frames at 30.00 fps): an event clip could start up to 120 frames before it; give --gop 60 or less")
+    try assertFails(
+      ["record", "--pre-record", "5s", "--post-record", "10s", "--event-gap", "3s", "-o", "a.mp4"],
+      stderr: "camfx: error: --event-gap 3s is shorter than --post-record 10s: a clip stays open at least its post-roll")
+    try assertFails(
+      ["record", "--pre-record", "2s", "--on-event-end", "no-such-program --x", "-o", "a.mp4"],
+      stderr: "camfx: error: --on-event-end: 'no-such-program' is not an executable program (the command runs without a shell)")
+    try assertFails(
+      ["record", "--pre-record", "0", "-o", "a.mp4"], stderr: "camfx: error: --pre-record must be more than 0 and at most 10m")
+    try assertFails(
+      ["record", "--pre-record", "20s", "--video-bitrate", "30M", "--pre-record-max", "16M", "-o", "a.mp4"],
+      stderr: "camfx: error: --pre-record 20.0 s at 30000 kbit/s keeps about 75.0 MB of packets, more than --pre-record-max allows (16.0 MB): give a larger --pre-record-max or a shorter --pre-record")
+  }
+}

@@ -1,0 +1,144 @@
+import Camfx
+import Foundation
+import Synchronization
+import XCTest
+
+/// Event clips from the packet bus's pre-roll, through the library: triggers fired at
+/// exact frames of a test pattern recorded as fast as it encodes, clips decoded and
+/// compared with the continuous recording of the same encode.
+final class EventClipTests: XCTestCase {
+  /// Fires `trigger` when the writer stage reaches frame `n` (before it is encoded).
+  final class TriggerAtFrames: FrameTap, @unchecked Sendable {
+    private let frames = Atomic<Int>(0)
+    let at: [Int: (EventRecorder) -> Void]
+    var recorder: EventRecorder?
+    init(_ at: [Int: (EventRecorder) -> Void]) { self.at = at }
+    var wantsFrame: Bool {
+      let n = frames.add(1, ordering: .relaxed).newValue - 1
+      if let fire = at[n], let recorder { fire(recorder) }
+      return false
+    }
+    func take(_ frame: VideoFrame) {}
+  }
+
+  private var directory: URL!
+
+  override func setUpWithError() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-events-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+  /// Records `seconds` of a 160x120 30 fps test pattern to `main.mp4` with event clips
+  /// `clip-NNN.mp4`, firing the triggers at their frames.
+  private func record(
+    seconds: Int, preRecord: Double = 3, postRecord: Double = 2, gap: Double? = nil, gop: Int? = nil,
+    triggers: [Int: (EventRecorder) -> Void]
+  ) throws -> (RecordingSummary, [EventRecorder.Event]) {
+    var recording = RecordingPipeline.Configuration(source: .live(.testPattern))
+    recording.size = FrameGeometry(width: 160, height: 120)
+    recording.realtime = false
+    recording.video.preset = "ultrafast"
+    recording.video.gop = gop
+    recording.limits.duration = MediaTime(value: Int64(seconds), timescale: 1)
+    recording.outputs = try RecordingOutputPlan(names: [path("main.mp4")])
+    recording.events = EventRecorder.Options(
+      preRecord: preRecord, postRecord: postRecord, gap: gap, pattern: path("clip.mp4"))
+    let pipeline = try RecordingPipeline(recording)
+    let tap = TriggerAtFrames(triggers)
+    tap.recorder = try XCTUnwrap(pipeline.events)
+    pipeline.addTap(tap)
+    let summary = try pipeline.run()
+    XCTAssertNil(summary.error)
+    XCTAssertEqual(summary.stopReason, .duration, "\(summary)")
+    return (summary, summary.events ?? [])
+  }
+
+  /// The video packets of `file`: size, keyframe, presentation time.
+  private func packets(_ file: String) throws -> [(size: Int, key: Bool, time: Double)] {
+    let text = String(
+      decoding: try runTool(
+        "ffprobe",
+        ["-v", "error", "-select_streams", "v", "-show_entries", "packet=size,flags,pts_time", "-of", "csv=p=0", file]),
+      as: UTF8.self)
+    return text.split(separator: "\n").map { line in
+      let f = line.split(separator: ",")
+      return (Int(f[1]) ?? -1, f[2].hasPrefix("K"), Double(f[0]) ?? -1)
+    }
+  }
+
+  func testAClipStartsAtTheKeyframeBeforeItsPreRollAndEndsAfterItsPostRoll() throws {
+    // A trigger at frame 181 (6.0 s: the writer is at frame 180) lasting 3 s, then
+    // another 1 s later: one clip, from the keyframe at or before 3.0 s to 11.0 s.
+    let (summary, events) = try record(
+      seconds: 13, gop: 45,
+      triggers: [181: { $0.trigger("api", duration: 3) }, 211: { $0.trigger("api") }])
+    XCTAssertEqual(summary.framesOut, 390)
+    XCTAssertEqual(events.count, 1, "\(events)")
+    let event = try XCTUnwrap(events.first)
+    XCTAssertEqual(event.triggeredAt, 6.0, accuracy: 1e-9)
+    XCTAssertEqual(event.triggers, 2)
+    XCTAssertEqual(event.start, 3.0, accuracy: 1.5 + 1e-9, "within one keyframe interval (1.5 s) before the pre-roll")
+    XCTAssertLessThanOrEqual(event.start, 3.0 + 1e-9)
+    XCTAssertEqual(event.end, 11.0, accuracy: 1.0 / 30 + 1e-9)
+
+    // The clip decodes, starts on a keyframe at zero, and holds exactly the main
+    // recording's packets from its start.
+    let clip = try packets(event.path)
+    XCTAssertEqual(clip.count, event.frames)
+    XCTAssertEqual(Double(clip.count), (event.end - event.start) * 30, accuracy: 0.5)
+    XCTAssertEqual(clip.first?.key, true)
+    XCTAssertEqual(clip.first?.time ?? -1, 0, accuracy: 1e-6)
+    let main = try packets(path("main.mp4"))
+    let first = Int((event.start * 30).rounded())
+    XCTAssertTrue(main[first].key)
+    XCTAssertEqual(main[first..<(first + clip.count)].map(\.size), clip.map(\.size), "the same packets as the main file")
+    let sidecar = try JSONSerialization.jsonObject(
+      with: Data(contentsOf: URL(fileURLWithPath: EventRecorder.sidecarPath(of: event.path)))) as? [String: Any]
+    XCTAssertEqual(sidecar?["trigger"] as? String, "api")
+    XCTAssertEqual(sidecar?["frames"] as? Int, clip.count)
+  }
+
+  func testTriggersFurtherApartThanTheGapMakeTwoClipsAndAWiderGapOne() throws {
+    // Triggers at 1.0 s and 11.0 s with a 2 s post-roll: two clips.
+    let (_, two) = try record(
+      seconds: 14, triggers: [31: { $0.trigger("api") }, 331: { $0.trigger("api") }])
+    XCTAssertEqual(two.count, 2, "\(two)")
+    XCTAssertEqual(two.first?.end ?? 0, 3.0, accuracy: 1.0 / 30 + 1e-9)
+    XCTAssertEqual(two.last?.end ?? 0, 13.0, accuracy: 1.0 / 30 + 1e-9)
+    XCTAssertNotEqual(two.first?.path, two.last?.path)
+
+    // The same with --event-gap 15s: one clip, without a hole, to the second trigger's
+    // post-roll and beyond (the gap keeps it open to the end of the recording).
+    try FileManager.default.removeItem(atPath: path("main.mp4"))
+    for event in two { try FileManager.default.removeItem(atPath: event.path) }
+    let (_, one) = try record(
+      seconds: 14, gap: 15, triggers: [31: { $0.trigger("api") }, 331: { $0.trigger("api") }])
+    XCTAssertEqual(one.count, 1, "\(one)")
+    let event = try XCTUnwrap(one.first)
+    XCTAssertEqual(event.triggers, 2)
+    let clip = try packets(event.path)
+    XCTAssertEqual(Double(clip.count), (event.end - event.start) * 30, accuracy: 0.5)
+    XCTAssertGreaterThanOrEqual(event.end, 13.0)
+    let times = clip.map(\.time)
+    for (a, b) in zip(times, times.dropFirst()) { XCTAssertEqual(b - a, 1.0 / 30, accuracy: 1e-3, "no hole") }
+  }
+
+  func testAKeyframeIntervalLongerThanThePreRollIsRefused() throws {
+    var recording = RecordingPipeline.Configuration(source: .live(.testPattern))
+    recording.video.gop = 300
+    recording.outputs = try RecordingOutputPlan(names: [path("main.mp4")])
+    recording.events = EventRecorder.Options(preRecord: 5, postRecord: 2, pattern: path("clip.mp4"))
+    XCTAssertThrowsError(try RecordingPipeline(recording)) { error in
+      XCTAssertEqual(
+        "\(error)",
+        "--gop 300 is longer than --pre-record 5.0 s (150 frames at 30.00 fps): an event clip could start up to 300 "
+          + "frames before it; give --gop 150 or less")
+    }
+  }
+}
