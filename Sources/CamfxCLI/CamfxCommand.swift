@@ -11,7 +11,7 @@ struct CamfxCommand: AsyncParsableCommand {
     version: CamfxVersion.current,
     subcommands: [
       RecordCommand.self, SnapshotCommand.self, FiltersCommand.self, BenchCommand.self, DevicesCommand.self,
-      ControlsCommand.self, RepairCommand.self, PreviewCommand.self, ComposeCommand.self,
+      ControlsCommand.self, RepairCommand.self, PreviewCommand.self, ComposeCommand.self, EventsCommand.self,
     ],
     defaultSubcommand: RecordCommand.self)
 

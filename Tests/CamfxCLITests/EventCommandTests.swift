@@ -65,10 +65,33 @@ final class EventCommandTests: CLITestCase {
       XCTAssertGreaterThanOrEqual(start, triggered - 4 - 1e-6, "\(event)")
       let duration = event["trigger"] as? String == "http" ? 1.0 : 0
       XCTAssertEqual(end, triggered + duration + 1, accuracy: 1.0 / 30 + 1e-6, "\(event)")
+      // The event's picture: the frame after the trigger, at the recording's size.
+      let png = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(clip.replacingOccurrences(of: ".mp4", with: ".png")))))
+      XCTAssertEqual(Array(png.prefix(4)), [0x89, 0x50, 0x4E, 0x47])
+      XCTAssertEqual(png.count > 24 ? Int(png[18]) << 8 | Int(png[19]) : 0, 320, "the PNG's width")
+      XCTAssertEqual(png.count > 24 ? Int(png[22]) << 8 | Int(png[23]) : 0, 240, "the PNG's height")
       let probed = try MovieOracle.probe(path(clip))
       XCTAssertEqual(probed["video"]?.frames, event["frames"] as? Int)
       XCTAssertEqual(try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path(clip), "-f", "null", "-"]).stderr, "")
     }
+
+    // camfx events lists them from their sidecars, filters by time and prunes.
+    let listed = try CLI.run(["events", "."], in: dir)
+    XCTAssertEqual(listed.status, 0, "\(listed)")
+    let lines = listed.stdout.split(separator: "\n")
+    XCTAssertEqual(lines.count, 2, listed.stdout)
+    XCTAssertTrue(lines.first?.contains("  http  ") == true && lines.last?.contains("  signal  ") == true, listed.stdout)
+    XCTAssertEqual(try CLI.run(["events", ".", "--since", "1h"], in: dir).stdout.split(separator: "\n").count, 2)
+    XCTAssertEqual(try CLI.run(["events", ".", "--until", "1h"], in: dir).stdout, "")
+    let oldest = try XCTUnwrap(events.first?["path"] as? String)
+    let pruned = try CLI.run(["events", ".", "--keep", "1"], in: dir)
+    XCTAssertEqual(pruned.stderr, "camfx: deleted ./\(oldest)\n")
+    XCTAssertEqual(pruned.stdout.split(separator: "\n").count, 1)
+    XCTAssertTrue(pruned.stdout.contains("  signal  "), pruned.stdout)
+    let left = try listing()
+    XCTAssertFalse(left.contains(oldest), "\(left)")
+    XCTAssertFalse(left.contains(oldest.replacingOccurrences(of: ".mp4", with: ".json")), "\(left)")
+    XCTAssertFalse(left.contains(oldest.replacingOccurrences(of: ".mp4", with: ".png")), "\(left)")
   }
 
   func testBadEventOptionsAreOneLineErrors() throws {

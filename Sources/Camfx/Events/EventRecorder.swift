@@ -110,6 +110,11 @@ public final class EventRecorder: @unchecked Sendable {
   private let state: Mutex<State>
   private let wake = WakeSignal()
   private var watcher: NamedThread?
+  /// Writes each event's picture, when the recorder was given one (`pictureTap`).
+  private let pictures: EventPictureTap
+
+  /// Sees the filtered frames, for the events' pictures: add it to the session's taps.
+  public var pictureTap: any FrameTap { pictures }
 
   /// Starts keeping the pre-roll on `bus`, and the thread that closes clips.
   /// - Parameters:
@@ -123,6 +128,7 @@ public final class EventRecorder: @unchecked Sendable {
     self.options = options
     self.clock = clock
     self.report = report
+    pictures = EventPictureTap(report: report)
     try SegmentNames.validate(pattern: options.pattern, option: "--event-output")
     state = Mutex(State(names: SegmentNames(pattern: options.pattern, overwrite: options.file.overwrite)))
     bus.keepPackets(seconds: options.preRecord, maximumBytes: options.maximumPreRecordBytes)
@@ -166,6 +172,7 @@ public final class EventRecorder: @unchecked Sendable {
           clip: clip, subscription: subscription, path: path, triggeredAt: now,
           triggeredAtEpoch: Date().timeIntervalSince1970, trigger: source, triggers: 1, activeUntil: until)
         started = path
+        pictures.request(path: Self.picturePath(of: path))
       } catch {
         failure = "event clip '\(path)': \(error)"
       }
@@ -226,8 +233,11 @@ public final class EventRecorder: @unchecked Sendable {
         if s.stopped { return ([], true) }
         var done = s.closing
         s.closing = []
+        // Taken out under the lock, so that a trigger meanwhile starts a new clip and
+        // never hands this one over a second time.
         if let open = s.open, open.clip.isComplete || open.subscription.hasEnded {
           done.append(open)
+          s.open = nil
         }
         return (done, false)
       }
@@ -243,10 +253,10 @@ public final class EventRecorder: @unchecked Sendable {
     let event = Event(
       path: open.path, start: span.first ?? open.triggeredAt, end: span.end, triggeredAt: open.triggeredAt,
       triggeredAtEpoch: open.triggeredAtEpoch, trigger: open.trigger, triggers: open.triggers,
-      frames: open.clip.videoPacketsWritten, bytes: open.clip.bytesWritten, files: [open.path],
+      frames: open.clip.videoPacketsWritten, bytes: open.clip.bytesWritten,
+      files: [open.path, Self.picturePath(of: open.path), Self.sidecarPath(of: open.path)],
       error: error.map { "\($0)" })
     state.withLock { s in
-      if s.open?.path == open.path { s.open = nil }
       s.events.append(event)
       s.events.sort { $0.start < $1.start }
     }
@@ -264,6 +274,11 @@ public final class EventRecorder: @unchecked Sendable {
     report(
       "event clip \(open.path): \(RecordingStatusLine.fixed(event.start, 2))–\(RecordingStatusLine.fixed(event.end, 2)) s, "
         + "\(event.frames) frames" + (event.error.map { "; \($0)" } ?? ""))
+  }
+
+  /// `clip.mp4` → `clip.png`: the event's picture, the first frame after its trigger.
+  public static func picturePath(of clip: String) -> String {
+    URL(fileURLWithPath: clip).deletingPathExtension().appendingPathExtension("png").path
   }
 
   /// `clip.mp4` → `clip.json`.

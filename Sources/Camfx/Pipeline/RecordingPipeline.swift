@@ -241,6 +241,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       session = try RecordingSession<PCMBuffer>(
         input: opened.input, chain: chain, generator: generator, sink: MovieWriterSink(writer: writer), limits: limits,
         buffering: opened.buffering)
+      if let events { session.taps.append(events.pictureTap) }
     } catch {
       writer.cancel()
       throw error
@@ -315,7 +316,10 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
   }
 
   /// Ends every output at once, keeping what was written (a pipeline that never ran).
-  public func cancel() { writer?.cancel() }
+  public func cancel() {
+    events?.finish()
+    writer?.cancel()
+  }
 
   public func stopAtOnce() {
     session.abort(error: RecordingOptionError("interrupted twice: stopped at once, without the frames still in the encoder"))

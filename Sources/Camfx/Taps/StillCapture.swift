@@ -44,6 +44,23 @@ public final class StillCapture: FrameTap, @unchecked Sendable {
 
   public func take(_ frame: VideoFrame) {
     requested.store(0, ordering: .releasing)
+    let copy = Self.copy(frame)
+    let now = time(nil)
+    queue.async { [self] in
+      let name = names.next(at: now)
+      do {
+        let file = try OutputFile(path: name, overwrite: false)
+        try file.write { path in try PNGFile.write(copy, to: path, alpha: false) }
+        written.add(1, ordering: .releasing)
+        report("still saved to \(name)")
+      } catch {
+        report("no still written: \(error)")
+      }
+    }
+  }
+
+  /// A BGRA copy of `frame` that outlives it (a yuv420p one converted on the way).
+  static func copy(_ frame: VideoFrame) -> PixelBuffer {
     let copy: PixelBuffer
     switch frame {
     case .bgra(let buffer):
@@ -60,17 +77,6 @@ public final class StillCapture: FrameTap, @unchecked Sendable {
       copy = PixelBuffer(width: picture.width, height: picture.height, presentationTime: picture.presentationTime)
       PixelConverter.convertI420(picture.picture, to: copy)
     }
-    let now = time(nil)
-    queue.async { [self] in
-      let name = names.next(at: now)
-      do {
-        let file = try OutputFile(path: name, overwrite: false)
-        try file.write { path in try PNGFile.write(copy, to: path, alpha: false) }
-        written.add(1, ordering: .releasing)
-        report("still saved to \(name)")
-      } catch {
-        report("no still written: \(error)")
-      }
-    }
+    return copy
   }
 }

@@ -6,7 +6,7 @@ import Glibc
 /// (`AVCaptureFileOutput.minFreeDiskSpaceLimit`). Checked every quarter second of
 /// media: one `statvfs` call, often enough that even 4K bit rates (~10 MB/s) cannot
 /// run through a limit of a few hundred megabytes between two checks.
-struct FreeSpaceCheck {
+public struct FreeSpaceCheck {
   let directory: String
   let minimumBytes: Int64
   private var nextCheckSeconds = -Double.infinity
@@ -18,7 +18,7 @@ struct FreeSpaceCheck {
   }
 
   /// Bytes available to an unprivileged writer, or nil when `statvfs` fails.
-  static func freeBytes(in directory: String) -> Int64? {
+  public static func freeBytes(in directory: String) -> Int64? {
     var s = statvfs()
     guard statvfs(directory, &s) == 0 else { return nil }
     return Int64(s.f_bavail) * Int64(s.f_frsize)

@@ -1,0 +1,50 @@
+import CamfxCore
+import CamfxMedia
+import CamfxPNG
+import CamfxPixelFormats
+import Synchronization
+
+/// The picture of each event: the first filtered frame after its trigger, written as a
+/// PNG beside its clip (`clip.mp4` → `clip.png`), on a thread of its own so that the
+/// writer stage only copies the frame.
+final class EventPictureTap: FrameTap, @unchecked Sendable {
+  // @unchecked Sendable: the wanted paths are under a Mutex; the count is atomic.
+  private let wanted = Mutex<[String]>([])
+  private let pending = Atomic<Int>(0)
+  private let report: @Sendable (String) -> Void
+
+  init(report: @escaping @Sendable (String) -> Void) { self.report = report }
+
+  /// Asks for the next frame as a PNG at `path` (any thread).
+  func request(path: String) {
+    wanted.withLock { $0.append(path) }
+    pending.add(1, ordering: .releasing)
+  }
+
+  var wantsFrame: Bool { pending.load(ordering: .acquiring) > 0 }
+
+  func take(_ frame: VideoFrame) {
+    let paths = wanted.withLock { list -> [String] in
+      defer { list.removeAll() }
+      return list
+    }
+    pending.subtract(paths.count, ordering: .releasing)
+    guard !paths.isEmpty else { return }
+    let copy = StillCapture.copy(frame)
+    let report = report
+    do {
+      try NamedThread("camfx.eventpng") {
+        for path in paths {
+          do {
+            let file = try OutputFile(path: path, overwrite: true)
+            try file.write { temporary in try PNGFile.write(copy, to: temporary, alpha: false) }
+          } catch {
+            report("warning: the event's picture '\(path)' was not written: \(error)")
+          }
+        }
+      }.detach()
+    } catch {
+      report("warning: the event's picture was not written: \(error)")
+    }
+  }
+}
