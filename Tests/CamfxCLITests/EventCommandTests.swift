@@ -94,6 +94,55 @@ final class EventCommandTests: CLITestCase {
     XCTAssertFalse(left.contains(oldest.replacingOccurrences(of: ".mp4", with: ".png")), "\(left)")
   }
 
+  /// A kill -9 during an event: the clip, a fragmented MP4 like every camfx file,
+  /// plays to at most 1.5 s before the kill.
+  func testAClipKilledMidwayPlaysToJustBeforeTheKill() throws {
+    let process = try CLI.start(
+      [
+        "record", "--source", "testsrc", "--size", "320x240", "--duration", "60s", "--pre-record", "2s", "--gop", "15",
+        "--post-record", "30s", "--event-output", "ev.mp4", "--x264-preset", "ultrafast", "--quiet", "-o", "all.mp4",
+      ], in: dir)
+    usleep(2_500_000)
+    kill(process.processIdentifier, SIGUSR2)
+    // The trigger's time in the recording, from its line; the kill comes 4 s later.
+    var triggered: Double? = nil
+    var waited = 0.0
+    while triggered == nil && waited < 10 {
+      let text = (try? String(contentsOfFile: path("stderr.txt"), encoding: .utf8)) ?? ""
+      if let range = text.range(of: #"event \(signal\) at [0-9.]+ s"#, options: .regularExpression) {
+        triggered = Double(text[range].split(separator: " ")[3])
+      } else {
+        usleep(20_000)
+        waited += 0.02
+      }
+    }
+    let start = try XCTUnwrap(triggered, "no event line")
+    usleep(4_000_000)
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    let killedAt = start + 4.0 + waited
+    let names = try listing()
+    let clip = names.first { $0.hasPrefix("ev") && $0.hasSuffix(".mp4") }
+    let frames = try XCTUnwrap(MovieOracle.probe(path(try XCTUnwrap(clip, "\(names)")))["video"]?.frames)
+    // Where the clip starts in the recording: its packets are a run of the continuous
+    // file's (which a kill -9 leaves playable too).
+    let sizes = { (file: String) throws -> [Int] in
+      String(
+        decoding: try MovieOracle.run(
+          "ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "packet=size", "-of", "csv=p=0", self.path(file)]
+        ).stdout, as: UTF8.self
+      ).split(separator: "\n").compactMap { Int($0) }
+    }
+    let all = try sizes("all.mp4"), mine = try sizes(clip ?? "")
+    let first = try XCTUnwrap(
+      (0..<max(0, all.count - 5)).first { k in Array(all[k..<(k + 5)]) == Array(mine.prefix(5)) }, "the clip's start")
+    let clipEnd = Double(first + frames) / 30
+    XCTAssertGreaterThanOrEqual(first + frames, all.count, "the clip holds all the continuous file holds from its start")
+    XCTAssertLessThanOrEqual(Double(first) / 30, start - 2 + 1e-6, "the clip starts before its pre-roll")
+    XCTAssertGreaterThanOrEqual(clipEnd, killedAt - 1.5, "the clip plays to \(clipEnd) s, the kill came at \(killedAt) s")
+    XCTAssertEqual(try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path(clip ?? ""), "-f", "null", "-"]).stderr, "")
+  }
+
   func testBadEventOptionsAreOneLineErrors() throws {
     try assertFails(
       ["record", "--post-record", "3s", "-o", "a.mp4"],
