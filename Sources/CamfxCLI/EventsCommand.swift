@@ -63,7 +63,10 @@ struct EventsCommand: ParsableCommand {
     for event in listed {
       let when = formatter.string(from: Date(timeIntervalSince1970: event.triggeredAtEpoch))
       print(
-        "\(when)  \(RecordingStatusLine.fixed(event.end - event.start, 1)) s  \(event.trigger)  \(event.frames) frames  "
+        "\(when)  "
+          + (event.inProgress == true
+            ? "(recording, or cut short: camfx repair finishes it)  \(event.trigger)  "
+            : "\(RecordingStatusLine.fixed(event.end - event.start, 1)) s  \(event.trigger)  \(event.frames) frames  ")
           + event.path)
     }
   }

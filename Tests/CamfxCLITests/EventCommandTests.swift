@@ -141,6 +141,10 @@ final class EventCommandTests: CLITestCase {
     XCTAssertLessThanOrEqual(Double(first) / 30, start - 2 + 1e-6, "the clip starts before its pre-roll")
     XCTAssertGreaterThanOrEqual(clipEnd, killedAt - 1.5, "the clip plays to \(clipEnd) s, the kill came at \(killedAt) s")
     XCTAssertEqual(try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path(clip ?? ""), "-f", "null", "-"]).stderr, "")
+    // Its sidecar, written when it started, says it was cut short; camfx events lists it.
+    let listed = try CLI.run(["events", "."], in: dir)
+    XCTAssertEqual(listed.status, 0, "\(listed)")
+    XCTAssertTrue(listed.stdout.contains("(recording, or cut short: camfx repair finishes it)  signal  ./\(clip ?? "")"), listed.stdout)
   }
 
   func testBadEventOptionsAreOneLineErrors() throws {

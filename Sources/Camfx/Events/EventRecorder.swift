@@ -75,10 +75,14 @@ public final class EventRecorder: @unchecked Sendable {
     public var files: [String]
     /// The error that cut the clip short, if one did.
     public var error: String?
+    /// True in the sidecar written when the clip starts, until the one written when it
+    /// ends replaces it: a clip that keeps it was cut short (camfx was killed; `camfx
+    /// repair` finishes the movie), and `start`/`end` are then the trigger's time.
+    public var inProgress: Bool?
 
     enum CodingKeys: String, CodingKey {
       case path, start, end, triggeredAt = "triggered_at", triggeredAtEpoch = "triggered_at_epoch", trigger, triggers
-      case frames, bytes, files, error
+      case frames, bytes, files, error, inProgress = "in_progress"
     }
   }
 
@@ -179,6 +183,16 @@ public final class EventRecorder: @unchecked Sendable {
     }
     if let started {
       report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started)")
+      // A sidecar from the start, so that a clip cut short by a crash is still listed.
+      let begun = Event(
+        path: started, start: now, end: now, triggeredAt: now, triggeredAtEpoch: Date().timeIntervalSince1970,
+        trigger: source, triggers: 1, frames: 0, bytes: 0,
+        files: [started, Self.picturePath(of: started), Self.sidecarPath(of: started)], error: nil, inProgress: true)
+      do {
+        try Self.writeSidecar(begun)
+      } catch {
+        report("event clip '\(started)': cannot write its sidecar: \(error)")
+      }
       options.onStart?.run(
         [
           "CAMFX_EVENT": "start", "CAMFX_EVENT_PATH": started, "CAMFX_EVENT_START": RecordingStatusLine.fixed(now, 3),
