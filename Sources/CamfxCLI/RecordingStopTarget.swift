@@ -23,9 +23,6 @@ final class RecordingStopTarget: Sendable {
     if count == 1 { job.stop() } else { job.stopAtOnce() }
   }
 
-  /// True when a signal came before the job existed.
-  var interruptedEarly: Bool { state.withLock { $0.job == nil && $0.signals > 0 } }
-
   /// Hands over the job; false if a signal already asked to stop.
   func attach(_ job: any RecordingJob) -> Bool {
     state.withLock { s in

@@ -142,9 +142,6 @@ public final class EventRecorder: @unchecked Sendable {
   /// The events so far, closed ones first and the open one last.
   public var events: [Event] { state.withLock { $0.events } }
 
-  /// True while a clip is being recorded.
-  public var isRecordingAClip: Bool { state.withLock { $0.open != nil } }
-
   /// Starts a clip, or extends the open one: it goes on `duration` (0: an instant)
   /// and then the post-roll from now.
   /// - Parameter source: what triggered it, for the sidecar (`signal`, `http` ...).
