@@ -30,6 +30,7 @@ let package = Package(
     .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
     .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
     .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+    .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
     // frei0r plugins are loaded at run time (dlopen): only the header, nothing linked.
     .systemLibrary(name: "CFrei0r", providers: [.apt(["frei0r-plugins-dev"])]),
 
@@ -48,6 +49,8 @@ let package = Package(
     // I/O modules.
     .target(name: "CamfxPNG", dependencies: ["CamfxCore", "CPNG"]),
     .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CamfxPixelFormats", "CFFmpeg"]),
+    // MQTT publishing (libmosquitto): a bounded queue that outlives a broker's absence.
+    .target(name: "CamfxMQTT", dependencies: ["CamfxCore", "CMosquitto"]),
     .target(
       name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxPixelFormats", "CamfxMedia", "CV4L2", "CALSA"]),
 
@@ -73,7 +76,7 @@ let package = Package(
     .target(
       name: "Camfx",
       dependencies: [
-        "CamfxCore", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CCamfxSignals",
+        "CamfxCore", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CCamfxSignals",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),
@@ -89,7 +92,7 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-O"])]),
     .executableTarget(
       name: "CamfxCLI",
-      dependencies: ["Camfx", "CamfxPreview", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+      dependencies: ["Camfx", "CamfxMQTT", "CamfxPreview", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
     // examples/: programs built on the library's public API alone (a test runs them).
     .executableTarget(name: "OwnOutputExample", dependencies: ["Camfx"], path: "examples/OwnOutput"),

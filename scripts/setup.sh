@@ -10,6 +10,7 @@ packages=(
   libfreetype-dev fonts-dejavu-core   # the text and timestamp filters
   frei0r-plugins-dev                  # the frei0r plugin API (plugins are loaded at run time)
   libturbojpeg0-dev                   # the preview's JPEG (TurboJPEG)
+  libmosquitto-dev                    # event clips published over MQTT
   ffmpeg            # ffprobe/ffmpeg: the tests decode what camfx wrote, and make test inputs
 )
 # Extra packages for the tests against real kernel drivers (scripts/guest: a qemu guest
@@ -22,6 +23,7 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(frei0r-plugins gcc)                # Debian's frei0r plugins, and building examples/frei0r-plugin
   packages+=(nginx libnginx-mod-rtmp srt-tools) # servers the live outputs are tested against (RTMP, SRT)
   packages+=(chromium)                          # a real browser loads the preview page
+  packages+=(mosquitto mosquitto-clients)       # an MQTT broker and mosquitto_sub for the event messages
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libyuv-dev libavfilter-dev)

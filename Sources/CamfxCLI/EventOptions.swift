@@ -1,5 +1,6 @@
 import ArgumentParser
 import Camfx
+import CamfxMQTT
 import CamfxMedia
 
 /// `camfx record`'s event clips: a pre-roll of encoded packets, and clips that start
@@ -39,13 +40,19 @@ struct EventOptions: ParsableArguments {
     "How long a hook may run before it is stopped (default 30s).", valueName: "time"))
   var hookTimeout: String?
 
+  @Option(name: .customLong("mqtt"), help: ArgumentHelp(
+    "Publish each clip's start, update and end, and the state (retained), to an MQTT broker: "
+      + "mqtt://[user:password@]host[:port]/topic (topic/events, topic/state, topic/available).",
+    valueName: "url"))
+  var mqtt: String?
+
   /// The event options, or nil when `--pre-record` is not given.
   func options(overwrite: Bool) throws -> EventRecorder.Options? {
     guard let preRecord else {
       let given = [
         ("--post-record", postRecord != nil), ("--event-gap", eventGap != nil), ("--event-output", eventOutput != nil),
         ("--pre-record-max", preRecordMax != nil), ("--on-event-start", onEventStart != nil),
-        ("--on-event-end", onEventEnd != nil), ("--hook-timeout", hookTimeout != nil),
+        ("--on-event-end", onEventEnd != nil), ("--hook-timeout", hookTimeout != nil), ("--mqtt", mqtt != nil),
       ]
       if let (name, _) = given.first(where: \.1) {
         throw RecordingOptionError("\(name) sets event clips: add --pre-record TIME (e.g. --pre-record 5s)")
@@ -71,6 +78,11 @@ struct EventOptions: ParsableArguments {
       file: MovieFileOutput.Options(overwrite: overwrite))
     options.onStart = try onEventStart.map { try EventHook(command: $0, timeout: timeout, option: "--on-event-start") }
     options.onEnd = try onEventEnd.map { try EventHook(command: $0, timeout: timeout, option: "--on-event-end") }
+    do {
+      options.mqtt = try mqtt.map { try MQTTAddress($0) }
+    } catch {
+      throw RecordingOptionError("--mqtt \(error)")
+    }
     return options
   }
 }

@@ -161,6 +161,21 @@ final class EventCommandTests: CLITestCase {
       ["record", "--pre-record", "2s", "--on-event-end", "no-such-program --x", "-o", "a.mp4"],
       stderr: "camfx: error: --on-event-end: 'no-such-program' is not an executable program (the command runs without a shell)")
     try assertFails(
+      ["record", "--pre-record", "2s", "--mqtt", "mqtts://broker:8883/camfx/door", "-o", "a.mp4"],
+      stderr: "camfx: error: --mqtt 'mqtts://broker:8883/camfx/door': mqtts:// (TLS) is not supported; use mqtt:// to a broker on this host or network")
+    try assertFails(
+      ["record", "--pre-record", "2s", "--mqtt", "mqtt://broker:1883", "-o", "a.mp4"],
+      stderr: "camfx: error: --mqtt 'mqtt://broker:1883' has no topic: add one after the host, as in mqtt://host:1883/camfx/door")
+    try assertFails(
+      ["record", "--pre-record", "2s", "--mqtt", "mqtt://broker:99999/camfx", "-o", "a.mp4"],
+      stderr: "camfx: error: --mqtt 'mqtt://broker:99999/camfx': the port '99999' must be a number from 1 to 65535")
+    try assertFails(
+      ["record", "--pre-record", "2s", "--mqtt", "mqtt://broker/camfx/#", "-o", "a.mp4"],
+      stderr: "camfx: error: --mqtt 'mqtt://broker/camfx/#': the topic 'camfx/#' may not hold the wildcards + or #")
+    try assertFails(
+      ["record", "--mqtt", "mqtt://broker/camfx", "-o", "a.mp4"],
+      stderr: "camfx: error: --mqtt sets event clips: add --pre-record TIME (e.g. --pre-record 5s)")
+    try assertFails(
       ["record", "--pre-record", "0", "-o", "a.mp4"], stderr: "camfx: error: --pre-record must be more than 0 and at most 10m")
     try assertFails(
       ["record", "--pre-record", "20s", "--video-bitrate", "30M", "--pre-record-max", "16M", "-o", "a.mp4"],

@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxMQTT
 import CamfxMedia
 import Foundation
 import Synchronization
@@ -39,6 +40,11 @@ public final class EventRecorder: @unchecked Sendable {
     /// Programs run when a clip starts and when it has ended (`EventHook`).
     public var onStart: EventHook?
     public var onEnd: EventHook?
+    /// Where each clip's start, update and end are published, with the current state
+    /// retained (`EventMessages`); messages wait while the broker is away, at most
+    /// `mqttQueueLimit` of them.
+    public var mqtt: MQTTAddress?
+    public var mqttQueueLimit = 1000
 
     public init(
       preRecord: Double, postRecord: Double, gap: Double? = nil, pattern: String,
@@ -77,7 +83,8 @@ public final class EventRecorder: @unchecked Sendable {
     public var error: String?
     /// True in the sidecar written when the clip starts, until the one written when it
     /// ends replaces it: a clip that keeps it was cut short (camfx was killed; `camfx
-    /// repair` finishes the movie), and `start`/`end` are then the trigger's time.
+    /// repair` finishes the movie), and `start` is then where the clip began and `end`
+    /// where it was to end.
     public var inProgress: Bool?
 
     enum CodingKeys: String, CodingKey {
@@ -95,6 +102,8 @@ public final class EventRecorder: @unchecked Sendable {
     let clip: EventClipOutput
     let subscription: PacketSubscription
     let path: String
+    /// Where the clip begins in the recording: its first kept packet.
+    let startedFrom: Double
     var triggeredAt: Double
     var triggeredAtEpoch: Double
     var trigger: String
@@ -116,6 +125,7 @@ public final class EventRecorder: @unchecked Sendable {
   private var watcher: NamedThread?
   /// Writes each event's picture, when the recorder was given one (`pictureTap`).
   private let pictures: EventPictureTap
+  private let messages: EventMessages?
 
   /// Sees the filtered frames, for the events' pictures: add it to the session's taps.
   public var pictureTap: any FrameTap { pictures }
@@ -135,8 +145,14 @@ public final class EventRecorder: @unchecked Sendable {
     pictures = EventPictureTap(report: report)
     try SegmentNames.validate(pattern: options.pattern, option: "--event-output")
     state = Mutex(State(names: SegmentNames(pattern: options.pattern, overwrite: options.file.overwrite)))
+    messages = try options.mqtt.map { try EventMessages(address: $0, queueLimit: options.mqttQueueLimit, report: report) }
     bus.keepPackets(seconds: options.preRecord, maximumBytes: options.maximumPreRecordBytes)
-    watcher = try NamedThread("camfx.events") { [self] in watch() }
+    do {
+      watcher = try NamedThread("camfx.events") { [self] in watch() }
+    } catch {
+      messages?.close()
+      throw error
+    }
   }
 
   /// The events so far, closed ones first and the open one last.
@@ -149,6 +165,8 @@ public final class EventRecorder: @unchecked Sendable {
     let now = clock()
     let until = now + max(0, duration)
     var started: String? = nil
+    var startedFrom = now
+    var extended: Event? = nil
     var failure: String? = nil
     state.withLock { s in
       guard !s.stopped else { return }
@@ -163,6 +181,11 @@ public final class EventRecorder: @unchecked Sendable {
         open.triggers += 1
         open.clip.extend(to: open.activeUntil + options.gap)
         s.open = open
+        extended = Event(
+          path: open.path, start: open.clip.span.first ?? open.startedFrom, end: open.activeUntil + options.postRecord,
+          triggeredAt: open.triggeredAt, triggeredAtEpoch: open.triggeredAtEpoch, trigger: open.trigger,
+          triggers: open.triggers, frames: open.clip.videoPacketsWritten, bytes: open.clip.bytesWritten,
+          files: Self.files(of: open.path), error: nil, inProgress: true)
         return
       }
       let path = s.names.next(at: time(nil))
@@ -170,9 +193,10 @@ public final class EventRecorder: @unchecked Sendable {
         let clip = try EventClipOutput(path: path, end: until + options.gap, options: options.file)
         let subscription = try bus.subscribe(clip, from: .secondsAgo(options.preRecord))
         s.open = Open(
-          clip: clip, subscription: subscription, path: path, triggeredAt: now,
+          clip: clip, subscription: subscription, path: path, startedFrom: subscription.replayedFromSeconds ?? now, triggeredAt: now,
           triggeredAtEpoch: Date().timeIntervalSince1970, trigger: source, triggers: 1, activeUntil: until)
         started = path
+        startedFrom = subscription.replayedFromSeconds ?? now
         pictures.request(path: Self.picturePath(of: path))
       } catch {
         failure = "event clip '\(path)': \(error)"
@@ -182,20 +206,22 @@ public final class EventRecorder: @unchecked Sendable {
       report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started)")
       // A sidecar from the start, so that a clip cut short by a crash is still listed.
       let begun = Event(
-        path: started, start: now, end: now, triggeredAt: now, triggeredAtEpoch: Date().timeIntervalSince1970,
+        path: started, start: startedFrom, end: now + max(0, duration) + options.postRecord, triggeredAt: now, triggeredAtEpoch: Date().timeIntervalSince1970,
         trigger: source, triggers: 1, frames: 0, bytes: 0,
-        files: [started, Self.picturePath(of: started), Self.sidecarPath(of: started)], error: nil, inProgress: true)
+        files: Self.files(of: started), error: nil, inProgress: true)
       do {
         try Self.writeSidecar(begun)
       } catch {
         report("event clip '\(started)': cannot write its sidecar: \(error)")
       }
+      messages?.started(begun)
       options.onStart?.run(
         [
           "CAMFX_EVENT": "start", "CAMFX_EVENT_PATH": started, "CAMFX_EVENT_START": RecordingStatusLine.fixed(now, 3),
           "CAMFX_EVENT_TRIGGER": source, "CAMFX_EVENT_SCORE": "",
         ], report: report)
     }
+    if let extended { messages?.updated(extended) }
     if let failure { report(failure) }
     wake.notify()
   }
@@ -222,6 +248,7 @@ public final class EventRecorder: @unchecked Sendable {
     watcher?.join()
     watcher = nil
     for open in left { close(open) }
+    messages?.close()
   }
 
   // MARK: The watcher
@@ -262,11 +289,10 @@ public final class EventRecorder: @unchecked Sendable {
     let error = bus.unsubscribe(open.subscription)
     let span = open.clip.span
     let event = Event(
-      path: open.path, start: span.first ?? open.triggeredAt, end: span.end, triggeredAt: open.triggeredAt,
+      path: open.path, start: span.first ?? open.startedFrom, end: span.end, triggeredAt: open.triggeredAt,
       triggeredAtEpoch: open.triggeredAtEpoch, trigger: open.trigger, triggers: open.triggers,
       frames: open.clip.videoPacketsWritten, bytes: open.clip.bytesWritten,
-      files: [open.path, Self.picturePath(of: open.path), Self.sidecarPath(of: open.path)],
-      error: error.map { "\($0)" })
+      files: Self.files(of: open.path), error: error.map { "\($0)" })
     state.withLock { s in
       s.events.append(event)
       s.events.sort { $0.start < $1.start }
@@ -276,6 +302,7 @@ public final class EventRecorder: @unchecked Sendable {
     } catch {
       report("event clip '\(open.path)': cannot write its sidecar: \(error)")
     }
+    messages?.ended(event)
     options.onEnd?.run(
       [
         "CAMFX_EVENT": "end", "CAMFX_EVENT_PATH": event.path, "CAMFX_EVENT_SIDECAR": Self.sidecarPath(of: event.path),
@@ -287,15 +314,17 @@ public final class EventRecorder: @unchecked Sendable {
         + "\(event.frames) frames" + (event.error.map { "; \($0)" } ?? ""))
   }
 
+  /// The files an event writes: the clip, its picture and its sidecar.
+  static func files(of clip: String) -> [String] { [clip, picturePath(of: clip), sidecarPath(of: clip)] }
+
   /// `clip.mp4` → `clip.png`: the event's picture, the first frame after its trigger.
   public static func picturePath(of clip: String) -> String {
-    URL(fileURLWithPath: clip).deletingPathExtension().appendingPathExtension("png").path
+    (clip as NSString).deletingPathExtension + ".png"
   }
 
   /// `clip.mp4` → `clip.json`.
   public static func sidecarPath(of clip: String) -> String {
-    let url = URL(fileURLWithPath: clip)
-    return url.deletingPathExtension().appendingPathExtension("json").path
+    (clip as NSString).deletingPathExtension + ".json"
   }
 
   static func writeSidecar(_ event: Event) throws {

@@ -38,6 +38,7 @@ public final class PacketSubscription: @unchecked Sendable {
     var ended = false
     /// It ended by itself (a failed write), not by being detached.
     var endedByItself = false
+    var replayedFromSeconds: Double?
     var connected = true
     var failure: FFmpegError?
     var stalls = 0
@@ -95,6 +96,9 @@ public final class PacketSubscription: @unchecked Sendable {
   public var videoPacketsWritten: Int { state.withLock { $0.videoPackets } }
   public var videoEndSeconds: Double { state.withLock { $0.videoEnd } }
   public var stopRequest: String? { state.withLock { $0.stopRequest } }
+  /// Where the packets the bus kept and handed over at `subscribe` begin (seconds),
+  /// or nil when the output started with the next packet.
+  public var replayedFromSeconds: Double? { state.withLock { $0.replayedFromSeconds } }
   /// True once the output has ended by itself and takes no more packets (it failed, or
   /// its pipe's reader left).
   public var hasEnded: Bool { state.withLock { $0.endedByItself } }
@@ -138,7 +142,8 @@ public final class PacketSubscription: @unchecked Sendable {
   /// Starts the queue with a late joiner's packets (the bus's last GOP), or makes it
   /// wait for the next keyframe when there are none.
   func join(with packets: [EncodedPacket], waitForKeyframe: Bool) {
-    state.withLock { _ in
+    state.withLock { s in
+      s.replayedFromSeconds = packets.first?.presentationSeconds
       for packet in packets { queue.append(packet) }
       if packets.isEmpty && waitForKeyframe { queue.waitForKeyframe() }
     }
