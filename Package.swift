@@ -51,6 +51,9 @@ let package = Package(
     .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CamfxPixelFormats", "CFFmpeg"]),
     // MQTT publishing (libmosquitto): a bounded queue that outlives a broker's absence.
     .target(name: "CamfxMQTT", dependencies: ["CamfxCore", "CMosquitto"]),
+    // Motion detection on the luma plane. Optimized in debug builds too: it reads every
+    // pixel of every frame.
+    .target(name: "CamfxMotion", dependencies: ["CamfxCore"], swiftSettings: [.unsafeFlags(["-O"])]),
     .target(
       name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxPixelFormats", "CamfxMedia", "CV4L2", "CALSA"]),
 
@@ -76,7 +79,7 @@ let package = Package(
     .target(
       name: "Camfx",
       dependencies: [
-        "CamfxCore", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CCamfxSignals",
+        "CamfxCore", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CamfxMotion", "CCamfxSignals",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),
@@ -98,6 +101,7 @@ let package = Package(
     .executableTarget(name: "OwnOutputExample", dependencies: ["Camfx"], path: "examples/OwnOutput"),
 
     .testTarget(name: "CamfxCoreTests", dependencies: ["CamfxCore"]),
+    .testTarget(name: "CamfxMotionTests", dependencies: ["CamfxMotion"]),
     .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture", "CamfxPixelFormats"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),

@@ -1,5 +1,7 @@
 @_exported import CamfxCore
+@_exported import CamfxMQTT
 @_exported import CamfxMedia
+@_exported import CamfxMotion
 @_exported import ColorFilter
 @_exported import CropFilter
 @_exported import FitFilter

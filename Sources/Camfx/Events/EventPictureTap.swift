@@ -31,20 +31,23 @@ final class EventPictureTap: FrameTap, @unchecked Sendable {
     pending.subtract(paths.count, ordering: .releasing)
     guard !paths.isEmpty else { return }
     let copy = StillCapture.copy(frame)
+    for path in paths { write(copy, to: path) }
+  }
+
+  /// Writes `picture` as a PNG at `path`, on a thread of its own.
+  func write(_ picture: PixelBuffer, to path: String) {
     let report = report
     do {
       try NamedThread("camfx.eventpng") {
-        for path in paths {
-          do {
-            let file = try OutputFile(path: path, overwrite: true)
-            try file.write { temporary in try PNGFile.write(copy, to: temporary, alpha: false) }
-          } catch {
-            report("warning: the event's picture '\(path)' was not written: \(error)")
-          }
+        do {
+          let file = try OutputFile(path: path, overwrite: true)
+          try file.write { temporary in try PNGFile.write(picture, to: temporary, alpha: false) }
+        } catch {
+          report("warning: the event's picture '\(path)' was not written: \(error)")
         }
       }.detach()
     } catch {
-      report("warning: the event's picture was not written: \(error)")
+      report("warning: the event's picture '\(path)' was not written: \(error)")
     }
   }
 }

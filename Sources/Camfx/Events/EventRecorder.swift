@@ -1,6 +1,7 @@
 import CamfxCore
 import CamfxMQTT
 import CamfxMedia
+import CamfxMotion
 import Foundation
 import Synchronization
 
@@ -81,6 +82,12 @@ public final class EventRecorder: @unchecked Sendable {
     public var files: [String]
     /// The error that cut the clip short, if one did.
     public var error: String?
+    /// The motion detector's highest score during the clip (percent of the watched
+    /// picture that changed), when it saw where it was, and the boxes around what changed
+    /// then; nil when no score came (a trigger without the detector).
+    public var score: Double?
+    public var scoreAt: Double?
+    public var boxes: [MotionBox]?
     /// True in the sidecar written when the clip starts, until the one written when it
     /// ends replaces it: a clip that keeps it was cut short (camfx was killed; `camfx
     /// repair` finishes the movie), and `start` is then where the clip began and `end`
@@ -89,7 +96,7 @@ public final class EventRecorder: @unchecked Sendable {
 
     enum CodingKeys: String, CodingKey {
       case path, start, end, triggeredAt = "triggered_at", triggeredAtEpoch = "triggered_at_epoch", trigger, triggers
-      case frames, bytes, files, error, inProgress = "in_progress"
+      case frames, bytes, files, error, inProgress = "in_progress", score, scoreAt = "score_at", boxes
     }
   }
 
@@ -108,8 +115,22 @@ public final class EventRecorder: @unchecked Sendable {
     var triggeredAtEpoch: Double
     var trigger: String
     var triggers: Int
-    /// When the last trigger's activity ends (its time plus its duration).
+    /// When the last trigger's activity ends (its time plus its duration); infinite
+    /// while an activity of unknown length goes on (motion, until `release`).
     var activeUntil: Double
+    /// The latest end of the triggers with a duration.
+    var finiteUntil: Double
+    var peak: (score: Double, at: Double, boxes: [MotionBox])?
+    /// The frame at the peak, kept for the event's picture; when it was taken.
+    var peakPicture: (frame: PixelBuffer, score: Double, at: Double)?
+
+    func event(end: Double, inProgress: Bool?, error: String? = nil) -> Event {
+      Event(
+        path: path, start: clip.span.first ?? startedFrom, end: end, triggeredAt: triggeredAt,
+        triggeredAtEpoch: triggeredAtEpoch, trigger: trigger, triggers: triggers, frames: clip.videoPacketsWritten,
+        bytes: clip.bytesWritten, files: EventRecorder.files(of: path), error: error, score: peak?.score,
+        scoreAt: peak?.at, boxes: peak?.boxes, inProgress: inProgress)
+    }
   }
 
   private struct State {
@@ -158,14 +179,16 @@ public final class EventRecorder: @unchecked Sendable {
   /// The events so far, closed ones first and the open one last.
   public var events: [Event] { state.withLock { $0.events } }
 
-  /// Starts a clip, or extends the open one: it goes on `duration` (0: an instant)
-  /// and then the post-roll from now.
-  /// - Parameter source: what triggered it, for the sidecar (`signal`, `http` ...).
-  public func trigger(_ source: String, duration: Double = 0) {
-    let now = clock()
+  /// Starts a clip, or extends the open one: it goes on `duration` (0: an instant;
+  /// `.infinity`: until `release`) and then the post-roll.
+  /// - Parameters:
+  ///   - source: what triggered it, for the sidecar (`signal`, `http`, `motion` ...).
+  ///   - time: when, in the recording (seconds); nil: now. The motion detector gives the
+  ///     frame where motion began, which the encoder may not have finished yet.
+  public func trigger(_ source: String, at time: Double? = nil, duration: Double = 0) {
+    let now = time ?? clock()
     let until = now + max(0, duration)
-    var started: String? = nil
-    var startedFrom = now
+    var started: Event? = nil
     var extended: Event? = nil
     var failure: String? = nil
     state.withLock { s in
@@ -178,52 +201,85 @@ public final class EventRecorder: @unchecked Sendable {
       }
       if var open = s.open {
         open.activeUntil = max(open.activeUntil, until)
+        if until.isFinite { open.finiteUntil = max(open.finiteUntil, until) }
         open.triggers += 1
         open.clip.extend(to: open.activeUntil + options.gap)
         s.open = open
-        extended = Event(
-          path: open.path, start: open.clip.span.first ?? open.startedFrom, end: open.activeUntil + options.postRecord,
-          triggeredAt: open.triggeredAt, triggeredAtEpoch: open.triggeredAtEpoch, trigger: open.trigger,
-          triggers: open.triggers, frames: open.clip.videoPacketsWritten, bytes: open.clip.bytesWritten,
-          files: Self.files(of: open.path), error: nil, inProgress: true)
+        extended = open.event(end: expectedEnd(open, now: now), inProgress: true)
         return
       }
-      let path = s.names.next(at: time(nil))
+      let path = s.names.next(at: Glibc.time(nil))
       do {
         let clip = try EventClipOutput(path: path, end: until + options.gap, options: options.file)
-        let subscription = try bus.subscribe(clip, from: .secondsAgo(options.preRecord))
-        s.open = Open(
-          clip: clip, subscription: subscription, path: path, startedFrom: subscription.replayedFromSeconds ?? now, triggeredAt: now,
-          triggeredAtEpoch: Date().timeIntervalSince1970, trigger: source, triggers: 1, activeUntil: until)
-        started = path
-        startedFrom = subscription.replayedFromSeconds ?? now
+        let subscription = try bus.subscribe(clip, from: .at(now - options.preRecord))
+        let open = Open(
+          clip: clip, subscription: subscription, path: path, startedFrom: subscription.replayedFromSeconds ?? now,
+          triggeredAt: now, triggeredAtEpoch: Date().timeIntervalSince1970, trigger: source, triggers: 1,
+          activeUntil: until, finiteUntil: until.isFinite ? until : now)
+        s.open = open
+        started = open.event(end: expectedEnd(open, now: now), inProgress: true)
         pictures.request(path: Self.picturePath(of: path))
       } catch {
         failure = "event clip '\(path)': \(error)"
       }
     }
     if let started {
-      report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started)")
+      report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started.path)")
       // A sidecar from the start, so that a clip cut short by a crash is still listed.
-      let begun = Event(
-        path: started, start: startedFrom, end: now + max(0, duration) + options.postRecord, triggeredAt: now, triggeredAtEpoch: Date().timeIntervalSince1970,
-        trigger: source, triggers: 1, frames: 0, bytes: 0,
-        files: Self.files(of: started), error: nil, inProgress: true)
       do {
-        try Self.writeSidecar(begun)
+        try Self.writeSidecar(started)
       } catch {
-        report("event clip '\(started)': cannot write its sidecar: \(error)")
+        report("event clip '\(started.path)': cannot write its sidecar: \(error)")
       }
-      messages?.started(begun)
+      messages?.started(started)
       options.onStart?.run(
         [
-          "CAMFX_EVENT": "start", "CAMFX_EVENT_PATH": started, "CAMFX_EVENT_START": RecordingStatusLine.fixed(now, 3),
+          "CAMFX_EVENT": "start", "CAMFX_EVENT_PATH": started.path, "CAMFX_EVENT_START": RecordingStatusLine.fixed(now, 3),
           "CAMFX_EVENT_TRIGGER": source, "CAMFX_EVENT_SCORE": "",
         ], report: report)
     }
     if let extended { messages?.updated(extended) }
     if let failure { report(failure) }
     wake.notify()
+  }
+
+  /// Where a clip is to end as things stand: its post-roll after its activity, or after
+  /// now while an activity of unknown length goes on.
+  private func expectedEnd(_ open: Open, now: Double) -> Double {
+    (open.activeUntil.isFinite ? open.activeUntil : max(now, open.finiteUntil)) + options.postRecord
+  }
+
+  /// Says that an activity of unknown length (`trigger(…, duration: .infinity)`) ended
+  /// at `time` (nil: now): the clip goes on through its gap after then, or after the
+  /// latest trigger with a duration.
+  public func release(at time: Double? = nil) {
+    let now = time ?? clock()
+    var updated: Event? = nil
+    state.withLock { s in
+      guard var open = s.open, !open.activeUntil.isFinite else { return }
+      open.activeUntil = max(open.finiteUntil, now)
+      open.clip.cut(at: open.activeUntil + options.gap)
+      s.open = open
+      updated = open.event(end: expectedEnd(open, now: now), inProgress: true)
+    }
+    if let updated { messages?.updated(updated) }
+    wake.notify()
+  }
+
+  /// Tells the open clip the motion detector's score at `time`; a new peak is kept,
+  /// with its boxes, for the sidecar, and `picture` (called then, on this thread) for
+  /// the event's PNG when it is well above the one kept (at most every 0.25 s).
+  public func observe(score: Double, boxes: [MotionBox], at time: Double, picture: () -> PixelBuffer?) {
+    state.withLock { s in
+      guard var open = s.open, open.peak.map({ score > $0.score }) ?? true else { return }
+      open.peak = (score, time, boxes)
+      if let kept = open.peakPicture, score < kept.score * 1.25, time - kept.at < 0.25 {
+        s.open = open
+        return
+      }
+      if let frame = picture() { open.peakPicture = (frame, score, time) }
+      s.open = open
+    }
   }
 
   /// Ends the open clip at the post-roll from now (`POST /event` with `stop`).
@@ -284,18 +340,17 @@ public final class EventRecorder: @unchecked Sendable {
     }
   }
 
-  /// Detaches a clip (its worker finishes the file) and writes its sidecar.
+  /// Detaches a clip (its worker finishes the file) and writes its sidecar, and its
+  /// picture at the motion's peak when there was one.
   private func close(_ open: Open) {
     let error = bus.unsubscribe(open.subscription)
-    let span = open.clip.span
-    let event = Event(
-      path: open.path, start: span.first ?? open.startedFrom, end: span.end, triggeredAt: open.triggeredAt,
-      triggeredAtEpoch: open.triggeredAtEpoch, trigger: open.trigger, triggers: open.triggers,
-      frames: open.clip.videoPacketsWritten, bytes: open.clip.bytesWritten,
-      files: Self.files(of: open.path), error: error.map { "\($0)" })
+    let event = open.event(end: open.clip.span.end, inProgress: nil, error: error.map { "\($0)" })
     state.withLock { s in
       s.events.append(event)
       s.events.sort { $0.start < $1.start }
+    }
+    if let peak = open.peakPicture {
+      pictures.write(peak.frame, to: Self.picturePath(of: open.path))
     }
     do {
       try Self.writeSidecar(event)
@@ -303,15 +358,17 @@ public final class EventRecorder: @unchecked Sendable {
       report("event clip '\(open.path)': cannot write its sidecar: \(error)")
     }
     messages?.ended(event)
+    let score = event.score.map { RecordingStatusLine.fixed($0, 2) } ?? ""
     options.onEnd?.run(
       [
         "CAMFX_EVENT": "end", "CAMFX_EVENT_PATH": event.path, "CAMFX_EVENT_SIDECAR": Self.sidecarPath(of: event.path),
         "CAMFX_EVENT_START": RecordingStatusLine.fixed(event.start, 3), "CAMFX_EVENT_END": RecordingStatusLine.fixed(event.end, 3),
-        "CAMFX_EVENT_TRIGGER": event.trigger, "CAMFX_EVENT_SCORE": "",
+        "CAMFX_EVENT_TRIGGER": event.trigger, "CAMFX_EVENT_SCORE": score,
       ], report: report)
     report(
       "event clip \(open.path): \(RecordingStatusLine.fixed(event.start, 2))–\(RecordingStatusLine.fixed(event.end, 2)) s, "
-        + "\(event.frames) frames" + (event.error.map { "; \($0)" } ?? ""))
+        + "\(event.frames) frames" + (event.score.map { ", peak score \(RecordingStatusLine.fixed($0, 2))" } ?? "")
+        + (event.error.map { "; \($0)" } ?? ""))
   }
 
   /// The files an event writes: the clip, its picture and its sidecar.

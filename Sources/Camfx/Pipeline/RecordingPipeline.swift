@@ -77,6 +77,9 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     /// Event clips from a pre-roll of packets (`--pre-record`), triggered through
     /// `events`; with or without `outputs`.
     public var events: EventRecorder.Options?
+    /// Motion detection on the filtered frames (`MotionTap`): it triggers `events`
+    /// when they are asked for, and its score is in `motion.latest` either way.
+    public var motion: MotionDetector.Options?
     public var file = MovieFileOutput.Options()
     /// Cut the movie files into segments.
     public var segments: SegmentedMovieOutput.Options?
@@ -114,6 +117,8 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
   /// The event clips' recorder, when `configuration.events` asks for them: its
   /// `trigger` starts or extends a clip.
   public let events: EventRecorder?
+  /// The motion detector, when `configuration.motion` asks for it.
+  public let motion: MotionTap?
   public let outputs: [any MovieOutput]
   /// The size of the filtered frames (what the encoder and the taps get).
   public let outputGeometry: FrameGeometry
@@ -175,13 +180,20 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     framesPerSecond = opened.fps
     expectedFrames = opened.input.isLive || configuration.timelapse != nil ? nil : opened.expectedFrames
 
+    // Checked before anything starts: a mask of another size, a zone outside the frame.
+    if let options = configuration.motion {
+      _ = try MotionDetector(width: outputGeometry.width, height: outputGeometry.height, options: options)
+    }
     guard configuration.outputs != nil || !configuration.ownOutputs.isEmpty || configuration.events != nil else {
       events = nil
+      let geometry = outputGeometry
+      motion = try configuration.motion.map { try MotionTap(geometry: geometry, options: $0, recorder: nil) }
       microphone = nil
       writer = nil
       outputs = []
       session = try RecordingSession<PCMBuffer>(
         input: opened.input, chain: chain, sink: DiscardingSink<PCMBuffer>(), limits: limits, buffering: opened.buffering)
+      if let motion { session.taps.append(motion) }
       return
     }
     var video = configuration.video
@@ -228,8 +240,16 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       events: report)
     self.writer = writer
     do {
-      events = try configuration.events.map { options in
+      let events = try configuration.events.map { options in
         try EventRecorder(bus: writer.bus, options: options, clock: { writer.latestVideoSeconds }, report: report)
+      }
+      self.events = events
+      let geometry = outputGeometry
+      do {
+        motion = try configuration.motion.map { try MotionTap(geometry: geometry, options: $0, recorder: events) }
+      } catch {
+        events?.finish()
+        throw error
       }
     } catch {
       writer.cancel()
@@ -242,6 +262,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
         input: opened.input, chain: chain, generator: generator, sink: MovieWriterSink(writer: writer), limits: limits,
         buffering: opened.buffering)
       if let events { session.taps.append(events.pictureTap) }
+      if let motion { session.taps.append(motion) }
     } catch {
       writer.cancel()
       throw error

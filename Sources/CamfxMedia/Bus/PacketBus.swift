@@ -40,6 +40,9 @@ public final class PacketBus: @unchecked Sendable {
     /// the packets the bus keeps (`keepPackets`): an event clip's pre-roll. The oldest
     /// kept keyframe when none is that old.
     case secondsAgo(Double)
+    /// At the last kept keyframe at or before this time in the recording (seconds): a
+    /// clip whose trigger came from a frame the encoder has not finished yet.
+    case at(Double)
   }
 
   /// What the bus has done, for reports and benchmarks.
@@ -134,6 +137,8 @@ public final class PacketBus: @unchecked Sendable {
       case .nextKeyframe: from = nil
       case .secondsAgo(let seconds):
         let before = s.newestVideoSeconds - seconds
+        from = s.keyframes.last { s.kept[$0].presentationSeconds <= before + 1e-9 } ?? s.keyframes.first
+      case .at(let before):
         from = s.keyframes.last { s.kept[$0].presentationSeconds <= before + 1e-9 } ?? s.keyframes.first
       }
       subscription.join(with: from.map { Array(s.kept[$0...]) } ?? [], waitForKeyframe: s.sawVideo || start == .nextKeyframe)

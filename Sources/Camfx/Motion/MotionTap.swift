@@ -1,0 +1,84 @@
+import CamfxCore
+import CamfxMedia
+import CamfxMotion
+import Synchronization
+
+/// Runs the motion detector on every filtered frame, on the writer stage, and makes
+/// event clips of what it finds: motion that begins triggers a clip from the frame where
+/// it began (`EventRecorder.trigger(…, duration: .infinity)`), its scores keep the
+/// peak and its picture, and motion that ends releases the clip into its post-roll.
+///
+/// `@unchecked Sendable`: the detector is used by the writer stage alone (`take`); what
+/// others read (`latest`, `figures`) is under a mutex.
+public final class MotionTap: FrameTap, @unchecked Sendable {
+  /// What the detector has done so far.
+  public struct Figures: Sendable, Equatable {
+    public var frames = 0
+    /// Times motion began.
+    public var motions = 0
+    public var lightSwitches = 0
+    /// Mean and longest time the detector took per frame (µs).
+    public var meanMicroseconds = 0.0
+    public var longestMicroseconds = 0.0
+  }
+
+  private let detector: MotionDetector
+  private let recorder: EventRecorder?
+  private struct Shared {
+    var latest: MotionFrame?
+    var figures = Figures()
+    var totalNanoseconds: Int64 = 0
+  }
+  private let shared = Mutex(Shared())
+
+  /// - Throws: `MotionOptionError` when the options do not fit frames of `geometry`.
+  public init(geometry: FrameGeometry, options: MotionDetector.Options, recorder: EventRecorder?) throws(MotionOptionError) {
+    detector = try MotionDetector(width: geometry.width, height: geometry.height, options: options)
+    self.recorder = recorder
+  }
+
+  /// The last frame's result.
+  public var latest: MotionFrame? { shared.withLock { $0.latest } }
+  public var figures: Figures { shared.withLock { $0.figures } }
+
+  public var wantsFrame: Bool { true }
+
+  public func take(_ frame: VideoFrame) {
+    let started = MonotonicClock.nanoseconds()
+    let time = frame.presentationTime.seconds
+    let result: MotionFrame
+    switch frame {
+    case .yuv420(let picture):
+      result = detector.analyze(
+        LumaPicture(
+          base: UnsafePointer(picture.y), width: picture.width, height: picture.height, bytesPerRow: picture.yStride,
+          layout: .luma),
+        at: time)
+    case .bgra(let buffer):
+      result = buffer.withUnsafeBytes { base in
+        detector.analyze(
+          LumaPicture(
+            base: base.assumingMemoryBound(to: UInt8.self), width: buffer.width, height: buffer.height,
+            bytesPerRow: buffer.bytesPerRow, layout: .bgra),
+          at: time)
+      }
+    }
+    if let recorder {
+      if let began = result.began { recorder.trigger("motion", at: began, duration: .infinity) }
+      if result.moving {
+        recorder.observe(score: result.score, boxes: result.boxes, at: time) { StillCapture.copy(frame) }
+      }
+      if let ended = result.ended { recorder.release(at: ended) }
+    }
+    let elapsed = MonotonicClock.nanoseconds() - started
+    shared.withLock { s in
+      s.latest = result
+      s.figures.frames += 1
+      if result.began != nil { s.figures.motions += 1 }
+      if result.lightSwitch { s.figures.lightSwitches += 1 }
+      s.totalNanoseconds += elapsed
+      s.figures.meanMicroseconds = Double(s.totalNanoseconds) / Double(s.figures.frames) / 1000
+      s.figures.longestMicroseconds = max(s.figures.longestMicroseconds, Double(elapsed) / 1000)
+    }
+  }
+}
