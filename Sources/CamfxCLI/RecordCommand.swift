@@ -145,6 +145,13 @@ struct RecordCommand: ParsableCommand {
   @OptionGroup(title: "Event clips")
   var eventOptions: EventOptions
 
+  @Flag(name: .customLong("motion"), help: ArgumentHelp(
+    "Detect motion in the filtered frames: it triggers event clips (with --pre-record), and its score is in --stats-json and the preview's /state."))
+  var motion = false
+
+  @OptionGroup(title: "Motion detection")
+  var motionOptions: MotionOptions
+
   @OptionGroup(title: "Preview")
   var previewOptions: PreviewOptions
 
@@ -233,6 +240,11 @@ struct RecordCommand: ParsableCommand {
     var recording = try configuration(limits: limits, timelapse: timelapseInterval)
     recording.outputs = names.isEmpty ? nil : plan
     recording.events = events
+    if motion {
+      recording.motion = try motionOptions.options()
+    } else if let first = motionOptions.given.first {
+      throw RecordingOptionError("\(first) tunes motion detection: add --motion")
+    }
     recording.file = fileOptions
     recording.segments = segments
     let previewAddress = try preview.map { try PreviewAddress(parsing: $0) }

@@ -100,21 +100,25 @@ public final class MotionDetector {
     let watched: Int
   }
   private let zones: [Zone]
-  /// The zone of each reduced pixel, or `unwatched`.
-  private var zoneOf: [UInt8]
   private static let unwatched: UInt8 = 255
   private let watchedTotal: Int
 
-  private var background: [Float]
-  private var current: [Float]
-  private var changedMask: [UInt8]
-  private var sums: [UInt32]
-  private var offsetHistogram: [Int32]
-  private var spreadHistogram: [Int32]
-  private var changedPerZone: [Int]
-  private var thresholds: [Float]
-  private var labels: [Int32]
-  private var stack: [Int32]
+  // The detector's own memory, allocated once in `init` and freed in `deinit`: the
+  // per-pixel loops use it through these pointers, with no copy-on-write or
+  // exclusivity checks per access.
+  /// The zone of each reduced pixel, or `unwatched`.
+  private let zoneOf: UnsafeMutableBufferPointer<UInt8>
+  private let background: UnsafeMutableBufferPointer<Float>
+  private let current: UnsafeMutableBufferPointer<Float>
+  private let changedMask: UnsafeMutableBufferPointer<UInt8>
+  /// One frame row's worth of column sums (at most 257 rows of 255 fit in 16 bits).
+  private let lineSums: UnsafeMutableBufferPointer<UInt16>
+  private let offsetHistogram: UnsafeMutableBufferPointer<Int32>
+  private let spreadHistogram: UnsafeMutableBufferPointer<Int32>
+  private let changedPerZone: UnsafeMutableBufferPointer<Int>
+  private let thresholds: UnsafeMutableBufferPointer<Float>
+  private let labels: UnsafeMutableBufferPointer<Int32>
+  private let stack: UnsafeMutableBufferPointer<Int32>
 
   private var frameCount = 0
   private var firstTime = 0.0
@@ -161,10 +165,14 @@ public final class MotionDetector {
       }
     }
     guard options.zones.count < Int(Self.unwatched) else { throw MotionOptionError("at most 254 zones") }
+    // A square's column sums are 16 bits: at most 257 rows of 255.
+    guard options.analysisWidth >= 16, (width + options.analysisWidth - 1) / options.analysisWidth <= 257 else {
+      throw MotionOptionError("the analysis width \(options.analysisWidth) is too small for a \(width)-pixel picture")
+    }
     self.options = options
     self.width = width
     self.height = height
-    factor = max(1, (width + options.analysisWidth - 1) / max(1, options.analysisWidth))
+    factor = max(1, (width + options.analysisWidth - 1) / options.analysisWidth)
     columns = width / factor
     rows = height / factor
     let count = columns * rows
@@ -202,18 +210,37 @@ public final class MotionDetector {
       }
       zones = made
     }
-    self.zoneOf = zoneOf
     watchedTotal = watched.reduce(0, +)
-    background = [Float](repeating: 0, count: count)
-    current = [Float](repeating: 0, count: count)
-    changedMask = [UInt8](repeating: 0, count: count)
-    sums = [UInt32](repeating: 0, count: columns)
-    offsetHistogram = [Int32](repeating: 0, count: Self.offsetBins)
-    spreadHistogram = [Int32](repeating: 0, count: Self.spreadBins)
-    changedPerZone = [Int](repeating: 0, count: zones.count)
-    thresholds = [Float](repeating: 0, count: zones.count)
-    labels = [Int32](repeating: 0, count: count)
-    stack = [Int32](repeating: 0, count: count)
+    func allocate<T>(_ count: Int, _ value: T) -> UnsafeMutableBufferPointer<T> {
+      let memory = UnsafeMutableBufferPointer<T>.allocate(capacity: count)
+      memory.initialize(repeating: value)
+      return memory
+    }
+    self.zoneOf = allocate(count, 0)
+    _ = self.zoneOf.update(fromContentsOf: zoneOf)
+    background = allocate(count, 0)
+    current = allocate(count, 0)
+    changedMask = allocate(count, 0)
+    lineSums = allocate(columns * factor, 0)
+    offsetHistogram = allocate(Self.offsetBins, 0)
+    spreadHistogram = allocate(Self.spreadBins, 0)
+    changedPerZone = allocate(zones.count, 0)
+    thresholds = allocate(zones.count, 0)
+    labels = allocate(count, 0)
+    stack = allocate(count, 0)
+  }
+
+  deinit {
+    for memory in [zoneOf, changedMask] as [UnsafeMutableBufferPointer<UInt8>] { memory.deallocate() }
+    background.deallocate()
+    current.deallocate()
+    lineSums.deallocate()
+    offsetHistogram.deallocate()
+    spreadHistogram.deallocate()
+    changedPerZone.deallocate()
+    thresholds.deallocate()
+    labels.deallocate()
+    stack.deallocate()
   }
 
   /// Differences from −256 to 256 in steps of 1/2 level; spreads from 0 to 64 in 1/8.
@@ -229,7 +256,7 @@ public final class MotionDetector {
     let dt = frameCount == 0 ? 1.0 / 30 : min(1, max(0.001, time - lastTime))
     if frameCount == 0 {
       firstTime = time
-      background.withUnsafeMutableBufferPointer { b in current.withUnsafeBufferPointer { c in _ = b.update(fromContentsOf: c) } }
+      _ = background.update(fromContentsOf: current)
     }
     frameCount += 1
     lastTime = time
@@ -237,13 +264,13 @@ public final class MotionDetector {
 
     // The picture's brightness change (the median difference) and its noise (the
     // median absolute deviation of the rest).
-    let offset = Self.median(of: &offsetHistogram, total: watchedTotal) { hist in
+    let offset = Self.median(of: offsetHistogram, total: watchedTotal) { hist in
       for i in 0..<count where zoneOf[i] != Self.unwatched {
         let bin = Int((current[i] - background[i] + 256) * 2)
         hist[min(Self.offsetBins - 1, max(0, bin))] += 1
       }
     } / 2 - 256
-    let spread = Self.median(of: &spreadHistogram, total: watchedTotal) { hist in
+    let spread = Self.median(of: spreadHistogram, total: watchedTotal) { hist in
       for i in 0..<count where zoneOf[i] != Self.unwatched {
         let bin = Int(abs(current[i] - background[i] - Float(offset)) * 8)
         hist[min(Self.spreadBins - 1, bin)] += 1
@@ -298,7 +325,7 @@ public final class MotionDetector {
     if switched && !learning {
       // Learn the picture again: this is light, not motion.
       result.lightSwitch = true
-      background.withUnsafeMutableBufferPointer { b in current.withUnsafeBufferPointer { c in _ = b.update(fromContentsOf: c) } }
+      _ = background.update(fromContentsOf: current)
       endRun(&result)
       return result
     }
@@ -339,43 +366,38 @@ public final class MotionDetector {
   private func reduce(_ picture: LumaPicture) {
     let f = factor, columns = columns
     let scale = 1 / Float(f * f)
-    sums.withUnsafeMutableBufferPointer { sums in
-      current.withUnsafeMutableBufferPointer { current in
-        for row in 0..<rows {
-          for c in 0..<columns { sums[c] = 0 }
-          for line in 0..<f {
-            let start = picture.base + (row * f + line) * picture.bytesPerRow
-            switch picture.layout {
-            case .luma:
-              for c in 0..<columns {
-                var sum: UInt32 = 0
-                let p = start + c * f
-                for k in 0..<f { sum &+= UInt32(p[k]) }
-                sums[c] &+= sum
-              }
-            case .bgra:
-              for c in 0..<columns {
-                var sum: UInt32 = 0
-                let p = start + c * f * 4
-                for k in 0..<f {
-                  let b = UInt32(p[4 * k]), g = UInt32(p[4 * k + 1]), r = UInt32(p[4 * k + 2])
-                  sum &+= (66 &* r &+ 129 &* g &+ 25 &* b &+ 128) >> 8 &+ 16
-                }
-                sums[c] &+= sum
-              }
-            }
+    let used = columns * f
+    for row in 0..<rows {
+      // Each column of the frame summed down the square's rows (vectorizes), then the
+      // squares across: f additions per pixel and one per column.
+      lineSums.update(repeating: 0)
+      for line in 0..<f {
+        let start = picture.base + (row * f + line) * picture.bytesPerRow
+        switch picture.layout {
+        case .luma:
+          for x in 0..<used { lineSums[x] &+= UInt16(start[x]) }
+        case .bgra:
+          for x in 0..<used {
+            let b = UInt32(start[4 * x]), g = UInt32(start[4 * x + 1]), r = UInt32(start[4 * x + 2])
+            lineSums[x] &+= UInt16(truncatingIfNeeded: (66 &* r &+ 129 &* g &+ 25 &* b &+ 128) >> 8 &+ 16)
           }
-          for c in 0..<columns { current[row * columns + c] = Float(sums[c]) * scale }
         }
+      }
+      for c in 0..<columns {
+        var sum: UInt32 = 0
+        for k in 0..<f { sum &+= UInt32(lineSums[c * f + k]) }
+        current[row * columns + c] = Float(sum) * scale
       }
     }
   }
 
   /// The median bin (with a linear share of it) of what `fill` counts in `histogram`.
-  private static func median(of histogram: inout [Int32], total: Int, _ fill: (inout [Int32]) -> Void) -> Double {
+  private static func median(
+    of histogram: UnsafeMutableBufferPointer<Int32>, total: Int, _ fill: (UnsafeMutableBufferPointer<Int32>) -> Void
+  ) -> Double {
     let bins = histogram.count
-    for i in 0..<bins { histogram[i] = 0 }
-    fill(&histogram)
+    histogram.update(repeating: 0)
+    fill(histogram)
     let half = Int32(total / 2)
     var seen: Int32 = 0
     for i in 0..<bins {
@@ -389,7 +411,7 @@ public final class MotionDetector {
   /// The changed regions' boxes (8-connected, at least 2 cells), largest first, at most 8.
   private func boxes() -> [MotionBox] {
     let count = columns * rows, columns = columns
-    for i in 0..<count { labels[i] = 0 }
+    labels.update(repeating: 0)
     var found: [(cells: Int, box: MotionBox)] = []
     var next: Int32 = 1
     for seed in 0..<count where changedMask[seed] != 0 && labels[seed] == 0 {
