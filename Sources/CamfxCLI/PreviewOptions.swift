@@ -14,6 +14,10 @@ struct PreviewOptions: ParsableArguments {
     "Ask preview clients for these HTTP Basic credentials.", valueName: "user:pass"))
   var previewAuth: String?
 
+  @Flag(name: .customLong("preview-motion-boxes"), help: ArgumentHelp(
+    "Draw the motion detector's boxes on the preview's MJPEG stream (never on the recording or snapshots)."))
+  var previewMotionBoxes = false
+
   func validate() throws {
     guard previewFPS > 0, previewFPS <= 60 else { throw ValidationError("--preview-fps must be between 0 and 60") }
     if let previewAuth, !previewAuth.contains(":") || previewAuth.hasPrefix(":") {
@@ -25,8 +29,17 @@ struct PreviewOptions: ParsableArguments {
   func start(at address: PreviewAddress, pipeline: RecordingPipeline) throws -> RunningPreview {
     let tap = PreviewTap(geometry: pipeline.outputGeometry, framesPerSecond: previewFPS)
     let writer = pipeline.writer
-    let state = PreviewState(statistics: pipeline.session.statistics, viewers: { tap.viewers }) {
+    let state = PreviewState(
+      statistics: pipeline.session.statistics, viewers: { tap.viewers }, motion: pipeline.motion,
+      geometry: pipeline.outputGeometry
+    ) {
       writer?.outputReports ?? []
+    }
+    if previewMotionBoxes {
+      guard let motion = pipeline.motion else {
+        throw RecordingOptionError("--preview-motion-boxes draws the motion detector's boxes: add --motion")
+      }
+      tap.boxes = { motion.latest?.boxes ?? [] }
     }
     let server = PreviewServer(address: address, tap: tap, credentials: previewAuth) { state.json() }
     if let recorder = pipeline.events {

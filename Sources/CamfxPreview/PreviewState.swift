@@ -20,25 +20,46 @@ public final class PreviewState: Sendable {
     var bitrate: Double
     var viewers: Int
     var outputs: [OutputReport]
+    var motion: MotionState?
     enum CodingKeys: String, CodingKey {
       case elapsedSeconds = "elapsed_seconds", frames, framesIn = "frames_in", fps, dropped, bytes, bitrate, viewers
-      case outputs
+      case outputs, motion
     }
+  }
+
+  /// The motion detector's last frame, for the page to draw its boxes over the picture.
+  struct MotionState: Codable {
+    var time: Double
+    var score: Double
+    var threshold: Double
+    var zone: String
+    var moving: Bool
+    var noise: Double
+    var boxes: [MotionBox]
+    var width: Int
+    var height: Int
   }
 
   private let statistics: RecordingStatistics
   private let started = MonotonicClock.nanoseconds()
   private let outputs: @Sendable () -> [OutputReport]
   private let viewers: @Sendable () -> Int
+  private let motion: MotionTap?
+  private let geometry: FrameGeometry
   private let last = Mutex<(frames: Int, nanoseconds: Int64, fps: Double)>((0, 0, 0))
 
+  /// - Parameter motion: the detector whose last frame `/state` shows (`motion`), in a
+  ///   picture of `geometry`.
   public init(
-    statistics: RecordingStatistics, viewers: @escaping @Sendable () -> Int,
+    statistics: RecordingStatistics, viewers: @escaping @Sendable () -> Int, motion: MotionTap? = nil,
+    geometry: FrameGeometry = FrameGeometry(width: 0, height: 0),
     outputs: @escaping @Sendable () -> [OutputReport] = { [] }
   ) {
     self.statistics = statistics
     self.viewers = viewers
     self.outputs = outputs
+    self.motion = motion
+    self.geometry = geometry
   }
 
   public func json() -> [UInt8] {
@@ -57,7 +78,12 @@ public final class PreviewState: Sendable {
     let figures = Figures(
       elapsedSeconds: elapsed, frames: snapshot.framesWritten, framesIn: snapshot.framesIn, fps: fps,
       dropped: snapshot.dropped, bytes: snapshot.bytesWritten,
-      bitrate: elapsed > 0 ? Double(snapshot.bytesWritten) * 8 / elapsed : 0, viewers: viewers(), outputs: outputs())
+      bitrate: elapsed > 0 ? Double(snapshot.bytesWritten) * 8 / elapsed : 0, viewers: viewers(), outputs: outputs(),
+      motion: motion?.latest.map {
+        MotionState(
+          time: $0.time, score: $0.score, threshold: $0.threshold, zone: $0.zone, moving: $0.moving, noise: $0.noise,
+          boxes: $0.boxes, width: geometry.width, height: geometry.height)
+      })
     return Array((try? JSONEncoder().encode(figures)) ?? Data("{}".utf8))
   }
 }

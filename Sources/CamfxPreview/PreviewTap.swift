@@ -29,6 +29,9 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
   public let framesPerSecond: Double
   /// Called on the preview thread with every JPEG made for the viewers.
   public var onJPEG: (@Sendable ([UInt8]) -> Void)?
+  /// Boxes to outline on the viewers' pictures (the motion detector's), after the
+  /// snapshots were answered: snapshots stay the recorded frames.
+  public var boxes: (@Sendable () -> [MotionBox])?
 
   private let viewerCount = Atomic<Int>(0)
   private let snapshotsWanted = Atomic<Int>(0)
@@ -130,6 +133,7 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
       }
       guard ready, let encoder else { continue }
       if forSnapshot { answerSnapshots(encoder) }
+      if let boxes { working.outline(boxes()) }
       if viewerCount.load(ordering: .relaxed) > 0, let onJPEG, let jpeg = try? working.jpeg(encoder) {
         jpegFrames.add(1, ordering: .relaxed)
         onJPEG(jpeg)
@@ -220,6 +224,34 @@ struct CopiedFrame {
         (out.baseAddress! + row * width).update(from: source + row * stride, count: width)
       }
     }
+  }
+
+  /// Draws each box's outline, 2 pixels wide, in red.
+  mutating func outline(_ boxes: [MotionBox]) {
+    for box in boxes {
+      let x0 = max(0, min(width - 1, box.x)), y0 = max(0, min(height - 1, box.y))
+      let x1 = max(0, min(width - 1, box.x + box.width - 1)), y1 = max(0, min(height - 1, box.y + box.height - 1))
+      for y in y0...y1 {
+        for x in x0...x1 where x - x0 < 2 || x1 - x < 2 || y - y0 < 2 || y1 - y < 2 { paintRed(x, y) }
+      }
+    }
+  }
+
+  /// One pixel red: BT.601 limited-range (81, 90, 240) on the planes, or BGRA red.
+  private mutating func paintRed(_ x: Int, _ y: Int) {
+    if !isYUV, let bgra {
+      bgra.withUnsafeMutableBytes { base in
+        let p = base.assumingMemoryBound(to: UInt8.self) + y * bgra.bytesPerRow + x * 4
+        p[0] = 0
+        p[1] = 0
+        p[2] = 255
+      }
+      return
+    }
+    planes[0][y * width + x] = 81
+    let cw = (width + 1) / 2
+    planes[1][(y / 2) * cw + x / 2] = 90
+    planes[2][(y / 2) * cw + x / 2] = 240
   }
 
   func jpeg(_ encoder: JPEGEncoder) throws(PreviewError) -> [UInt8] {

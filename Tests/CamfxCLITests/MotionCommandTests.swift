@@ -142,6 +142,66 @@ final class MotionCommandTests: CLITestCase {
     XCTAssertEqual(plot[xAt(3), 12], BGRA(b: 255, g: 255, r: 255, a: 255))
   }
 
+  /// The detector's score and boxes in /state, and outlined on the MJPEG stream when
+  /// asked, never in the recording.
+  func testBoxesReachStateAndThePreviewButNotTheRecording() throws {
+    try makeBoxMovie("box.mp4")
+    let port = try LocalServer.freePort()
+    let process = try CLI.start(
+      [
+        "record", "--input", "box.mp4", "--realtime", "--motion", "--preview", "127.0.0.1:\(port)",
+        "--preview-motion-boxes", "--stats-json", "stats.json", "--quiet", "-o", "all.mp4",
+      ], in: dir)
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    var motion: [String: Any]? = nil
+    let deadline = Date().addingTimeInterval(15)
+    while Date() < deadline {
+      if LocalServer.isListening(tcp: port), let answer = try? HTTPProbe.get(port: port, path: "/state", seconds: 2),
+        let state = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
+        let found = state["motion"] as? [String: Any], found["moving"] as? Bool == true,
+        let time = found["time"] as? Double, time > 7
+      {
+        motion = found
+        break
+      }
+      usleep(100_000)
+    }
+    let state = try XCTUnwrap(motion, "no moving state by 15 s")
+    XCTAssertEqual(state["width"] as? Int, 320)
+    XCTAssertEqual(state["height"] as? Int, 240)
+    XCTAssertEqual(state["score"] as? Double ?? 0, 3, accuracy: 0.6, "\(state)")
+    let box = try XCTUnwrap((state["boxes"] as? [[String: Int]])?.first, "\(state)")
+    XCTAssertEqual(box["y"], 96, "\(state)")
+    // A picture from the stream while the box moves: its outline is red.
+    let stream = try HTTPProbe.get(port: port, path: "/stream.mjpeg", seconds: 0.6)
+    let jpeg = try XCTUnwrap(HTTPProbe.jpegParts(stream.body).last, "no JPEG")
+    try jpeg.write(to: URL(fileURLWithPath: path("part.jpg")))
+    let rgb = [UInt8](try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path("part.jpg"), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).stdout)
+    XCTAssertEqual(rgb.count, 320 * 240 * 3)
+    let redRows = (0..<240).filter { y in
+      (0..<320).filter { x in
+        let i = (y * 320 + x) * 3
+        return rgb[i] > 150 && rgb[i + 1] < 110 && rgb[i + 2] < 110
+      }.count >= 30
+    }
+    XCTAssertFalse(redRows.isEmpty, "a box's red edge in the preview")
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0)
+    // The recording has no red: its colour planes are the movie's grey.
+    let frame = try MovieOracle.run(
+      "ffmpeg", ["-v", "error", "-ss", "7.5", "-i", path("all.mp4"), "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"]
+    ).stdout
+    let chroma = [UInt8](frame.dropFirst(320 * 240))
+    XCTAssertEqual(chroma.count, 320 * 240 / 2)
+    XCTAssertLessThanOrEqual(chroma.map { abs(Int($0) - 128) }.max() ?? 99, 3)
+    // --stats-json says what the detector did.
+    let stats = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("stats.json")))) as? [String: Any])
+    let figures = try XCTUnwrap(stats["motion"] as? [String: Any], "\(stats)")
+    XCTAssertEqual(figures["frames"] as? Int, 420)
+    XCTAssertEqual(figures["motions"] as? Int, 1)
+    XCTAssertGreaterThan(figures["mean_us"] as? Double ?? 0, 0)
+  }
+
   func testBadMotionOptionsAreOneLineErrors() throws {
     try makeBoxMovie("box.mp4")
     try assertFails(

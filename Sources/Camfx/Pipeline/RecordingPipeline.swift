@@ -297,6 +297,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     }
     session.start()
     var summary = session.waitUntilFinished(statusInterval: statusInterval, status: status)
+    if let motion { summary.motion = RecordingSummary.MotionSummary(motion.figures, last: motion.latest) }
     if let events {
       events.finish()
       summary.events = events.events

@@ -45,6 +45,38 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   public var packetBus: PacketBusSummary? = nil
   /// The event clips (`--pre-record`), as their sidecars say.
   public var events: [EventRecorder.Event]? = nil
+  /// What the motion detector did (`--motion`).
+  public var motion: MotionSummary? = nil
+
+  public struct MotionSummary: Sendable, Codable, Equatable {
+    public var frames: Int
+    /// Times motion began, and times the picture was learned again after a light switch.
+    public var motions: Int
+    public var lightSwitches: Int
+    /// The detector's time per frame (µs).
+    public var meanMicroseconds: Double
+    public var longestMicroseconds: Double
+    /// The last frame's score, the threshold it was held to, and the noise measured.
+    public var score: Double
+    public var threshold: Double
+    public var noise: Double
+
+    public init(_ figures: MotionTap.Figures, last: MotionFrame?) {
+      frames = figures.frames
+      motions = figures.motions
+      lightSwitches = figures.lightSwitches
+      meanMicroseconds = figures.meanMicroseconds
+      longestMicroseconds = figures.longestMicroseconds
+      score = last?.score ?? 0
+      threshold = last?.threshold ?? 0
+      noise = last?.noise ?? 0
+    }
+
+    enum CodingKeys: String, CodingKey {
+      case frames, motions, lightSwitches = "light_switches", meanMicroseconds = "mean_us"
+      case longestMicroseconds = "longest_us", score, threshold, noise
+    }
+  }
 
   public struct PacketBusSummary: Sendable, Codable, Equatable {
     public var packets: Int
@@ -92,6 +124,6 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
     case cameraGaps = "camera_gaps", indexSeconds = "index_seconds"
     case syncSeconds = "sync_seconds", syncs, videoPath = "video_path", bgraFrames = "bgra_frames", outputs
-    case firstFrameEpochSeconds = "first_frame_epoch", packetBus = "packet_bus", events
+    case firstFrameEpochSeconds = "first_frame_epoch", packetBus = "packet_bus", events, motion
   }
 }
