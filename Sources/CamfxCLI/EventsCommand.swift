@@ -27,6 +27,10 @@ struct EventsCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Only events triggered before: as --since.", valueName: "time"))
   var until: String?
 
+  @Option(name: .customLong("min-score"), help: ArgumentHelp(
+    "Only motion events whose peak score reached this (percent of the picture that changed).", valueName: "percent"))
+  var minScore: String?
+
   @Flag(help: "Print the events as JSON.")
   var json = false
 
@@ -51,7 +55,8 @@ struct EventsCommand: ParsableCommand {
     let now = Date().timeIntervalSince1970
     let listed = index.events(
       since: try since.map { try Self.time($0, now: now, option: "--since") },
-      until: try until.map { try Self.time($0, now: now, option: "--until") })
+      until: try until.map { try Self.time($0, now: now, option: "--until") },
+      minimumScore: try minScore.map { try MotionDetector.Options.percent($0, option: "--min-score", range: 0...100) })
     if json {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -66,7 +71,8 @@ struct EventsCommand: ParsableCommand {
         "\(when)  "
           + (event.inProgress == true
             ? "(recording, or cut short: camfx repair finishes it)  \(event.trigger)  "
-            : "\(RecordingStatusLine.fixed(event.end - event.start, 1)) s  \(event.trigger)  \(event.frames) frames  ")
+            : "\(RecordingStatusLine.fixed(event.end - event.start, 1)) s  \(event.trigger)  \(event.frames) frames  "
+              + (event.score.map { "score \(RecordingStatusLine.fixed($0, 2))  " } ?? ""))
           + event.path)
     }
   }

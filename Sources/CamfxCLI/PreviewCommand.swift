@@ -45,6 +45,13 @@ struct PreviewCommand: ParsableCommand {
   @OptionGroup(title: "Preview")
   var previewOptions: PreviewOptions
 
+  @Flag(name: .customLong("motion"), help: ArgumentHelp(
+    "Run the motion detector: its score and boxes in /state and on the page (tune the --motion-* options live)."))
+  var motion = false
+
+  @OptionGroup(title: "Motion detection")
+  var motionOptions: MotionOptions
+
   @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this long (default: until Ctrl-C).", valueName: "time"))
   var duration: String?
 
@@ -57,6 +64,11 @@ struct PreviewCommand: ParsableCommand {
     recording.camera = try camera.settings()
     recording.chain = try FilterRegistry.builtin.makeChain(filters)
     recording.limits = RecordingLimits(duration: try duration.map(RecordingLimits.parseDuration))
+    if motion {
+      recording.motion = try motionOptions.options()
+    } else if let first = motionOptions.given.first {
+      throw RecordingOptionError("\(first) tunes motion detection: add --motion")
+    }
     let runner = RecordingRunner(quiet: true, statsFile: nil)
     let pipeline = try RecordingPipeline(recording, report: runner.report)
     let preview = try previewOptions.start(at: address, pipeline: pipeline)

@@ -105,6 +105,11 @@ final class MotionCommandTests: CLITestCase {
     XCTAssertGreaterThan(Int(inside.g), 200, "the box is in the picture")
     XCTAssertLessThan(Int(outside.g), 140, "the background is not")
     XCTAssertEqual(Double((try? String(contentsOfFile: path("score.txt"), encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0, score, accuracy: 0.01)
+    // camfx events filters by the peak score.
+    let strong = try CLI.run(["events", ".", "--min-score", "2"], in: dir)
+    XCTAssertEqual(strong.stdout.split(separator: "\n").count, 1, "\(strong)")
+    XCTAssertTrue(strong.stdout.contains("  motion  "), strong.stdout)
+    XCTAssertEqual(try CLI.run(["events", ".", "--min-score", "5"], in: dir).stdout, "")
   }
 
   func testMotionReplaysAMovieWithItsScoresAndAPlot() throws {

@@ -35,8 +35,13 @@ public struct EventIndex: Sendable {
   }
 
   /// The events triggered within `since ..< until` (seconds since 1970).
-  public func events(since: Double? = nil, until: Double? = nil) -> [EventRecorder.Event] {
-    events.filter { e in (since.map { e.triggeredAtEpoch >= $0 } ?? true) && (until.map { e.triggeredAtEpoch < $0 } ?? true) }
+  /// - Parameter minimumScore: only events whose motion peak reached it (events without
+  ///   a score, from other triggers, are left out too).
+  public func events(since: Double? = nil, until: Double? = nil, minimumScore: Double? = nil) -> [EventRecorder.Event] {
+    events.filter { e in
+      (since.map { e.triggeredAtEpoch >= $0 } ?? true) && (until.map { e.triggeredAtEpoch < $0 } ?? true)
+        && (minimumScore.map { minimum in (e.score ?? -1) >= minimum } ?? true)
+    }
   }
 
   /// Bytes of every file of `event` that exists.
