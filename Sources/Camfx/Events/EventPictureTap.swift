@@ -4,14 +4,24 @@ import CamfxPNG
 import CamfxPixelFormats
 import Synchronization
 
-/// The picture of each event: the first filtered frame after its trigger, written as a
-/// PNG beside its clip (`clip.mp4` → `clip.png`), on a thread of its own so that the
-/// writer stage only copies the frame.
+/// The picture of each event: the first filtered frame after its trigger, or the frame
+/// at the motion's peak, written as a PNG beside its clip (`clip.mp4` → `clip.png`).
+/// One thread writes them all, in the order asked (the trigger's picture before the
+/// peak's that replaces it), so that the writer stage only copies the frame; `finish`
+/// waits until every picture asked for is written.
 final class EventPictureTap: FrameTap, @unchecked Sendable {
-  // @unchecked Sendable: the wanted paths are under a Mutex; the count is atomic.
+  // @unchecked Sendable: the wanted paths and the pictures to write are under Mutexes;
+  // the count is atomic; the writer thread is started and joined under `writing`.
   private let wanted = Mutex<[String]>([])
   private let pending = Atomic<Int>(0)
   private let report: @Sendable (String) -> Void
+  private struct Writing {
+    var queue: [(picture: PixelBuffer, path: String)] = []
+    var thread: NamedThread?
+    var finishing = false
+  }
+  private let writing = Mutex(Writing())
+  private let work = WakeSignal()
 
   init(report: @escaping @Sendable (String) -> Void) { self.report = report }
 
@@ -34,20 +44,52 @@ final class EventPictureTap: FrameTap, @unchecked Sendable {
     for path in paths { write(copy, to: path) }
   }
 
-  /// Writes `picture` as a PNG at `path`, on a thread of its own.
+  /// Writes `picture` as a PNG at `path`, after the pictures asked for before it.
   func write(_ picture: PixelBuffer, to path: String) {
-    let report = report
-    do {
-      try NamedThread("camfx.eventpng") {
+    let failure = writing.withLock { w -> String? in
+      w.queue.append((picture, path))
+      guard w.thread == nil else { return nil }
+      do {
+        w.thread = try NamedThread("camfx.eventpng") { [self] in run() }
+        return nil
+      } catch {
+        w.queue.removeAll()
+        return "warning: the event's picture '\(path)' was not written: \(error)"
+      }
+    }
+    if let failure { report(failure) }
+    work.notify()
+  }
+
+  /// Waits until every picture asked for is written, and stops the thread.
+  func finish() {
+    let thread = writing.withLock { w -> NamedThread? in
+      w.finishing = true
+      return w.thread
+    }
+    work.notify()
+    thread?.join()
+  }
+
+  private func run() {
+    while true {
+      let next = writing.withLock { w -> (picture: PixelBuffer, path: String)?? in
+        if !w.queue.isEmpty { return w.queue.removeFirst() }
+        return w.finishing ? .some(nil) : nil
+      }
+      switch next {
+      case .some(.some(let item)):
         do {
-          let file = try OutputFile(path: path, overwrite: true)
-          try file.write { temporary in try PNGFile.write(picture, to: temporary, alpha: false) }
+          let file = try OutputFile(path: item.path, overwrite: true)
+          try file.write { temporary in try PNGFile.write(item.picture, to: temporary, alpha: false) }
         } catch {
-          report("warning: the event's picture '\(path)' was not written: \(error)")
+          report("warning: the event's picture '\(item.path)' was not written: \(error)")
         }
-      }.detach()
-    } catch {
-      report("warning: the event's picture '\(path)' was not written: \(error)")
+      case .some(.none):
+        return
+      case .none:
+        work.wait(timeoutNanoseconds: 200_000_000) { writing.withLock { !$0.queue.isEmpty || $0.finishing } }
+      }
     }
   }
 }

@@ -304,6 +304,7 @@ public final class EventRecorder: @unchecked Sendable {
     watcher?.join()
     watcher = nil
     for open in left { close(open) }
+    pictures.finish()
     messages?.close()
   }
 
