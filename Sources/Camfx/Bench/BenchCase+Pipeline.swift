@@ -70,10 +70,42 @@ extension BenchCase {
       cases.append(transcodePass(size, .wholeFrames))
       cases.append(yuyvMirror(size, viaBGRA: true))
       cases.append(yuyvMirror(size, viaBGRA: false))
+      cases.append(motion(size))
     }
     cases.append(ring())
     guard let names else { return cases }
     return cases.filter { names.contains($0.name) }
+  }
+
+  public static let motionName = "motion detect"
+
+  /// `MotionDetector.analyze` on a yuv420p frame's luma plane (default options), the
+  /// test pattern's plane with a band that moves every frame; bytes are the plane's.
+  static func motion(_ size: FrameGeometry) -> BenchCase {
+    BenchCase(name: motionName, size: size, bytesPerFrame: size.pixelCount, filter: motionName) {
+      let detector = try MotionDetector(width: size.width, height: size.height, options: .init())
+      var plane = patternBytes(size.pixelCount)
+      var frame = 0
+      let side = min(96, size.width / 4, size.height / 4)
+      return {
+        // A box that moves each frame (drawn by inverting it, and inverted back after),
+        // so the detector finds and boxes something.
+        let left = (frame * 8) % max(1, size.width - side), top = size.height / 3
+        plane.withUnsafeMutableBufferPointer { plane in
+          func invert() {
+            for y in top..<(top + side) { for x in left..<(left + side) { plane[y * size.width + x] = ~plane[y * size.width + x] } }
+          }
+          invert()
+          _ = detector.analyze(
+            LumaPicture(
+              base: UnsafePointer(plane.baseAddress!), width: size.width, height: size.height, bytesPerRow: size.width,
+              layout: .luma),
+            at: Double(frame) / 30)
+          invert()
+        }
+        frame += 1
+      }
+    }
   }
 
   /// `BGRAToYUV420.convert` with the SIMD kernel; bytes are the BGRA frame's.
