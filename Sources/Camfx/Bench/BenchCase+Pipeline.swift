@@ -48,7 +48,7 @@ extension BenchCase {
   /// The names of the pipeline rows, which `--filter` also accepts.
   public static let pipelineNames = [
     bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, nv12ToYUV420Name, yuv420FilterPassName, rowBandPassName, wholeFramePassName,
-    yuyvMirrorViaBGRAName, yuyvMirrorYUV420Name, ringName,
+    yuyvMirrorViaBGRAName, yuyvMirrorYUV420Name, motionName, ringName,
   ]
 
   /// The ring row's size column: it moves one `Int` per item, not frames.
@@ -77,7 +77,8 @@ extension BenchCase {
     return cases.filter { names.contains($0.name) }
   }
 
-  public static let motionName = "motion detect"
+  /// `MotionDetector.analyze` on a frame's luma plane.
+  public static let motionName = "motion-detect"
 
   /// `MotionDetector.analyze` on a yuv420p frame's luma plane (default options), the
   /// test pattern's plane with a band that moves every frame; bytes are the plane's.

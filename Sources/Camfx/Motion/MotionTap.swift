@@ -24,6 +24,9 @@ public final class MotionTap: FrameTap, @unchecked Sendable {
 
   private let detector: MotionDetector
   private let recorder: EventRecorder?
+  /// The source time that is zero in the recording (the writer's session start): the
+  /// clips are cut on the recording's timeline, the frames come on the source's.
+  private let recordingStart: @Sendable () -> MediaTime?
   private struct Shared {
     var latest: MotionFrame?
     var figures = Figures()
@@ -32,9 +35,17 @@ public final class MotionTap: FrameTap, @unchecked Sendable {
   private let shared = Mutex(Shared())
 
   /// - Throws: `MotionOptionError` when the options do not fit frames of `geometry`.
-  public init(geometry: FrameGeometry, options: MotionDetector.Options, recorder: EventRecorder?) throws(MotionOptionError) {
+  /// - Parameters:
+  ///   - recorder: the event clips that motion triggers, if any.
+  ///   - recordingStart: the source time that is zero in the recording
+  ///     (`MovieWriter.currentSessionStart`); nil until the writer has seen a frame.
+  public init(
+    geometry: FrameGeometry, options: MotionDetector.Options, recorder: EventRecorder?,
+    recordingStart: @escaping @Sendable () -> MediaTime? = { nil }
+  ) throws(MotionOptionError) {
     detector = try MotionDetector(width: geometry.width, height: geometry.height, options: options)
     self.recorder = recorder
+    self.recordingStart = recordingStart
   }
 
   /// The last frame's result.
@@ -63,12 +74,13 @@ public final class MotionTap: FrameTap, @unchecked Sendable {
           at: time)
       }
     }
-    if let recorder {
-      if let began = result.began { recorder.trigger("motion", at: began, duration: .infinity) }
+    if let recorder, result.began != nil || result.moving || result.ended != nil {
+      let offset = recordingStart()?.seconds ?? 0
+      if let began = result.began { recorder.trigger("motion", at: began - offset, duration: .infinity) }
       if result.moving {
-        recorder.observe(score: result.score, boxes: result.boxes, at: time) { StillCapture.copy(frame) }
+        recorder.observe(score: result.score, boxes: result.boxes, at: time - offset) { StillCapture.copy(frame) }
       }
-      if let ended = result.ended { recorder.release(at: ended) }
+      if let ended = result.ended { recorder.release(at: ended - offset) }
     }
     let elapsed = MonotonicClock.nanoseconds() - started
     shared.withLock { s in

@@ -246,7 +246,9 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       self.events = events
       let geometry = outputGeometry
       do {
-        motion = try configuration.motion.map { try MotionTap(geometry: geometry, options: $0, recorder: events) }
+        motion = try configuration.motion.map {
+          try MotionTap(geometry: geometry, options: $0, recorder: events) { writer.currentSessionStart }
+        }
       } catch {
         events?.finish()
         throw error

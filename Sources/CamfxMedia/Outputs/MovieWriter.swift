@@ -229,8 +229,8 @@ public final class MovieWriter: @unchecked Sendable {
     }
   }
 
-  /// The session start, if fixed yet.
-  var currentSessionStart: MediaTime? { outputLock.withLock { _ in sessionStart } }
+  /// The session start, if fixed yet: the source time that is zero in the outputs.
+  public var currentSessionStart: MediaTime? { outputLock.withLock { _ in sessionStart } }
 
   /// The session start, fixing it at `time` if none was set yet.
   func sessionStart(orStartAt time: MediaTime) -> MediaTime {
