@@ -130,15 +130,11 @@ struct ComposeCommand: ParsableCommand {
     }
 
     // 2. Open the items: their lengths make the timeline, the first movie the defaults.
-    let probe = try CompositionProbe(composition)
-    let timeline = try CompositionTimeline(composition, sourceDurations: probe.durations)
-    var renderSize = try size.map { try FrameGeometry(parsing: $0) } ?? probe.firstSize
-    if let cap = exportPreset?.maximumSize { renderSize = ExportPreset.capped(renderSize, to: cap) }
-    let frameDuration = try fps.map(Self.frameDuration) ?? probe.firstFrameDuration
-    let video = VideoComposition(renderSize: renderSize, frameDuration: frameDuration, background: background)
-    let mix = noAudio ? nil : AudioMix(sampleRate: sampleRate, channels: channels)
     let input = try CompositionInput(
-      timeline: timeline, video: video, audio: mix, poolCapacity: RecordingBuffering.composition.poolCapacity)
+      composition, size: try size.map { try FrameGeometry(parsing: $0) }, maximumSize: exportPreset?.maximumSize,
+      frameDuration: try fps.map(Self.frameDuration), background: background,
+      audio: noAudio ? nil : AudioMix(sampleRate: sampleRate, channels: channels))
+    let timeline = input.timeline, renderSize = input.video.renderSize, frameDuration = input.video.frameDuration
 
     var recording = RecordingPipeline.Configuration(source: .composition(input))
     recording.chain = try FilterRegistry.builtin.makeChain(filters)
@@ -180,18 +176,12 @@ struct ComposeCommand: ParsableCommand {
     if let (name, _) = changes.first(where: \.1) {
       throw RecordingOptionError("--preset passthrough copies packets as they are: \(name) needs encoding")
     }
-    let source = try PassthroughComposition(composition, audio: !noAudio)
     var recording = RecordingPipeline.Configuration(source: .movie(path: composition.items[0].asset.path))
     recording.outputs = plan
     recording.file = MovieFileOutput.Options(overwrite: overwrite)
     let runner = RecordingRunner(quiet: quiet, statsFile: statsFile)
-    let copy = try PacketCopySession(recording, source: source, report: runner.report)
+    let copy = try PacketCopySession(passthrough: composition, recording, audio: !noAudio, report: runner.report)
     let summary = try runner.run(copy, display: .nothing)
-    for cut in source.cuts where cut.start != (cut.item.start ?? .zero) || (cut.item.end.map { $0 != cut.end } ?? false) {
-      RecordCommand.printToStderr(
-        "camfx: passthrough cuts on keyframes: \(cut.item) copied from \(RecordingStatusLine.fixed(cut.start.seconds, 3)) s "
-          + "to \(RecordingStatusLine.fixed(cut.end.seconds, 3)) s\n")
-    }
     let name = copy.outputReports.first { $0.kind == "file" }?.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
     RecordCommand.printToStderr(
       "composed \(composition.items.count) item(s) by passthrough: "

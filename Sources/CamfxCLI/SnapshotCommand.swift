@@ -63,30 +63,11 @@ struct SnapshotCommand: ParsableCommand {
       if chosen.isFallback { RecordCommand.printToStderr(SourceSpec.fallbackNote + "\n") }
       return chosen.spec
     }()
-    var chain = try FilterRegistry.builtin.makeChain(filters)
+    let chain = try FilterRegistry.builtin.makeChain(filters)
     let destination = try OutputFile(path: output, overwrite: overwrite)
-
-    let frameSource: any MediaSource<PCMBuffer>
-    if case .camera(let device) = sourceSpec {
-      let camera = try SourceSpec.openCamera(device: device, size: geometry, frameRate: nil, poolCapacity: 2, camera: cameraSettings)
-      reportNotes(camera.notes, from: camera.path)
-      frameSource = camera
-    } else {
-      frameSource = try sourceSpec.open(size: geometry, live: false, firstFrame: frame, poolCapacity: 1)
-    }
-    try chain.configure(input: frameSource.geometry)
-    // A source delivers BGRA until asked for yuv420p: the first frame is the still.
-    var first: PixelBuffer?
-    while first == nil, let sample = try frameSource.nextSample() {
-      if case .video(.bgra(let buffer)) = sample { first = buffer }
-    }
-    guard let sourceFrame = first else {
-      throw SourceError(source: sourceSpec.description, reason: "delivered no frame")
-    }
-    // Nothing else holds the chain's frames, so a pool of one never makes it wait.
-    guard let picture = chain.process(sourceFrame, using: chain.makeBuffers(capacity: 1)) else {
-      preconditionFailure("the chain's own pool was empty")
-    }
+    let picture = try Snapshot.take(
+      sourceSpec, size: geometry, camera: cameraSettings, frame: frame, chain: chain,
+      report: { printToStandardError("camfx: \($0)") })
 
     let keepAlpha = alpha || Self.hasTransparency(picture)
     // SIGINT/SIGTERM while the PNG is written would leave the hidden temporary file

@@ -30,9 +30,14 @@ public final class PassthroughComposition: PacketSource {
   private var itemStart: MediaTime?
   private var itemEnd = MediaTime.zero
 
+  /// Told, one line each, where an item's copy was cut on keyframes other than asked.
+  private let report: @Sendable (String) -> Void
+
   /// Opens every item and checks that they can be joined.
+  /// - Parameter report: told when an item's cut snaps to keyframes other than asked.
   /// - Throws: `RecordingOptionError` saying why they cannot pass through.
-  public init(_ composition: Composition, audio: Bool = true) throws {
+  public init(_ composition: Composition, audio: Bool = true, report: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    self.report = report
     if composition.transition > .zero || composition.fadeIn > .zero || composition.fadeOut > .zero {
       throw RecordingOptionError("--preset passthrough cannot fade: fades change pictures, which needs encoding")
     }
@@ -115,7 +120,13 @@ public final class PassthroughComposition: PacketSource {
 
   private func endItem() throws {
     if let start = itemStart {
-      cuts.append(Cut(item: items[current], start: start, end: itemEnd))
+      let cut = Cut(item: items[current], start: start, end: itemEnd)
+      cuts.append(cut)
+      if cut.start != (cut.item.start ?? .zero) || (cut.item.end.map { $0 != cut.end } ?? false) {
+        report(
+          "passthrough cuts on keyframes: \(cut.item) copied from \(RecordingStatusLine.fixed(cut.start.seconds, 3)) s "
+            + "to \(RecordingStatusLine.fixed(cut.end.seconds, 3)) s")
+      }
       position = itemEnd + (offset ?? position - start)
     }
     current += 1

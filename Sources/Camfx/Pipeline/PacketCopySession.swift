@@ -69,6 +69,18 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
     try self.init(source: packets, outputs: outputs, limits: configuration.limits, events: report)
   }
 
+  /// `composition`'s items' packets joined as they are (`compose --preset passthrough`),
+  /// to `configuration`'s outputs; a cut that snaps to other keyframes than asked is
+  /// told to `report`.
+  /// - Throws: `RecordingOptionError` when the items cannot pass through (fades, music,
+  ///   streams that differ), and what opening them and the outputs throws.
+  public convenience init(
+    passthrough composition: Composition, _ configuration: RecordingPipeline.Configuration, audio: Bool = true,
+    report: @escaping @Sendable (String) -> Void = { _ in }
+  ) throws {
+    try self.init(configuration, source: try PassthroughComposition(composition, audio: audio, report: report), report: report)
+  }
+
   /// The camera a copy records: asked for H.264 or else MJPEG (or the compressed
   /// format the settings name) at the configuration's size and rate.
   private static func openCamera(
