@@ -85,7 +85,7 @@ struct MotionCommand: ParsableCommand {
         if !(event.zone == "frame") { line += " in zone \(event.zone)" }
         if let pre {
           line += "; clip from the keyframe at or before \(RecordingStatusLine.fixed(max(0, event.start - pre), 2)) s "
-            + "to \(RecordingStatusLine.fixed(event.end + post, 2)) s"
+            + "to \(RecordingStatusLine.fixed(event.end + gap, 2)) s"
         }
         print(line)
       }

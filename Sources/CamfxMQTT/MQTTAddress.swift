@@ -1,10 +1,14 @@
+import Foundation
+
 /// Where to publish: `mqtt://[user[:password]@]host[:port]/topic/prefix`.
 ///
 ///     let address = try MQTTAddress("mqtt://127.0.0.1:1883/camfx/door")
 ///     address.topic   // "camfx/door"; messages go to camfx/door/events, camfx/door/state ...
 ///
 /// The port defaults to 1883. The topic prefix is required and may not hold the
-/// wildcards `+` or `#` (they are for subscribers). TLS (`mqtts://`) is not supported.
+/// wildcards `+` or `#` (they are for subscribers). The user name and password may be
+/// percent-encoded (`%2F` for `/`), and never appear in a message. TLS (`mqtts://`) is
+/// not supported.
 public struct MQTTAddress: Sendable, Equatable, CustomStringConvertible {
   public var host: String
   public var port: Int
@@ -13,7 +17,9 @@ public struct MQTTAddress: Sendable, Equatable, CustomStringConvertible {
   public var password: String?
 
   /// - Throws: `MQTTAddress.Invalid`, a one-line message that names what is wrong.
-  public init(_ text: String) throws(Invalid) {
+  public init(_ given: String) throws(Invalid) {
+    // Messages quote the address without its password.
+    let text = Self.redacted(given)
     guard let schemeEnd = text.range(of: "://") else {
       throw Invalid("'\(text)' is not an MQTT address: expected mqtt://host[:port]/topic")
     }
@@ -24,7 +30,7 @@ public struct MQTTAddress: Sendable, Equatable, CustomStringConvertible {
       }
       throw Invalid("'\(text)': the scheme must be mqtt://")
     }
-    let rest = text[schemeEnd.upperBound...]
+    let rest = given[given.range(of: "://")!.upperBound...]
     guard let slash = rest.firstIndex(of: "/") else {
       throw Invalid("'\(text)' has no topic: add one after the host, as in mqtt://host:1883/camfx/door")
     }
@@ -40,11 +46,17 @@ public struct MQTTAddress: Sendable, Equatable, CustomStringConvertible {
     if let at = authority.lastIndex(of: "@") {
       let credentials = authority[..<at]
       authority = authority[authority.index(after: at)...]
+      let decode = { (part: Substring) throws(Invalid) -> String in
+        guard let decoded = String(part).removingPercentEncoding else {
+          throw Invalid("'\(text)': the user name or password has a bad %-escape")
+        }
+        return decoded
+      }
       if let colon = credentials.firstIndex(of: ":") {
-        username = String(credentials[..<colon])
-        password = String(credentials[credentials.index(after: colon)...])
+        username = try decode(credentials[..<colon])
+        password = try decode(credentials[credentials.index(after: colon)...])
       } else {
-        username = String(credentials)
+        username = try decode(credentials)
       }
       guard username?.isEmpty == false else { throw Invalid("'\(text)': the user name before '@' is empty") }
     }
@@ -65,6 +77,15 @@ public struct MQTTAddress: Sendable, Equatable, CustomStringConvertible {
       host = String(authority)
     }
     guard !host.isEmpty else { throw Invalid("'\(text)' has no host") }
+  }
+
+  /// `text` with the password between `user:` and `@` replaced by `***`.
+  static func redacted(_ text: String) -> String {
+    guard let schemeEnd = text.range(of: "://") else { return text }
+    let rest = text[schemeEnd.upperBound...]
+    let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+    guard let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") else { return text }
+    return String(text[..<rest.index(after: colon)]) + "***" + String(text[at...])
   }
 
   private static func port(_ text: Substring, in address: String) throws(Invalid) -> Int {

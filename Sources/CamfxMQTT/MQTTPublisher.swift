@@ -22,6 +22,8 @@ import Synchronization
 ///   `inflightLimit` unacknowledged at once (libmosquitto sends those again itself after
 ///   a reconnect).
 ///
+/// `close()` must be called: the thread holds the publisher until then.
+///
 /// `@unchecked Sendable`: `queue` is under its mutex; the libmosquitto handle and the
 /// connection state belong to the worker thread (its callbacks run inside
 /// `mosquitto_loop` on that thread).
@@ -44,6 +46,7 @@ public final class MQTTPublisher: @unchecked Sendable {
   /// How long `close` waits for queued messages to reach a connected broker.
   public let closeTimeout: Double
   private let report: @Sendable (String) -> Void
+  private let birth: Message?
   private let inflightLimit = 20
 
   private struct Queue {
@@ -65,6 +68,11 @@ public final class MQTTPublisher: @unchecked Sendable {
   private var nextAttempt = 0.0
   private var hasConnected = false
   private var lastProblem: String?
+  /// The broker refused the last attempt (already reported): the loss that follows is
+  /// not reported again.
+  private var refused = false
+  /// Messages dropped because the broker rejects them (too large, a bad topic).
+  private var rejectedReported = false
 
   /// Messages handed to the broker so far (acknowledged).
   public var published: Int { queue.withLock { $0.published } }
@@ -77,14 +85,18 @@ public final class MQTTPublisher: @unchecked Sendable {
   /// - Parameters:
   ///   - will: what the broker publishes if camfx goes away without closing (its
   ///     availability: `offline`), retained.
+  ///   - birth: published first on every connection, before anything queued (its
+  ///     availability again: `online`, which replaces a will the broker published
+  ///     while the connection was down).
   ///   - report: told, one line each, when the broker cannot be reached, refuses, or
   ///     is back.
   /// - Throws: `MQTTError` when libmosquitto cannot make a client at all.
   public init(
-    address: MQTTAddress, clientID: String? = nil, will: Message? = nil, queueLimit: Int = 1000,
+    address: MQTTAddress, clientID: String? = nil, will: Message? = nil, birth: Message? = nil, queueLimit: Int = 1000,
     closeTimeout: Double = 2, report: @escaping @Sendable (String) -> Void = { _ in }
   ) throws {
     self.address = address
+    self.birth = birth
     self.queueLimit = max(1, queueLimit)
     self.closeTimeout = closeTimeout
     self.report = report
@@ -129,10 +141,6 @@ public final class MQTTPublisher: @unchecked Sendable {
       self.mosq = nil
       throw error
     }
-  }
-
-  deinit {
-    close()
   }
 
   /// Queues a message; it goes out as soon as the broker is there.
@@ -211,6 +219,11 @@ public final class MQTTPublisher: @unchecked Sendable {
     queue.withLock { $0.connected = false }
   }
 
+  /// `mosquitto_connect_async` with our own `mosquitto_loop` calls rather than
+  /// `mosquitto_loop_start`'s thread: libmosquitto 2.0 connects without blocking on
+  /// the socket either way, and one thread of ours owns the handle, its queue and the
+  /// back-off. Resolving the host name does block (a broker named in /etc/hosts or by
+  /// address does not wait).
   private func attemptConnection(now: Double) {
     guard let mosq else { return }
     let code = hasAttempted
@@ -229,12 +242,17 @@ public final class MQTTPublisher: @unchecked Sendable {
     connected = false
     queue.withLock { $0.connected = false }
     if let mosq, mosquitto_socket(mosq) >= 0 { mosquitto_disconnect(mosq) }
-    if wasConnected || lastProblem != reason {
-      report(
-        "warning: MQTT \(address): \(wasConnected ? "connection lost" : "cannot connect") (\(reason)); "
-          + "trying again in \(Int(retryDelay)) s, messages are kept")
+    if refused {
+      // The refusal said why, and stays the problem to compare the next one with.
+      refused = false
+    } else {
+      if wasConnected || lastProblem != reason {
+        report(
+          "warning: MQTT \(address): \(wasConnected ? "connection lost" : "cannot connect") (\(reason)); "
+            + "trying again in \(Int(retryDelay)) s, messages are kept")
+      }
+      lastProblem = reason
     }
-    lastProblem = reason
     nextAttempt = Self.monotonicSeconds() + retryDelay
     retryDelay = min(retryDelay * 2, 30)
   }
@@ -244,19 +262,34 @@ public final class MQTTPublisher: @unchecked Sendable {
   private func handOver() {
     guard let mosq else { return }
     while inflight < inflightLimit {
-      guard let message = queue.withLock({ $0.messages.first }) else { return }
+      guard let message = queue.withLock({ $0.messages.isEmpty ? nil : $0.messages.removeFirst() }) else { return }
       let code = message.payload.withUnsafeBytes {
         mosquitto_publish(mosq, nil, message.topic, Int32($0.count), $0.baseAddress, 1, message.retain)
       }
-      guard code == MOSQ_ERR_SUCCESS.rawValue else {
-        lost(reason: Self.describe(code))
-        return
+      if code == MOSQ_ERR_SUCCESS.rawValue {
+        inflight += 1
+        continue
       }
-      inflight += 1
-      queue.withLock { q in
-        if q.messages.first == message { q.messages.removeFirst() }
+      if Self.rejectsTheMessage(code) {
+        // This message can never go (too large, a topic the broker cannot take): drop it
+        // rather than hold up the ones behind it.
+        queue.withLock { $0.dropped += 1 }
+        if !rejectedReported {
+          rejectedReported = true
+          report("warning: MQTT \(address): a message to '\(message.topic)' was dropped: \(Self.describe(code))")
+        }
+        continue
       }
+      queue.withLock { $0.messages.insert(message, at: 0) }
+      lost(reason: Self.describe(code))
+      return
     }
+  }
+
+  /// Codes that say the message itself is wrong, not the connection.
+  private static func rejectsTheMessage(_ code: Int32) -> Bool {
+    [MOSQ_ERR_INVAL, MOSQ_ERR_MALFORMED_UTF8, MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_OVERSIZE_PACKET, MOSQ_ERR_QOS_NOT_SUPPORTED]
+      .contains { $0.rawValue == code }
   }
 
   // The callbacks, on the worker thread inside mosquitto_loop.
@@ -268,6 +301,7 @@ public final class MQTTPublisher: @unchecked Sendable {
         report("warning: MQTT \(address): the broker refused the connection (\(reason)); trying again in \(Int(retryDelay)) s")
       }
       lastProblem = reason
+      refused = true
       return
     }
     if lastProblem != nil { report("MQTT \(address): connected again") }
@@ -275,6 +309,12 @@ public final class MQTTPublisher: @unchecked Sendable {
     connected = true
     hasConnected = true
     retryDelay = 1
+    if let birth, let mosq {
+      let code = birth.payload.withUnsafeBytes {
+        mosquitto_publish(mosq, nil, birth.topic, Int32($0.count), $0.baseAddress, 1, birth.retain)
+      }
+      if code == MOSQ_ERR_SUCCESS.rawValue { inflight += 1 }
+    }
     // Messages in flight when the connection went are sent again by libmosquitto.
     queue.withLock { $0.connected = true }
   }

@@ -166,8 +166,12 @@ public final class MotionDetector {
     }
     guard options.zones.count < Int(Self.unwatched) else { throw MotionOptionError("at most 254 zones") }
     // A square's column sums are 16 bits: at most 257 rows of 255.
-    guard options.analysisWidth >= 16, (width + options.analysisWidth - 1) / options.analysisWidth <= 257 else {
-      throw MotionOptionError("the analysis width \(options.analysisWidth) is too small for a \(width)-pixel picture")
+    guard (16...4096).contains(options.analysisWidth), (width + options.analysisWidth - 1) / options.analysisWidth <= 257
+    else {
+      throw MotionOptionError("the analysis width \(options.analysisWidth) does not fit a \(width)-pixel picture")
+    }
+    guard height >= (width + options.analysisWidth - 1) / options.analysisWidth else {
+      throw MotionOptionError("a \(width)x\(height) picture is too flat for motion detection")
     }
     self.options = options
     self.width = width

@@ -38,14 +38,16 @@ public struct MotionMask: Sendable, Equatable {
     }
     width = w
     height = h
+    // The data must be there before anything that size is made: a few bytes of header
+    // may claim 32768x32768.
+    let wide = maximum > 255
+    let start = reader.position + 1  // one whitespace byte after the maximum
+    let needed = magic == "P5" ? w * h * (wide ? 2 : 1) : w * h * 2 - 1  // P2: a digit and a space each
+    guard start + needed <= bytes.count + (magic == "P5" ? 0 : 1) else {
+      throw MotionOptionError("the mask '\(path)' ends early: its header says \(w)x\(h)")
+    }
     var values = [UInt8](repeating: 0, count: w * h)
     if magic == "P5" {
-      let wide = maximum > 255
-      let start = reader.position + 1  // one whitespace byte after the maximum
-      let needed = w * h * (wide ? 2 : 1)
-      guard start + needed <= bytes.count else {
-        throw MotionOptionError("the mask '\(path)' ends early: its header says \(w)x\(h)")
-      }
       for i in 0..<(w * h) {
         let value = wide ? Int(bytes[start + 2 * i]) << 8 | Int(bytes[start + 2 * i + 1]) : Int(bytes[start + i])
         values[i] = UInt8(min(255, value * 255 / maximum))
@@ -54,6 +56,9 @@ public struct MotionMask: Sendable, Equatable {
       for i in 0..<(w * h) {
         guard let value = reader.number() else {
           throw MotionOptionError("the mask '\(path)' ends early: its header says \(w)x\(h)")
+        }
+        guard (0...maximum).contains(value) else {
+          throw MotionOptionError("the mask '\(path)' has a value \(value) outside 0...\(maximum)")
         }
         values[i] = UInt8(min(255, value * 255 / maximum))
       }

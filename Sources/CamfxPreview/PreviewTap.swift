@@ -228,7 +228,7 @@ struct CopiedFrame {
 
   /// Draws each box's outline, 2 pixels wide, in red.
   mutating func outline(_ boxes: [MotionBox]) {
-    for box in boxes {
+    for box in boxes where box.width > 0 && box.height > 0 {
       let x0 = max(0, min(width - 1, box.x)), y0 = max(0, min(height - 1, box.y))
       let x1 = max(0, min(width - 1, box.x + box.width - 1)), y1 = max(0, min(height - 1, box.y + box.height - 1))
       for y in y0...y1 {

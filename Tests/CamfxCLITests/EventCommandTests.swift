@@ -170,6 +170,9 @@ final class EventCommandTests: CLITestCase {
       ["record", "--pre-record", "2s", "--mqtt", "mqtt://broker:99999/camfx", "-o", "a.mp4"],
       stderr: "camfx: error: --mqtt 'mqtt://broker:99999/camfx': the port '99999' must be a number from 1 to 65535")
     try assertFails(
+      ["record", "--pre-record", "2s", "--mqtt", "mqtt://cam:s3cret@broker:0/camfx", "-o", "a.mp4"],
+      stderr: "camfx: error: --mqtt 'mqtt://cam:***@broker:0/camfx': the port '0' must be a number from 1 to 65535")
+    try assertFails(
       ["record", "--pre-record", "2s", "--mqtt", "mqtt://broker/camfx/#", "-o", "a.mp4"],
       stderr: "camfx: error: --mqtt 'mqtt://broker/camfx/#': the topic 'camfx/#' may not hold the wildcards + or #")
     try assertFails(

@@ -147,6 +147,19 @@ final class MotionDetectorTests: XCTestCase {
     XCTAssertEqual(mask.pixels, [0, 255, 255, 0, 255, 255, 0, 0])
     _ = FileManager.default.createFile(atPath: path, contents: Data("P2 2 1 15 0 15".utf8))
     XCTAssertEqual(try MotionMask(path: path).pixels, [0, 255])
+    // Damaged masks are errors, never a crash or a huge allocation.
+    for (contents, message) in [
+      ("P2 2 1 15 0 -5", "has a value -5 outside 0...15"),
+      ("P2 2 1 15 0 99", "has a value 99 outside 0...15"),
+      ("P5 30000 30000 255\n\u{0}\u{0}", "ends early: its header says 30000x30000"),
+      ("P2 30000 30000 255 0 0", "ends early: its header says 30000x30000"),
+      ("P5 2 1 0\n\u{0}\u{0}", "has a damaged PGM header"),
+    ] {
+      _ = FileManager.default.createFile(atPath: path, contents: Data(contents.utf8))
+      XCTAssertThrowsError(try MotionMask(path: path), contents) { error in
+        XCTAssertEqual("\(error)", "the mask '\(path)' \(message)", contents)
+      }
+    }
     _ = FileManager.default.createFile(atPath: path, contents: Data("P6 2 1 255 ".utf8))
     XCTAssertThrowsError(try MotionMask(path: path)) { error in
       XCTAssertEqual("\(error)", "the mask '\(path)' is not a PGM picture (P5 or P2; e.g. convert mask.png mask.pgm)")

@@ -32,7 +32,15 @@ final class EventClipOutput: MovieOutput, @unchecked Sendable {
 
   /// Moves the end later (a trigger while the clip is open); never earlier than a
   /// packet already written.
-  func extend(to end: Double) { shared.withLock { $0.end = max($0.end, end) } }
+  /// - Returns: false, changing nothing, when the clip is already complete (a packet at
+  ///   or after its end came): then it cannot go on, and a new clip must start.
+  func extend(to end: Double) -> Bool {
+    shared.withLock { s in
+      guard !s.complete else { return false }
+      s.end = max(s.end, end)
+      return true
+    }
+  }
 
   /// Ends the clip at `end` if that is sooner (a stop request).
   func cut(at end: Double) { shared.withLock { $0.end = max(min($0.end, end), $0.lastEndSeconds) } }

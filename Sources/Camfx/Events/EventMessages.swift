@@ -20,8 +20,8 @@ final class EventMessages: Sendable {
     topic = address.topic
     publisher = try MQTTPublisher(
       address: address, will: .init(topic: "\(address.topic)/available", payload: "offline", retain: true),
+      birth: .init(topic: "\(address.topic)/available", payload: "online", retain: true),
       queueLimit: queueLimit, report: report)
-    publisher.publish(topic: "\(topic)/available", payload: "online", retain: true)
     publisher.publish(topic: "\(topic)/state", payload: Self.json(State(recording: false, event: nil)), retain: true)
   }
 

@@ -19,9 +19,13 @@ final class EventPictureTap: FrameTap, @unchecked Sendable {
     var queue: [(picture: PixelBuffer, path: String)] = []
     var thread: NamedThread?
     var finishing = false
+    /// Pictures asked for and written so far, for `write(…, wait: true)`.
+    var asked = 0
+    var written = 0
   }
   private let writing = Mutex(Writing())
   private let work = WakeSignal()
+  private let done = WakeSignal()
 
   init(report: @escaping @Sendable (String) -> Void) { self.report = report }
 
@@ -44,10 +48,14 @@ final class EventPictureTap: FrameTap, @unchecked Sendable {
     for path in paths { write(copy, to: path) }
   }
 
-  /// Writes `picture` as a PNG at `path`, after the pictures asked for before it.
-  func write(_ picture: PixelBuffer, to path: String) {
+  /// Writes `picture` as a PNG at `path`, after the pictures asked for before it;
+  /// with `wait`, returns once it is written.
+  func write(_ picture: PixelBuffer, to path: String, wait: Bool = false) {
+    var ticket = 0
     let failure = writing.withLock { w -> String? in
       w.queue.append((picture, path))
+      w.asked += 1
+      ticket = w.asked
       guard w.thread == nil else { return nil }
       do {
         w.thread = try NamedThread("camfx.eventpng") { [self] in run() }
@@ -59,12 +67,17 @@ final class EventPictureTap: FrameTap, @unchecked Sendable {
     }
     if let failure { report(failure) }
     work.notify()
+    guard wait, failure == nil else { return }
+    while writing.withLock({ $0.written < ticket && $0.thread != nil }) {
+      done.wait(timeoutNanoseconds: 50_000_000) { writing.withLock { $0.written >= ticket } }
+    }
   }
 
   /// Waits until every picture asked for is written, and stops the thread.
   func finish() {
     let thread = writing.withLock { w -> NamedThread? in
       w.finishing = true
+      defer { w.thread = nil }
       return w.thread
     }
     work.notify()
@@ -85,6 +98,8 @@ final class EventPictureTap: FrameTap, @unchecked Sendable {
         } catch {
           report("warning: the event's picture '\(item.path)' was not written: \(error)")
         }
+        writing.withLock { $0.written += 1 }
+        done.notify()
       case .some(.none):
         return
       case .none:

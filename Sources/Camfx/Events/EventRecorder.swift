@@ -200,13 +200,18 @@ public final class EventRecorder: @unchecked Sendable {
         s.open = nil
       }
       if var open = s.open {
-        open.activeUntil = max(open.activeUntil, until)
-        if until.isFinite { open.finiteUntil = max(open.finiteUntil, until) }
-        open.triggers += 1
-        open.clip.extend(to: open.activeUntil + options.gap)
-        s.open = open
-        extended = open.event(end: expectedEnd(open, now: now), inProgress: true)
-        return
+        let activeUntil = max(open.activeUntil, until)
+        // Checked and extended at once: a clip its worker has just completed is over.
+        if open.clip.extend(to: activeUntil + options.gap) {
+          open.activeUntil = activeUntil
+          if until.isFinite { open.finiteUntil = max(open.finiteUntil, until) }
+          open.triggers += 1
+          s.open = open
+          extended = open.event(end: expectedEnd(open, now: now), inProgress: true)
+          return
+        }
+        s.closing.append(open)
+        s.open = nil
       }
       let path = s.names.next(at: Glibc.time(nil))
       do {
@@ -243,10 +248,11 @@ public final class EventRecorder: @unchecked Sendable {
     wake.notify()
   }
 
-  /// Where a clip is to end as things stand: its post-roll after its activity, or after
-  /// now while an activity of unknown length goes on.
+  /// Where a clip is to end as things stand: its gap after its activity, or after now
+  /// while an activity of unknown length goes on.
   private func expectedEnd(_ open: Open, now: Double) -> Double {
-    (open.activeUntil.isFinite ? open.activeUntil : max(now, open.finiteUntil)) + options.postRecord
+    // The clip records through its gap (at least the post-roll) after its activity.
+    (open.activeUntil.isFinite ? open.activeUntil : max(now, open.finiteUntil)) + options.gap
   }
 
   /// Says that an activity of unknown length (`trigger(…, duration: .infinity)`) ended
@@ -268,7 +274,8 @@ public final class EventRecorder: @unchecked Sendable {
 
   /// Tells the open clip the motion detector's score at `time`; a new peak is kept,
   /// with its boxes, for the sidecar, and `picture` (called then, on this thread) for
-  /// the event's PNG when it is well above the one kept (at most every 0.25 s).
+  /// the event's PNG when it is 25% above the one kept or 0.25 s later: copies stay
+  /// few while the score climbs, and the picture is at most 0.25 s from the peak.
   public func observe(score: Double, boxes: [MotionBox], at time: Double, picture: () -> PixelBuffer?) {
     state.withLock { s in
       guard var open = s.open, open.peak.map({ score > $0.score }) ?? true else { return }
@@ -285,21 +292,30 @@ public final class EventRecorder: @unchecked Sendable {
   /// Ends the open clip at the post-roll from now (`POST /event` with `stop`).
   public func stopEvent() {
     let now = clock()
-    state.withLock { s in
-      guard var open = s.open else { return }
+    let updated = state.withLock { s -> Event? in
+      guard var open = s.open else { return nil }
       open.activeUntil = min(open.activeUntil, now)
+      open.finiteUntil = min(open.finiteUntil, now)
       open.clip.cut(at: now + options.postRecord)
       s.open = open
+      return open.event(end: now + options.postRecord, inProgress: true)
     }
+    if let updated { messages?.updated(updated) }
     wake.notify()
   }
 
   /// Closes the open clip with what it holds (the recording ends), and stops watching.
   public func finish() {
-    let left = state.withLock { s -> [Open] in
+    let left = state.withLock { s -> [Open]? in
+      guard !s.stopped else { return nil }
       s.stopped = true
+      defer {
+        s.closing = []
+        s.open = nil
+      }
       return s.closing + (s.open.map { [$0] } ?? [])
     }
+    guard let left else { return }
     wake.notify()
     watcher?.join()
     watcher = nil
@@ -351,7 +367,9 @@ public final class EventRecorder: @unchecked Sendable {
       s.events.sort { $0.start < $1.start }
     }
     if let peak = open.peakPicture {
-      pictures.write(peak.frame, to: Self.picturePath(of: open.path))
+      // Written before the sidecar, the hook and the message that say the clip ended,
+      // and after the trigger's picture it replaces.
+      pictures.write(peak.frame, to: Self.picturePath(of: open.path), wait: true)
     }
     do {
       try Self.writeSidecar(event)

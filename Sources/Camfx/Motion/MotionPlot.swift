@@ -8,7 +8,7 @@ import CamfxPNG
 ///     │          ░░░░░░░░░░          score (blue) │
 ///     │ ─ ─ ─ ─ ─░─/\──/\─░─ ─ ─ ─  threshold (red)│
 ///     │ ~~~~~~~~~░/    \/ \░~~~~~~~~~~~~~~~~~~~~~ │
-///     └┴────┴────┴────┴────┴────┴────┴────┴────┴─┘  a tick every second
+///     └┴────┴────┴────┴────┴────┴────┴────┴────┴─┘  a tick every second (or 2, 5, 10 …)
 ///
 /// Frames in motion are shaded pink; the score is drawn up to twice the highest
 /// threshold, or 10 % above the highest score when that is more.
@@ -24,10 +24,12 @@ public enum MotionPlot {
     let picture = PixelBuffer(width: width, height: height)
     picture.fill(background)
     let left = 8, right = width - 8, top = 8, bottom = height - 14
-    let span = max(duration, frames.last.map { $0.time } ?? 0, 1e-3)
+    // Time from the first frame: a stream whose clock starts late still fills the plot.
+    let first = frames.first?.time ?? 0
+    let span = max(duration - first, (frames.last?.time ?? 0) - first, 1e-3)
     let highest = max(
       2 * (frames.map(\.threshold).max() ?? 1), 1.1 * (frames.map(\.score).max() ?? 0), 1e-3)
-    let x = { (t: Double) in left + Int((t / span * Double(right - left)).rounded()) }
+    let x = { (t: Double) in left + Int(((t - first) / span * Double(right - left)).rounded()) }
     let y = { (v: Double) in bottom - Int((min(v, highest) / highest * Double(bottom - top)).rounded()) }
     picture.withUnsafeMutableBytes { base in
       let pixels = base.assumingMemoryBound(to: BGRA.self)
@@ -38,7 +40,7 @@ public enum MotionPlot {
       }
       // Motion shading, behind everything.
       for (index, frame) in frames.enumerated() where frame.moving {
-        let next = index + 1 < frames.count ? frames[index + 1].time : span
+        let next = index + 1 < frames.count ? frames[index + 1].time : first + span
         for px in x(frame.time)...max(x(frame.time), x(next)) {
           for py in top...bottom { set(px, py, motionShade) }
         }
@@ -46,10 +48,13 @@ public enum MotionPlot {
       // Axes and a tick every second.
       for px in left...right { set(px, bottom + 1, axis) }
       for py in top...(bottom + 1) { set(left - 1, py, axis) }
-      var second = 0.0
-      while second <= span {
-        for py in (bottom + 2)...(bottom + 5) { set(x(second), py, axis) }
-        second += 1
+      // Ticks a second apart, or further apart so that they stay at least 8 pixels apart.
+      let step = [1.0, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400]
+        .first { span / $0 * 8 <= Double(right - left) } ?? span
+      var tick = 0.0
+      while tick <= span {
+        for py in (bottom + 2)...(bottom + 5) { set(x(first + tick), py, axis) }
+        tick += step
       }
       // The threshold, frame by frame (zones may differ), then the score over it.
       var previous: (Int, Int)? = nil

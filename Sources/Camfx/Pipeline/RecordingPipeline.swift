@@ -266,6 +266,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       if let events { session.taps.append(events.pictureTap) }
       if let motion { session.taps.append(motion) }
     } catch {
+      events?.finish()
       writer.cancel()
       throw error
     }
@@ -294,6 +295,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     do {
       try microphone?.start()
     } catch {
+      events?.finish()
       writer?.cancel()
       throw error
     }
