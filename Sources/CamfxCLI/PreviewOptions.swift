@@ -16,7 +16,7 @@ struct PreviewOptions: ParsableArguments {
 
   @Flag(name: .customLong("preview-motion-boxes"), help: ArgumentHelp(
     "Draw the motion detector's boxes on the preview's MJPEG stream (never on the recording or snapshots)."))
-  var previewMotionBoxes = false
+  var previewPixelRectanglees = false
 
   func validate() throws {
     guard previewFPS > 0, previewFPS <= 60 else { throw ValidationError("--preview-fps must be between 0 and 60") }
@@ -35,7 +35,7 @@ struct PreviewOptions: ParsableArguments {
     ) {
       writer?.outputReports ?? []
     }
-    if previewMotionBoxes {
+    if previewPixelRectanglees {
       guard let motion = pipeline.motion else {
         throw RecordingOptionError("--preview-motion-boxes draws the motion detector's boxes: add --motion")
       }

@@ -1,5 +1,5 @@
 /// A rectangle of pixels: top-left corner and size.
-public struct PixelRectangle: Sendable, Hashable {
+public struct PixelRectangle: Sendable, Hashable, Codable {
   public var x: Int
   public var y: Int
   public var width: Int

@@ -1,3 +1,5 @@
+import CamfxCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -413,10 +415,10 @@ public final class MotionDetector {
   }
 
   /// The changed regions' boxes (8-connected, at least 2 cells), largest first, at most 8.
-  private func boxes() -> [MotionBox] {
+  private func boxes() -> [PixelRectangle] {
     let count = columns * rows, columns = columns
     labels.update(repeating: 0)
-    var found: [(cells: Int, box: MotionBox)] = []
+    var found: [(cells: Int, box: PixelRectangle)] = []
     var next: Int32 = 1
     for seed in 0..<count where changedMask[seed] != 0 && labels[seed] == 0 {
       var top = 0
@@ -453,7 +455,7 @@ public final class MotionDetector {
       if cells >= 2 {
         found.append((
           cells,
-          MotionBox(
+          PixelRectangle(
             x: minX * factor, y: minY * factor, width: (maxX - minX + 1) * factor, height: (maxY - minY + 1) * factor)
         ))
       }

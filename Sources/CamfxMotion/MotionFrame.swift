@@ -1,3 +1,5 @@
+import CamfxCore
+
 /// What the detector made of one frame.
 public struct MotionFrame: Sendable, Equatable {
   /// The frame's time (seconds).
@@ -30,8 +32,9 @@ public struct MotionFrame: Sendable, Equatable {
   public var began: Double?
   /// When motion ended, on the first unchanged frame after it: that frame's time.
   public var ended: Double?
-  /// Where the picture changed, largest first (at most 8), in the frame's pixels.
-  public var boxes: [MotionBox]
+  /// Where the picture changed: a rectangle around each region, largest first (at
+  /// most 8), in the frame's pixels.
+  public var boxes: [PixelRectangle]
 
   public init(time: Double) {
     self.time = time
@@ -45,20 +48,5 @@ public struct MotionFrame: Sendable, Equatable {
     changed = false
     moving = false
     boxes = []
-  }
-}
-
-/// A rectangle around a region that changed, in the frame's pixels.
-public struct MotionBox: Sendable, Equatable, Codable {
-  public var x: Int
-  public var y: Int
-  public var width: Int
-  public var height: Int
-
-  public init(x: Int, y: Int, width: Int, height: Int) {
-    self.x = x
-    self.y = y
-    self.width = width
-    self.height = height
   }
 }

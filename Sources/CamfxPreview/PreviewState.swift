@@ -35,7 +35,7 @@ public final class PreviewState: Sendable {
     var zone: String
     var moving: Bool
     var noise: Double
-    var boxes: [MotionBox]
+    var boxes: [PixelRectangle]
     var width: Int
     var height: Int
   }

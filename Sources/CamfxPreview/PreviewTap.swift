@@ -31,7 +31,7 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
   public var onJPEG: (@Sendable ([UInt8]) -> Void)?
   /// Boxes to outline on the viewers' pictures (the motion detector's), after the
   /// snapshots were answered: snapshots stay the recorded frames.
-  public var boxes: (@Sendable () -> [MotionBox])?
+  public var boxes: (@Sendable () -> [PixelRectangle])?
 
   private let viewerCount = Atomic<Int>(0)
   private let snapshotsWanted = Atomic<Int>(0)
@@ -227,7 +227,7 @@ struct CopiedFrame {
   }
 
   /// Draws each box's outline, 2 pixels wide, in red.
-  mutating func outline(_ boxes: [MotionBox]) {
+  mutating func outline(_ boxes: [PixelRectangle]) {
     for box in boxes where box.width > 0 && box.height > 0 {
       let x0 = max(0, min(width - 1, box.x)), y0 = max(0, min(height - 1, box.y))
       let x1 = max(0, min(width - 1, box.x + box.width - 1)), y1 = max(0, min(height - 1, box.y + box.height - 1))

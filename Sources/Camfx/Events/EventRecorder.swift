@@ -87,7 +87,7 @@ public final class EventRecorder: @unchecked Sendable {
     /// then; nil when no score came (a trigger without the detector).
     public var score: Double?
     public var scoreAt: Double?
-    public var boxes: [MotionBox]?
+    public var boxes: [PixelRectangle]?
     /// True in the sidecar written when the clip starts, until the one written when it
     /// ends replaces it: a clip that keeps it was cut short (camfx was killed; `camfx
     /// repair` finishes the movie), and `start` is then where the clip began and `end`
@@ -120,7 +120,7 @@ public final class EventRecorder: @unchecked Sendable {
     var activeUntil: Double
     /// The latest end of the triggers with a duration.
     var finiteUntil: Double
-    var peak: (score: Double, at: Double, boxes: [MotionBox])?
+    var peak: (score: Double, at: Double, boxes: [PixelRectangle])?
     /// The frame at the peak, kept for the event's picture; when it was taken.
     var peakPicture: (frame: PixelBuffer, score: Double, at: Double)?
 
@@ -276,7 +276,7 @@ public final class EventRecorder: @unchecked Sendable {
   /// with its boxes, for the sidecar, and `picture` (called then, on this thread) for
   /// the event's PNG when it is 25% above the one kept or 0.25 s later: copies stay
   /// few while the score climbs, and the picture is at most 0.25 s from the peak.
-  public func observe(score: Double, boxes: [MotionBox], at time: Double, picture: () -> PixelBuffer?) {
+  public func observe(score: Double, boxes: [PixelRectangle], at time: Double, picture: () -> PixelBuffer?) {
     state.withLock { s in
       guard var open = s.open, open.peak.map({ score > $0.score }) ?? true else { return }
       open.peak = (score, time, boxes)

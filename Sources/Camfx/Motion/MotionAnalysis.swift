@@ -19,7 +19,7 @@ public struct MotionAnalysis: Sendable {
     public var score: Double
     public var scoreAt: Double
     public var zone: String
-    public var boxes: [MotionBox]
+    public var boxes: [PixelRectangle]
 
     enum CodingKeys: String, CodingKey {
       case start, end, score, scoreAt = "score_at", zone, boxes
