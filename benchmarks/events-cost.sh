@@ -3,8 +3,9 @@
 # 1. The detector alone per frame at 720p, 1080p and 4K (`camfx bench`'s motion detect
 #    row: the luma plane of a yuv420p frame with a box that moves, one core).
 # 2. A live 1080p30 recording of the test pattern (x264 veryfast, 4 Mbit/s, played on
-#    the wall clock) plain, with a 10 s pre-roll kept (--pre-record 10s, no trigger),
-#    and with --motion as well, ROUNDS times in turn: CPU seconds (user + sys) and peak
+#    the wall clock) plain, with --motion (detection only: no clips without a
+#    pre-roll), with a 10 s pre-roll kept (--pre-record 10s, no trigger), and with both
+#    (the test pattern's moving counter then triggers a clip), ROUNDS times in turn: CPU seconds (user + sys) and peak
 #    RSS of each run, the most bytes the pre-roll kept, and the detector's own mean and
 #    longest time per frame (--stats-json). Run on an otherwise idle machine.
 #
@@ -47,6 +48,7 @@ PY
 for round in $(seq "$ROUNDS"); do
   echo "  round $round:"
   run "plain"
+  run "--motion" --motion
   run "--pre-record 10s" --pre-record 10s --event-output "$WORK/ev-%s.mp4"
-  run "and --motion" --pre-record 10s --event-output "$WORK/ev-%s.mp4" --motion
+  run "both" --pre-record 10s --event-output "$WORK/ev-%s.mp4" --motion
 done

@@ -60,6 +60,8 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     public var score: Double
     public var threshold: Double
     public var noise: Double
+    /// The last frame's boxes (the events have theirs at their peaks).
+    public var boxes: [PixelRectangle]
 
     public init(_ figures: MotionTap.Figures, last: MotionFrame?) {
       frames = figures.frames
@@ -70,11 +72,12 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
       score = last?.score ?? 0
       threshold = last?.threshold ?? 0
       noise = last?.noise ?? 0
+      boxes = last?.boxes ?? []
     }
 
     enum CodingKeys: String, CodingKey {
       case frames, motions, lightSwitches = "light_switches", meanMicroseconds = "mean_us"
-      case longestMicroseconds = "longest_us", score, threshold, noise
+      case longestMicroseconds = "longest_us", score, threshold, noise, boxes
     }
   }
 
