@@ -23,7 +23,10 @@ extension CompositionInput {
     if let maximumSize { renderSize = ExportPreset.capped(renderSize, to: maximumSize) }
     let video = VideoComposition(
       renderSize: renderSize, frameDuration: frameDuration ?? probe.firstFrameDuration, background: background)
-    try self.init(
-      timeline: timeline, video: video, audio: audio, poolCapacity: RecordingBuffering.composition.poolCapacity)
+    // Two pictures in flight per pool (each item's decoder, the rendered frames): one
+    // being made while the encoder, the slow stage, takes the other. More only holds
+    // memory: a join of ten 1080p clips peaked at 275 MB with 7, 252 MB with 3 and
+    // 247–249 MB with 2, in the same time within 3%.
+    try self.init(timeline: timeline, video: video, audio: audio, poolCapacity: 2)
   }
 }
