@@ -17,6 +17,33 @@ final class HelpAndFiltersTests: CLITestCase {
     XCTAssertTrue(result.stdout.contains("  filters                 List the filters"), result.stdout)
   }
 
+  /// The README is a user's first page: it has a section for every subcommand and
+  /// names every one of their options (`-o` stands for `--output`).
+  func testTheReadmeNamesEverySubcommandAndOption() throws {
+    let readme = try String(
+      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md"),
+      encoding: .utf8)
+    let root = try CLI.run(["--help"], in: dir).stdout
+    let section = try XCTUnwrap(root.components(separatedBy: "SUBCOMMANDS:").last)
+    let subcommands = section.split(separator: "\n").compactMap { line -> String? in
+      guard line.hasPrefix("  "), line.dropFirst(2).first != " ", let word = line.split(separator: " ").first,
+        word.allSatisfy(\.isLowercase)
+      else { return nil }
+      return String(word)
+    }
+    XCTAssertGreaterThanOrEqual(subcommands.count, 11, root)
+    let headings = readme.split(separator: "\n").filter { $0.hasPrefix("### camfx ") }
+    for subcommand in subcommands {
+      XCTAssertTrue(
+        headings.contains { $0.contains("camfx \(subcommand) ") }, "the README has no section for camfx \(subcommand)")
+      let help = try CLI.run([subcommand, "--help"], in: dir).stdout
+      let options = Set(help.matches(of: /--[a-z0-9][a-z0-9-]*/).map { String($0.output) })
+      for option in options.subtracting(["--help", "--output", "--version"]).sorted() {
+        XCTAssertTrue(readme.contains(option), "the README does not name camfx \(subcommand) \(option)")
+      }
+    }
+  }
+
   func testVersion() throws {
     let result = try CLI.run(["--version"], in: dir)
     XCTAssertEqual(result.status, 0)
