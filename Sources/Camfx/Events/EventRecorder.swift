@@ -273,10 +273,11 @@ public final class EventRecorder: @unchecked Sendable {
   }
 
   /// Tells the open clip the motion detector's score at `time`; a new peak is kept,
-  /// with its boxes, for the sidecar, and `picture` (called then, on this thread) for
-  /// the event's PNG when it is 25% above the one kept or 0.25 s later: copies stay
-  /// few while the score climbs, and the picture is at most 0.25 s from the peak.
-  public func observe(score: Double, boxes: [PixelRectangle], at time: Double, picture: () -> PixelBuffer?) {
+  /// with its boxes, for the sidecar, and `picture` (called then, on this thread, with
+  /// the buffer of the picture it replaces, to copy into) for the event's PNG when it is
+  /// 25% above the one kept or 0.25 s later: copies stay few while the score climbs,
+  /// and the picture is at most 0.25 s from the peak.
+  public func observe(score: Double, boxes: [PixelRectangle], at time: Double, picture: (PixelBuffer?) -> PixelBuffer?) {
     state.withLock { s in
       guard var open = s.open, open.peak.map({ score > $0.score }) ?? true else { return }
       open.peak = (score, time, boxes)
@@ -284,7 +285,11 @@ public final class EventRecorder: @unchecked Sendable {
         s.open = open
         return
       }
-      if let frame = picture() { open.peakPicture = (frame, score, time) }
+      // The clip's earlier peak picture is its own (only `close` reads it, once the clip
+      // has left the state): the new one is drawn into it, with no new buffer to fault in.
+      let kept = open.peakPicture?.frame
+      open.peakPicture = nil
+      if let frame = picture(kept) { open.peakPicture = (frame, score, time) }
       s.open = open
     }
   }

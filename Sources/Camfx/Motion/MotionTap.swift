@@ -78,7 +78,9 @@ public final class MotionTap: FrameTap, @unchecked Sendable {
       let offset = recordingStart()?.seconds ?? 0
       if let began = result.began { recorder.trigger("motion", at: began - offset, duration: .infinity) }
       if result.moving {
-        recorder.observe(score: result.score, boxes: result.boxes, at: time - offset) { StillCapture.copy(frame) }
+        recorder.observe(score: result.score, boxes: result.boxes, at: time - offset) {
+          StillCapture.copy(frame, reusing: $0)
+        }
       }
       if let ended = result.ended { recorder.release(at: ended - offset) }
     }

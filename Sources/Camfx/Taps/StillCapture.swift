@@ -59,12 +59,15 @@ public final class StillCapture: FrameTap, @unchecked Sendable {
     }
   }
 
-  /// A BGRA copy of `frame` that outlives it (a yuv420p one converted on the way).
-  static func copy(_ frame: VideoFrame) -> PixelBuffer {
-    let copy: PixelBuffer
+  /// A BGRA copy of `frame` that outlives it (a yuv420p one converted on the way),
+  /// made in `reusing` when that is a buffer of the frame's size nobody else holds.
+  static func copy(_ frame: VideoFrame, reusing: PixelBuffer? = nil) -> PixelBuffer {
+    let geometry = frame.geometry
+    var copy = reusing.flatMap { $0.geometry == geometry ? $0 : nil }
+      ?? PixelBuffer(width: geometry.width, height: geometry.height)
+    copy.presentationTime = frame.presentationTime
     switch frame {
     case .bgra(let buffer):
-      copy = PixelBuffer(width: buffer.width, height: buffer.height, presentationTime: buffer.presentationTime)
       buffer.withUnsafeBytes { source in
         copy.withUnsafeMutableBytes { destination in
           for row in 0..<buffer.height {
@@ -74,7 +77,6 @@ public final class StillCapture: FrameTap, @unchecked Sendable {
         }
       }
     case .yuv420(let picture):
-      copy = PixelBuffer(width: picture.width, height: picture.height, presentationTime: picture.presentationTime)
       PixelConverter.convertI420(picture.picture, to: copy)
     }
     return copy
