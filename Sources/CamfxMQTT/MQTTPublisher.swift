@@ -189,7 +189,7 @@ public final class MQTTPublisher: @unchecked Sendable {
     guard let mosq else { return }
     var closingSince: Double? = nil
     while true {
-      let now = Self.monotonicSeconds()
+      let now = MonotonicClock.seconds()
       let (closing, waiting) = queue.withLock { ($0.closing, $0.messages.count) }
       if closing {
         closingSince = closingSince ?? now
@@ -253,7 +253,7 @@ public final class MQTTPublisher: @unchecked Sendable {
       }
       lastProblem = reason
     }
-    nextAttempt = Self.monotonicSeconds() + retryDelay
+    nextAttempt = MonotonicClock.seconds() + retryDelay
     retryDelay = min(retryDelay * 2, 30)
   }
 
@@ -332,12 +332,6 @@ public final class MQTTPublisher: @unchecked Sendable {
   private static func describe(_ code: Int32) -> String {
     if code == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(errno)) }
     return String(cString: mosquitto_strerror(code))
-  }
-
-  private static func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
   }
 }
 

@@ -50,16 +50,12 @@ public struct MotionAnalysis: Sendable {
     var nanoseconds: Int64 = 0
     var lastTime = 0.0
     while let sample = try reader.nextSample() {
-      guard case .video(let frame) = sample, case .yuv420(let picture) = frame else { continue }
+      guard case .video(let frame) = sample else { continue }
       let started = MonotonicClock.nanoseconds()
-      let result = detector.analyze(
-        LumaPicture(
-          base: UnsafePointer(picture.y), width: picture.width, height: picture.height, bytesPerRow: picture.yStride,
-          layout: .luma),
-        at: picture.presentationTime.seconds)
+      let result = detector.analyze(frame)
       nanoseconds += MonotonicClock.nanoseconds() - started
       frames.append(result)
-      lastTime = picture.presentationTime.seconds + (reader.frameDuration?.seconds ?? 1.0 / 30)
+      lastTime = frame.presentationTime.seconds + (reader.frameDuration?.seconds ?? 1.0 / 30)
     }
     self.frames = frames
     meanMicroseconds = frames.isEmpty ? 0 : Double(nanoseconds) / Double(frames.count) / 1000

@@ -57,23 +57,7 @@ public final class MotionTap: FrameTap, @unchecked Sendable {
   public func take(_ frame: VideoFrame) {
     let started = MonotonicClock.nanoseconds()
     let time = frame.presentationTime.seconds
-    let result: MotionFrame
-    switch frame {
-    case .yuv420(let picture):
-      result = detector.analyze(
-        LumaPicture(
-          base: UnsafePointer(picture.y), width: picture.width, height: picture.height, bytesPerRow: picture.yStride,
-          layout: .luma),
-        at: time)
-    case .bgra(let buffer):
-      result = buffer.withUnsafeBytes { base in
-        detector.analyze(
-          LumaPicture(
-            base: base.assumingMemoryBound(to: UInt8.self), width: buffer.width, height: buffer.height,
-            bytesPerRow: buffer.bytesPerRow, layout: .bgra),
-          at: time)
-      }
-    }
+    let result = detector.analyze(frame)
     if let recorder, result.began != nil || result.moving || result.ended != nil {
       let offset = recordingStart()?.seconds ?? 0
       if let began = result.began { recorder.trigger("motion", at: began - offset, duration: .infinity) }
@@ -93,6 +77,30 @@ public final class MotionTap: FrameTap, @unchecked Sendable {
       s.totalNanoseconds += elapsed
       s.figures.meanMicroseconds = Double(s.totalNanoseconds) / Double(s.figures.frames) / 1000
       s.figures.longestMicroseconds = max(s.figures.longestMicroseconds, Double(elapsed) / 1000)
+    }
+  }
+}
+
+extension MotionDetector {
+  /// Looks at a pipeline frame: a yuv420p frame's Y plane as it is, BGRA through its
+  /// luma, at the frame's own time.
+  public func analyze(_ frame: VideoFrame) -> MotionFrame {
+    let time = frame.presentationTime.seconds
+    switch frame {
+    case .yuv420(let picture):
+      return analyze(
+        LumaPicture(
+          base: UnsafePointer(picture.y), width: picture.width, height: picture.height, bytesPerRow: picture.yStride,
+          layout: .luma),
+        at: time)
+    case .bgra(let buffer):
+      return buffer.withUnsafeBytes { base in
+        analyze(
+          LumaPicture(
+            base: base.assumingMemoryBound(to: UInt8.self), width: buffer.width, height: buffer.height,
+            bytesPerRow: buffer.bytesPerRow, layout: .bgra),
+          at: time)
+      }
     }
   }
 }
