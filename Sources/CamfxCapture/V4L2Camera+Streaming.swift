@@ -48,6 +48,13 @@ extension V4L2Camera {
     if yuv420Pool == nil { yuv420Pool = try YUV420FramePool(geometry: geometry, capacity: pool.capacity, kind: .owned) }
   }
 
+  /// As a `MediaSource`: YUYV, NV12 and I420 pictures get `chain` band by band as they
+  /// are converted to yuv420p; decoded MJPEG and H.264 pictures do not.
+  public func filterWhileConverting(_ chain: FilterChain) {
+    precondition(chain.runsOnYUV420Bands && chain.inputGeometry == geometry, "a chain for yuv420p bands of \(geometry)")
+    bandFilters = chain
+  }
+
   /// The next frame, BGRA or (after `deliverYUV420Frames()`) yuv420p; see `nextFrame()`.
   public func nextVideoFrame() throws -> VideoFrame? {
     try nextBuffer { buffer in try take(buffer) }
@@ -210,11 +217,14 @@ extension V4L2Camera {
     // yuv420p straight from the camera's YUV or JPEG, when asked for.
     if let yuv420Pool {
       // Never waits: a live source drops a frame when every pooled one is held.
-      guard let frame = try yuv420Pool.acquire(presentationTime: time, shouldStop: { true }) else {
+      guard var frame = try yuv420Pool.acquire(presentationTime: time, shouldStop: { true }) else {
         droppedOutOfBuffers.add(1, ordering: .relaxed)
         return nil
       }
-      if let yuv {
+      if let yuv, let bandFilters {
+        yuv.convert(to: frame.picture, filteringBandsWith: bandFilters)
+        frame.filteredWhileConverting = true
+      } else if let yuv {
         yuv.convert(to: frame.picture)
       } else if let decoder, !decoder.copyPicture(into: frame.picture) {
         corrupt.add(1, ordering: .relaxed)

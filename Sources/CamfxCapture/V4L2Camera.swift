@@ -61,6 +61,9 @@ public final class V4L2Camera: MediaSource, @unchecked Sendable {
   let pool: PixelBufferPool
   /// The yuv420p frames a camera hands out once asked to (`deliverYUV420Frames()`).
   var yuv420Pool: YUV420FramePool?
+  /// Run on each band of a YUYV, NV12 or I420 picture as it is converted
+  /// (`filterWhileConverting`).
+  var bandFilters: FilterChain?
   let decoder: CompressedFrameDecoder?
   let timestampsAreMonotonic: Bool
   var streaming = false

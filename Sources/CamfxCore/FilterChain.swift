@@ -95,6 +95,10 @@ public struct FilterChain: Sendable {
     bgraSteps = steps
     let rowLocal = filters.compactMap { ($0 as? any RowLocalVideoFilter).flatMap { $0.isRowLocal ? $0 : nil } }
     rowLocalFilters = geometry == input && rowLocal.count == filters.count ? rowLocal : nil
+    let bandFilters = filters.compactMap {
+      ($0 as? any RowLocalYUV420Filter).flatMap { $0.isRowLocal && $0.acceptsYUV420 ? $0 : nil }
+    }
+    yuv420BandFilters = geometry == input && !filters.isEmpty && bandFilters.count == filters.count ? bandFilters : nil
     yuv420Steps = Self.yuv420Steps(filters, sizes: sizes)
     runsInPlaceOnYUV420 = Self.runInPlace(yuv420Steps, first: filters.first, sizes: sizes)
     resizedGeometries = steps.indices.compactMap { i in
@@ -155,6 +159,24 @@ public struct FilterChain: Sendable {
   public func process(band: inout PixelBuffer, firstRow: Int) {
     guard let rowLocalFilters else { preconditionFailure("the chain is not row-local") }
     for filter in rowLocalFilters { filter.process(band: &band, firstRow: firstRow) }
+  }
+
+  /// The filters as `RowLocalYUV420Filter`s when there is at least one and every one
+  /// of them works on bands of yuv420p pictures of the configured size.
+  private var yuv420BandFilters: [any RowLocalYUV420Filter]?
+
+  /// True when the chain has filters and every one works in place on bands of yuv420p
+  /// pictures (`RowLocalYUV420Filter`), so a source may run it as it converts
+  /// (`process(yuv420Band:firstRow:)`). Known after `configure`.
+  public var runsOnYUV420Bands: Bool { yuv420BandFilters != nil }
+
+  /// Runs every filter, in order, in place on rows `firstRow ..< firstRow + band.height`
+  /// of a yuv420p picture of the configured size; the same samples as the whole
+  /// picture gets in those rows.
+  /// - Precondition: `runsOnYUV420Bands`; `firstRow` is even.
+  public func process(yuv420Band band: YUV420Picture, firstRow: Int) {
+    guard let yuv420BandFilters else { preconditionFailure("the chain does not run on yuv420p bands") }
+    for filter in yuv420BandFilters { filter.process(yuv420Band: band, firstRow: firstRow) }
   }
 
   /// Runs every filter on `frame`, in order, and returns the filtered frame: `frame`

@@ -19,3 +19,21 @@ public protocol RowLocalVideoFilter: InPlaceVideoFilter {
   /// leave exactly the pixels `process(_:)` leaves in those rows, and not allocate.
   func process(band: inout PixelBuffer, firstRow: Int)
 }
+
+/// A row-local filter that also works on bands of a yuv420p picture, in place: what
+/// lets a source that converts its pictures itself (a camera's YUYV or NV12) run it on
+/// each band of rows right after converting it, while the band is still in the core's
+/// cache, instead of one more pass over a whole picture that has left it
+/// (`MediaSource.filterWhileConverting`).
+///
+/// Such a filter may then be called from the source's thread for some frames and the
+/// filter stage's for others, so, like every row-local filter, it keeps no state
+/// between calls.
+public protocol RowLocalYUV420Filter: RowLocalVideoFilter, YUV420VideoFilter {
+  /// Filters rows `firstRow ..< firstRow + band.height` of a picture of the configured
+  /// size, given as `band` (its row 0 is the picture's row `firstRow`, which is even;
+  /// same width). Must leave exactly the samples `process(yuv420:into:)` leaves in
+  /// those rows, and not allocate.
+  /// - Precondition: `isRowLocal` and `acceptsYUV420`.
+  func process(yuv420Band band: YUV420Picture, firstRow: Int)
+}

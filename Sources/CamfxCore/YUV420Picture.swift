@@ -56,6 +56,17 @@ public struct YUV420Picture {
     }
   }
 
+  /// Rows `firstRow ..< firstRow + rows` as a picture of their own (the same memory):
+  /// a band a row-local filter works on. `firstRow` is even, so the band's chroma rows
+  /// are its own.
+  public func band(firstRow: Int, rows: Int) -> YUV420Picture {
+    precondition(firstRow % 2 == 0 && rows > 0 && firstRow + rows <= height, "rows \(firstRow)..<\(firstRow + rows) of a \(geometry) picture")
+    let chromaRow = firstRow / 2
+    return YUV420Picture(
+      width: width, height: rows, y: y + firstRow * yStride, yStride: yStride, u: u + chromaRow * uStride, uStride: uStride,
+      v: v + chromaRow * vStride, vStride: vStride, presentationTime: presentationTime)
+  }
+
   /// Copies every sample into `destination`, a picture of the same size.
   public func copyPixels(to destination: YUV420Picture) {
     for index in 0..<3 { copyPlane(index, to: destination) }

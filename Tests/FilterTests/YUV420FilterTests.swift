@@ -110,6 +110,64 @@ final class YUV420FilterTests: XCTestCase {
     }
   }
 
+  /// Row-local filters on bands of a picture (`RowLocalYUV420Filter`) leave exactly
+  /// what they leave on the whole picture, and a source's conversion that runs them
+  /// band by band (`YUVSourceLayout.convert(to:filteringBandsWith:)`) gives the samples
+  /// of converting first and filtering after, for YUYV, NV12 and I420 sources; heights
+  /// that are not a whole number of bands, and odd ones.
+  func testBandsGiveTheWholePicturesSamples() throws {
+    for (width, height) in [(64, 40), (322, 182), (34, 33), (20, 7)] {
+      let size = FrameGeometry(width: width, height: height)
+      for specs in [["mirror"], ["grayscale"], ["color=brightness=0.2:saturation=1.5"], ["mirror", "color=contrast=1.4", "mirror"]] {
+        let chain = try configuredChain(specs, size)
+        XCTAssertTrue(chain.runsOnYUV420Bands, "\(specs)")
+        let source = makePicture(width: width, height: height, seed: 7)
+        let whole = runPlanar(chain, source)
+        // The same picture, band by band, in place.
+        let banded = makePicture(width: width, height: height, seed: 7)
+        var firstRow = 0
+        while firstRow < height {
+          let rows = min(YUVSourceLayout.bandRows, height - firstRow)
+          chain.process(yuv420Band: banded.picture.band(firstRow: firstRow, rows: rows), firstRow: firstRow)
+          firstRow += rows
+        }
+        XCTAssertEqual(Samples(banded.picture), whole, "\(specs) in bands on \(size)")
+
+        // From a YUYV, an NV12 and an I420 source.
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        var generator = SplitMix64(seed: UInt64(width * height))
+        let yuyv = (0..<(chromaWidth * 4 * height)).map { _ in UInt8.random(in: 16...235, using: &generator) }
+        let luma = (0..<(width * height)).map { _ in UInt8.random(in: 16...235, using: &generator) }
+        let chroma = (0..<(chromaWidth * 2 * chromaHeight)).map { _ in UInt8.random(in: 16...240, using: &generator) }
+        try yuyv.withUnsafeBytes { yuyv in
+          try luma.withUnsafeBytes { luma in
+            try chroma.withUnsafeBytes { chroma in
+              let layouts: [(String, YUVSourceLayout)] = [
+                ("yuyv", .yuyv(try XCTUnwrap(yuyv.baseAddress), bytesPerRow: chromaWidth * 4)),
+                ("nv12", .nv12(luma: try XCTUnwrap(luma.baseAddress), lumaBytesPerRow: width, chroma: try XCTUnwrap(chroma.baseAddress), chromaBytesPerRow: chromaWidth * 2)),
+                ("i420", .i420(luma: try XCTUnwrap(luma.baseAddress), lumaBytesPerRow: width, cb: try XCTUnwrap(chroma.baseAddress),
+                  cr: try XCTUnwrap(chroma.baseAddress) + chromaWidth * chromaHeight, chromaBytesPerRow: chromaWidth)),
+              ]
+              for (name, layout) in layouts {
+                let converted = YUV420Planes(width: width, height: height)
+                layout.convert(to: converted.picture)
+                let expected = runPlanar(chain, converted)
+                let fused = YUV420Planes(width: width, height: height)
+                layout.convert(to: fused.picture, filteringBandsWith: chain)
+                XCTAssertEqual(Samples(fused.picture), expected, "\(specs) converting \(name) on \(size)")
+              }
+            }
+          }
+        }
+      }
+    }
+    // Filters that move rows, change the size or keep state do not run on bands.
+    let size = FrameGeometry(width: 64, height: 40)
+    for specs in [["mirror=axis=vertical"], ["crop=width=32:height=20"], ["text=text=%{frame}:size=12"], ["mirror", "scale=width=32:height=20"], []] {
+      XCTAssertFalse(try configuredChain(specs, size).runsOnYUV420Bands, "\(specs)")
+    }
+  }
+
   func testIntermediatesOnlyWhereTheSizeChangesBeforeTheLastFilter() throws {
     let size = FrameGeometry(width: 64, height: 40)
     let counts: [([String], Int)] = [

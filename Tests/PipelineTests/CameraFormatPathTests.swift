@@ -81,6 +81,26 @@ final class CameraFormatPathTests: TranscodeTestCase {
     }
   }
 
+  /// Row-local filters at the head of the chain run in the source's conversion, band
+  /// by band, and the rest on the filter stage: the same pixels, to the byte, as
+  /// converting whole pictures and running the chain on them after. Text is not
+  /// row-local (it follows the frame count) and stays on the filter stage with what
+  /// comes after it;
+  /// decoded MJPEG pictures are not converted by camfx, so their chain runs as before.
+  func testRowLocalFiltersRunInTheSourcesConversionWithTheSamePixels() throws {
+    let specs = ["mirror", "color=brightness=0.1", "text=text=%{frame}:size=12:margin=2", "mirror"]
+    for format in ["yuyv422", "nv12", "yuv420p", "yuvj422p"] {
+      let input = try makeRawInput(format, width: 96, height: 70, frames: 6)
+      var inSource: [String] = []
+      let banded = try transcode(input, specs) { inSource = $0 }
+      XCTAssertEqual(inSource, ["mirror", "color"], format)
+      let whole = try transcode(input, specs, sourceBands: false) { XCTAssertEqual($0, [], format) }
+      XCTAssertEqual(banded.summary.framesOut, 6, format)
+      XCTAssertEqual(banded.summary.videoPath, whole.summary.videoPath, format)
+      XCTAssertEqual(try decodedPictures(banded.output), try decodedPictures(whole.output), format)
+    }
+  }
+
   /// A movie whose pictures camfx does not convert itself (4:4:4 here) takes the BGRA
   /// path, and its path and counts say so, rather than naming a yuv420p path it does not take.
   func testAPictureFormatWithoutADirectPathSaysItGoesThroughBGRA() throws {

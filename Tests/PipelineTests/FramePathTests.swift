@@ -31,6 +31,26 @@ final class FramePathTests: XCTestCase {
     XCTAssertEqual(p.describe(sourcePixelFormat: "yuyv422"), "yuyv422 → yuv420p → mirror → crop → encoder")
   }
 
+  /// The source's conversion takes the row-local filters at the head of an in-place
+  /// yuv420p part, and only those.
+  func testTheSourceTakesTheLeadingRowLocalFiltersOfAnInPlacePart() throws {
+    func inSource(_ filters: [any VideoFilter], yuv420Source: Bool = true, inPlace: Bool = true) throws -> [String] {
+      try path(filters, yuv420Source: yuv420Source, inPlace: inPlace).sourceBandFilters?.names ?? []
+    }
+    XCTAssertEqual(try inSource([mirror(), filter("text=text=%{frame}:size=8:margin=0"), mirror()]), ["mirror"])
+    XCTAssertEqual(try inSource([mirror(), filter("grayscale"), filter("color=gamma=1.2")]), ["mirror", "grayscale", "color"])
+    XCTAssertEqual(try inSource([filter("text=text=%{frame}:size=8:margin=0"), mirror()]), [])
+    XCTAssertEqual(try inSource([filter("mirror=axis=vertical"), mirror()]), [])
+    // A crop writes a picture of its own: the part does not run in place.
+    XCTAssertEqual(try inSource([mirror(), filter("crop=width=32:height=24")]), [])
+    // BGRA from the source, or no in-place filtering (the pipeline's comparisons).
+    XCTAssertEqual(try inSource([mirror()], yuv420Source: false), [])
+    XCTAssertEqual(try inSource([mirror()], inPlace: false), [])
+    // Row bands of BGRA take the row-local filters before a BGRA-only one.
+    XCTAssertEqual(try inSource([mirror(), grayscale709()]), [])
+    XCTAssertEqual(try inSource([]), [])
+  }
+
   func testBGRAStartsAtTheFirstFilterThatNeedsItAndStaysToTheEnd() throws {
     // Brighten needs BGRA and is not row-local: whole frames from there, mirror before it on the planes.
     let p = try path([mirror(), Brighten(), mirror()])

@@ -37,9 +37,10 @@ class TranscodeTestCase: XCTestCase {
   /// Transcodes `input` through `specs` (libx264 ultrafast, CRF 23, GOP 60, no
   /// B-frames; mono 48 kHz AAC); returns the summary, the path the filter stage took,
   /// and the output's path.
-  func transcode(_ input: String, _ specs: [String], yuv420Filters: Bool = true, rowBands: Bool = true) throws
-    -> (summary: RecordingSummary, path: FilterStagePath, output: String)
-  {
+  func transcode(
+    _ input: String, _ specs: [String], yuv420Filters: Bool = true, rowBands: Bool = true, sourceBands: Bool = true,
+    filtersWhileConverting: (([String]) -> Void)? = nil
+  ) throws -> (summary: RecordingSummary, path: FilterStagePath, output: String) {
     let reader = try MovieReader(path: input, audio: AudioOutputSettings(sampleRate: 48_000, channels: 1))
     var chain = try FilterRegistry.builtin.makeChain(specs)
     try chain.configure(input: reader.geometry)
@@ -52,7 +53,8 @@ class TranscodeTestCase: XCTestCase {
       path: output, settings: MovieSettings(video: video, audio: AudioSettings(sampleRate: 48_000, channels: 1)))
     let session = try RecordingSession<PCMBuffer>(
       input: reader, chain: chain, sink: MovieWriterSink(writer: writer), yuv420Filters: yuv420Filters,
-      rowBands: rowBands)
+      rowBands: rowBands, sourceBands: sourceBands)
+    filtersWhileConverting?(session.filtersWhileConverting)
     let path: FilterStagePath = session.usesYUV420Filters ? .yuv420 : session.usesRowBands ? .rowBands : .wholeFrames
     session.start()
     return (session.waitUntilFinished(), path, output)

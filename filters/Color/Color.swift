@@ -26,7 +26,7 @@ import CamfxCore
 /// to BT.601 limited-range Y, Cb, Cr per pixel, given the same tables, and converted
 /// back, so both paths mean the same thing (for colours that stay inside RGB: the BGRA
 /// path clamps the others).
-public struct Color: InPlaceVideoFilter, RowLocalVideoFilter, YUV420VideoFilter {
+public struct Color: RowLocalYUV420Filter {
   public static let name = "color"
   public static let summary = "Brightness, contrast, saturation and gamma, as ffmpeg's eq."
   public static let example = "camfx snapshot --filter color=brightness=0.1:contrast=1.3:saturation=1.5 -o vivid.png"
@@ -172,6 +172,11 @@ public struct Color: InPlaceVideoFilter, RowLocalVideoFilter, YUV420VideoFilter 
   }
 
   public var acceptsYUV420: Bool { true }
+
+  /// A colour change works sample by sample: a band is a picture like any other.
+  public func process(yuv420Band band: YUV420Picture, firstRow: Int) {
+    process(yuv420: band, into: band)
+  }
 
   public func process(yuv420 source: YUV420Picture, into destination: YUV420Picture) {
     guard !isIdentity else {

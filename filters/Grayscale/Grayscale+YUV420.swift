@@ -16,4 +16,9 @@ extension Grayscale {
       (destination.v + row * destination.vStride).update(repeating: 128, count: destination.chromaWidth)
     }
   }
+
+  /// Grey works sample by sample: a band is a picture like any other.
+  public func process(yuv420Band band: YUV420Picture, firstRow: Int) {
+    process(yuv420: band, into: band)
+  }
 }

@@ -9,7 +9,7 @@ import CamfxCore
 /// BT.709's (HD). The kernel works in 8-bit fixed point (weights summing to 256) on
 /// sixteen pixels at a time; its result is within ±1 of the floating-point formula for
 /// every colour.
-public struct Grayscale: RowLocalVideoFilter, YUV420VideoFilter {
+public struct Grayscale: RowLocalYUV420Filter {
   public static let name = "grayscale"
   public static let summary = "Converts to grey (luma of BT.601 or BT.709), alpha untouched."
   public static let example = "camfx snapshot --filter grayscale=matrix=bt709 -o gray.png"

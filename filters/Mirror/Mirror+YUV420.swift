@@ -47,6 +47,16 @@ extension Mirror {
     }
   }
 
+  /// A band of a left-right flip: each of its rows reversed where it is.
+  public func process(yuv420Band band: YUV420Picture, firstRow: Int) {
+    precondition(axis == .horizontal && band.width == frameSize.width && firstRow + band.height <= frameSize.height,
+      "mirror=axis=\(axis.rawValue) of \(frameSize), got rows \(firstRow)..<\(firstRow + band.height) of width \(band.width)")
+    for index in 0..<3 {
+      let plane = band.plane(index)
+      for y in 0..<plane.height { Self.reverseBytes(plane.base + y * plane.stride, count: plane.width) }
+    }
+  }
+
   typealias ByteBlock = SIMD32<UInt8>
 
   /// The 32 lanes in reverse order (one byte shuffle and one lane swap with AVX2).

@@ -11,7 +11,7 @@ import CamfxCore
 ///
 /// A transcode's decoded yuv420p pictures are flipped as they are, plane by plane, like
 /// `ffmpeg -vf hflip` (see `Mirror+YUV420.swift`).
-public struct Mirror: RowLocalVideoFilter, YUV420VideoFilter {
+public struct Mirror: RowLocalYUV420Filter {
   public static let name = "mirror"
   public static let summary = "Flips the frame left-right, upside down, or both."
   public static let example = "camfx snapshot --filter mirror=axis=horizontal -o mirrored.png"

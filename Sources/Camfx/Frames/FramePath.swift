@@ -43,6 +43,11 @@ final class FramePath {
   /// True when the yuv420p part may run in place on a source's picture that allows it
   /// (`YUV420Frame.ownsItsPicture`): its filters keep the size.
   private let yuv420PartInPlace: Bool
+  /// The first filters of the yuv420p part when they run on bands of yuv420p pictures:
+  /// given to the source to run as it converts (`MediaSource.filterWhileConverting`).
+  let sourceBandFilters: FilterChain?
+  /// The rest of the yuv420p part, run in place on the frames the source filtered.
+  private let yuv420PartAfterBands: FilterChain?
   /// The filters run on BGRA, and how.
   private let bgraPart: BGRAPart?
   /// The encoder-ready pictures the BGRA part converts into.
@@ -63,13 +68,14 @@ final class FramePath {
   ///   - sourceCanDeliverYUV420: whether the source can hand on yuv420p pictures.
   ///   - capacity: encoder-ready pictures: the frames the writer's ring holds, plus the
   ///     one being written and the one being encoded.
-  ///   - yuv420Filters, rowBands, inPlace: `false` turns that way of running filters off
-  ///     (to compare the ways in tests and benchmarks); with the first two off, a chain
-  ///     runs on whole BGRA frames, and without `inPlace` the yuv420p filters always
-  ///     write a picture of their own.
+  ///   - yuv420Filters, rowBands, inPlace, sourceBands: `false` turns that way of
+  ///     running filters off (to compare the ways in tests and benchmarks); with the
+  ///     first two off, a chain runs on whole BGRA frames, without `inPlace` the yuv420p
+  ///     filters always write a picture of their own, and without `sourceBands` no
+  ///     filter runs in the source's conversion.
   init(
     chain: FilterChain, sourceCanDeliverYUV420: Bool, capacity: Int, yuv420Filters: Bool = true, rowBands: Bool = true,
-    inPlace: Bool = true
+    inPlace: Bool = true, sourceBands: Bool = true
   ) throws {
     guard let input = chain.inputGeometry, let output = chain.outputGeometry else {
       preconditionFailure("configure the chain before negotiating its frame path")
@@ -89,6 +95,12 @@ final class FramePath {
     yuv420Part = chain.subchain(0..<split)
     intermediates = split > 0 ? yuv420Part.makeYUV420Intermediates() : []
     yuv420PartInPlace = inPlace && split > 0 && yuv420Part.runsInPlaceOnYUV420
+    // The longest run of band filters at the head of an in-place yuv420p part: a
+    // source that converts its pictures runs them on each band it has just written.
+    let part = yuv420Part
+    let banded = !sourceBands || !yuv420PartInPlace ? 0 : (0...split).last { part.subchain(0..<$0).runsOnYUV420Bands } ?? 0
+    sourceBandFilters = banded > 0 ? part.subchain(0..<banded) : nil
+    yuv420PartAfterBands = banded > 0 ? part.subchain(banded..<split) : nil
     let yuv420PartOutput = yuv420Part.outputGeometry ?? input
     // The yuv420p part writes the encoder's pictures, or one the BGRA part reads at once.
     yuv420Output = split > 0 ? try YUV420FramePool(geometry: yuv420PartOutput, capacity: split == count ? capacity : 1, kind: .owned) : nil
@@ -143,6 +155,12 @@ final class FramePath {
     switch frame {
     case .yuv420(let source):
       guard let yuv420Output else {
+        picture = source
+        break
+      }
+      // A picture the source filtered as it converted it gets the rest of the part.
+      if source.filteredWhileConverting, let yuv420PartAfterBands {
+        if !yuv420PartAfterBands.isEmpty { yuv420PartAfterBands.process(yuv420InPlace: source.picture) }
         picture = source
         break
       }

@@ -101,14 +101,15 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   ///   - sink: the movie writer, set up for `chain.outputGeometry`.
   ///   - limits: when to stop by itself.
   ///   - buffering: frames between the video stages (`.live(...)` for a live input).
-  ///   - yuv420Filters, rowBands: `false` keeps the frame path (`FramePath`) from running
-  ///     filters on yuv420p pictures, or BGRA filters in bands of rows, to compare the
-  ///     ways; with both `false` the chain runs on whole BGRA frames.
+  ///   - yuv420Filters, rowBands, sourceBands: `false` keeps the frame path
+  ///     (`FramePath`) from running filters on yuv420p pictures, BGRA filters in bands
+  ///     of rows, or the first row-local filters in the source's conversion, to compare
+  ///     the ways; with the first two `false` the chain runs on whole BGRA frames.
   /// - Throws: `RecordingSessionError` if the chain was configured for another size.
   public init(
     input: any MediaSource<Audio>, chain: FilterChain, generator: (any AudioGenerator<Audio>)? = nil,
     sink: any RecordingSink<Audio>, limits: RecordingLimits = RecordingLimits(),
-    buffering: RecordingBuffering = .file, yuv420Filters: Bool = true, rowBands: Bool = true
+    buffering: RecordingBuffering = .file, yuv420Filters: Bool = true, rowBands: Bool = true, sourceBands: Bool = true
   ) throws {
     guard chain.inputGeometry == input.geometry, let output = chain.outputGeometry else {
       throw RecordingSessionError(
@@ -131,8 +132,11 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     // Pictures: the writer's ring full, one being made, one being encoded.
     framePath = try FramePath(
       chain: chain, sourceCanDeliverYUV420: input.canDeliverYUV420Frames, capacity: buffering.filteredFrames + 2,
-      yuv420Filters: yuv420Filters, rowBands: rowBands)
-    if framePath.sourceFormat == .yuv420 { try input.deliverYUV420Frames() }
+      yuv420Filters: yuv420Filters, rowBands: rowBands, sourceBands: sourceBands)
+    if framePath.sourceFormat == .yuv420 {
+      try input.deliverYUV420Frames()
+      if let bands = framePath.sourceBandFilters { input.filterWhileConverting(bands) }
+    }
     // Audio blocks are small; room for a few seconds keeps a file's interleaving slack.
     self.audioBlocks = (generator != nil || input.hasAudio) ? FrameRing(capacity: 256, readable: writerWork) : nil
   }
@@ -155,6 +159,12 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   /// True when the filter stage runs BGRA-only filters in bands of rows converted from
   /// yuv420p pictures and back, rather than on whole BGRA frames.
   public var usesRowBands: Bool { framePath.usesRowBands }
+
+  /// The filters the source was asked to run on each band of rows as it converts its
+  /// pictures (`MediaSource.filterWhileConverting`), by name; empty when none.
+  public var filtersWhileConverting: [String] {
+    framePath.sourceFormat == .yuv420 ? framePath.sourceBandFilters?.names ?? [] : []
+  }
 
   /// True when every filter runs on yuv420p pictures, with no BGRA at all.
   public var usesYUV420Filters: Bool { framePath.isYUV420Only }

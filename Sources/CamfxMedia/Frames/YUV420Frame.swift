@@ -22,6 +22,9 @@ public struct YUV420Frame: @unchecked Sendable {
   let slot: YUV420FrameSlot
   /// When this frame should be shown, on the source's clock.
   public var presentationTime: MediaTime
+  /// True when the source already ran the chain it was given to filter while converting
+  /// (`MediaSource.filterWhileConverting`) on this picture, band by band.
+  public var filteredWhileConverting = false
 
   init(slot: YUV420FrameSlot, presentationTime: MediaTime) {
     self.slot = slot

@@ -44,6 +44,14 @@ public protocol MediaSource<Audio>: AnyObject {
   /// From now on, deliver yuv420p frames where the picture allows it. Called once,
   /// before the first sample, and only when `canDeliverYUV420Frames`.
   func deliverYUV420Frames() throws
+  /// Row-local filters that run in place on bands of yuv420p pictures
+  /// (`FilterChain.runsOnYUV420Bands`), the first ones of the recording's chain: a
+  /// source that converts its pictures itself (a camera's YUYV or NV12) may run them on
+  /// each band of rows as soon as it has converted it, while the band is still in the
+  /// core's cache, and mark those frames `filteredWhileConverting`; the pipeline runs
+  /// them on every other frame. Called once, after `deliverYUV420Frames()` and before
+  /// the first sample. Default: ignored (the pipeline runs them).
+  func filterWhileConverting(_ chain: FilterChain)
   /// The next frame or block of sound, or `nil` at the end. Called on one thread.
   /// - Throws: an I/O error that ends the recording (what was recorded is kept).
   func nextSample() throws -> MediaSample<Audio>?
@@ -72,6 +80,7 @@ extension MediaSource {
   public func deliverYUV420Frames() throws {
     preconditionFailure("\(Self.self) cannot deliver yuv420p frames")
   }
+  public func filterWhileConverting(_ chain: FilterChain) {}
   public func interrupt() {}
   public var cameraGaps: [CameraGap]? { nil }
   public var framesSkippedLate: Int { 0 }
@@ -96,6 +105,7 @@ extension MediaSourceWrapper {
   public var pixelFormatName: String { inner.pixelFormatName }
   public var canDeliverYUV420Frames: Bool { inner.canDeliverYUV420Frames }
   public func deliverYUV420Frames() throws { try inner.deliverYUV420Frames() }
+  public func filterWhileConverting(_ chain: FilterChain) { inner.filterWhileConverting(chain) }
   public func nextSample() throws -> MediaSample<Audio>? { try inner.nextSample() }
   public func interrupt() { inner.interrupt() }
   public var cameraGaps: [CameraGap]? { inner.cameraGaps }

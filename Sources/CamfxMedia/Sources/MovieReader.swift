@@ -310,6 +310,8 @@ public final class MovieReader: MediaSource, @unchecked Sendable {
   /// yuv420p. Pictures of other formats still come as
   /// BGRA, as does a picture for which no pooled frame came back within a second.
   public var deliversYUV420Frames = false
+  /// Run on each band of a picture this reader converts (`filterWhileConverting`).
+  private var bandFilters: FilterChain?
   /// Made on first use: most readers never hand out yuv420p frames.
   private var decodedPool: YUV420FramePool?
   private var convertedPool: YUV420FramePool?
@@ -354,10 +356,20 @@ public final class MovieReader: MediaSource, @unchecked Sendable {
     case limitedRange(YUVSourceLayout)
     case fullRange(FullRangeYUVLayout)
 
-    func convert(to picture: YUV420Picture) {
+    /// Converts `picture`, and runs `bandFilters` on it band by band where the layout
+    /// can; true when it did.
+    func convert(to picture: YUV420Picture, filteringBandsWith bandFilters: FilterChain?) -> Bool {
       switch self {
-      case .limitedRange(let layout): layout.convert(to: picture)
-      case .fullRange(let layout): layout.convert(to: picture)
+      case .limitedRange(let layout):
+        guard let bandFilters else {
+          layout.convert(to: picture)
+          return false
+        }
+        layout.convert(to: picture, filteringBandsWith: bandFilters)
+        return true
+      case .fullRange(let layout):
+        layout.convert(to: picture)
+        return false
       }
     }
   }
@@ -376,8 +388,8 @@ public final class MovieReader: MediaSource, @unchecked Sendable {
       } else if let conversion = yuv420Conversion(frame.pointer.pointee) {
         if convertedPool == nil { convertedPool = try YUV420FramePool(geometry: geometry, capacity: pool.capacity, kind: .owned) }
         guard let converted = convertedPool else { preconditionFailure("made above") }
-        if let out = try converted.acquire(presentationTime: time, shouldStop: { deadline.hasPassed }) {
-          conversion.convert(to: out.picture)
+        if var out = try converted.acquire(presentationTime: time, shouldStop: { deadline.hasPassed }) {
+          out.filteredWhileConverting = conversion.convert(to: out.picture, filteringBandsWith: bandFilters)
           return .video(.yuv420(out))
         }
       }
@@ -481,6 +493,13 @@ public final class MovieReader: MediaSource, @unchecked Sendable {
 
   /// As a `MediaSource`: from now on the frames are yuv420p where the picture allows.
   public func deliverYUV420Frames() { deliversYUV420Frames = true }
+
+  /// As a `MediaSource`: the pictures this reader converts (YUYV, NV12) get `chain`
+  /// band by band as they are converted.
+  public func filterWhileConverting(_ chain: FilterChain) {
+    precondition(chain.runsOnYUV420Bands && chain.inputGeometry == geometry, "a chain for yuv420p bands of \(geometry)")
+    bandFilters = chain
+  }
 
   /// True when the file has a sound track the reader decodes.
   public var hasAudio: Bool { audioSampleRate != nil }

@@ -66,6 +66,14 @@ public final class ReconnectingCamera: MediaSource, @unchecked Sendable {
     deliversYUV420 = true
   }
 
+  /// Given to every camera that comes back, too.
+  private var bandFilters: FilterChain?
+
+  public func filterWhileConverting(_ chain: FilterChain) {
+    camera?.filterWhileConverting(chain)
+    bandFilters = chain
+  }
+
   public func interrupt() { interrupted.store(true, ordering: .releasing) }
 
   public func nextSample() throws -> MediaSample<PCMBuffer>? {
@@ -102,6 +110,7 @@ public final class ReconnectingCamera: MediaSource, @unchecked Sendable {
       }
       gapDetector.breakAfterLastFrame()
       if deliversYUV420 { try camera.deliverYUV420Frames() }
+      if let bandFilters { camera.filterWhileConverting(bandFilters) }
       self.camera = camera
     }
   }
