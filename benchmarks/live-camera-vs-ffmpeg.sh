@@ -41,8 +41,15 @@ ffmpeg -v error -f lavfi -i "testsrc2=size=$SIZE:rate=30:duration=$LIVE_SECONDS"
 FFMPEG_FILTERS="hflip,drawtext=fontfile=$FONT:text='%{localtime\:%Y-%m-%d %H\\\\\:%M\\\\\:%S}':fontsize=32:x=16:y=16:fontcolor=white"
 CAMFX_FILTERS=(--filter mirror --filter timestamp=size=32)
 
+# Each run starts after the same 3 s pause. This machine's balloon reports free memory
+# to the host (virtio free page reporting, 2 s after it was freed), so a process that
+# starts late gets 2 MB blocks the host must back afresh, and the kernel's zeroing of
+# x264's huge pages costs 0.2–0.3 s more (clear_page_erms: 3 % of the samples against
+# 0.2 %). Without the pause, whoever ran after ffprobe's count paid it and the other
+# did not.
 timed() {
   local name=$1; shift
+  sleep 3
   /usr/bin/time -o "$WORK/time" -f "%e %U %S %M" "$@" >"$WORK/$name.out" 2>&1
   read -r wall user sys rss <"$WORK/time"
   local cpu; cpu=$(echo "$user + $sys" | bc)
@@ -65,9 +72,7 @@ ffmpeg_() {
     -c:v libx264 -preset veryfast -crf 23 -g 60 -bf 0 -pix_fmt yuv420p "$WORK/ffmpeg.mp4"
   echo "   frames $(ffprobe -v error -count_frames -select_streams v -show_entries stream=nb_read_frames -of csv=p=0 "$WORK/ffmpeg.mp4")"
 }
-# Not counted: 5 s of each first. The first process after the machine was idle gets
-# memory the hypervisor must back afresh, and the kernel's zeroing of x264's huge pages
-# then costs several times more (seen: 3 % of all samples in one run, 0.2 % in the next).
+# Not counted: 5 s of each first (the files and libraries in the page cache).
 echo "warming up (not counted): 5 s of each"
 "$CAMFX" record --input "$WORK/cam.nut" --realtime --duration 5s "${CAMFX_FILTERS[@]}" \
   --x264-preset veryfast --crf 23 --gop 60 --quiet -y -o "$WORK/camfx.mp4" >/dev/null 2>&1
@@ -101,8 +106,10 @@ if [ -n "$PERF" ]; then
             print k + o, o > "/dev/stderr" }' 2>"$WORK/$1.outside"
   }
   echo "perf, one run each:"
+  sleep 3
   perf record -q -g -o "$WORK/camfx.perf" -- "$CAMFX" record --input "$WORK/cam.nut" --realtime "${CAMFX_FILTERS[@]}" \
     --x264-preset veryfast --crf 23 --gop 60 --quiet -y -o "$WORK/camfx.mp4" >/dev/null 2>&1
+  sleep 3
   perf record -q -g -o "$WORK/ffmpeg.perf" -- ffmpeg -v error -y -re -i "$WORK/cam.nut" \
     -vf "$FFMPEG_FILTERS" \
     -c:v libx264 -preset veryfast -crf 23 -g 60 -bf 0 -pix_fmt yuv420p "$WORK/ffmpeg.mp4" >/dev/null 2>&1

@@ -16,6 +16,8 @@ check() {  # check NAME COMMAND...
 make -s install DESTDIR="$dest/root" PREFIX=/usr/local CPU=x86-64 >"$dest/make.log" 2>&1 || { cat "$dest/make.log"; exit 1; }
 p="$dest/root/usr/local"
 check "installed camfx runs (--version)" "$p/bin/camfx" --version
+check "installed camfx needs no Swift runtime (ldd names no libswift or libFoundation)" \
+  sh -c '! ldd "$0" | grep -E "libswift|libFoundation"' "$p/bin/camfx"
 check "man page camfx.1 renders" sh -c 'MANWIDTH=80 man -l "$0" | grep -q "camfx"' "$p/share/man/man1/camfx.1"
 for page in record repair snapshot; do
   check "man page camfx.$page.1 renders and names the command" \

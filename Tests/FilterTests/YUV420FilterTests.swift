@@ -118,7 +118,13 @@ final class YUV420FilterTests: XCTestCase {
   func testBandsGiveTheWholePicturesSamples() throws {
     for (width, height) in [(64, 40), (322, 182), (34, 33), (20, 7)] {
       let size = FrameGeometry(width: width, height: height)
-      for specs in [["mirror"], ["grayscale"], ["color=brightness=0.2:saturation=1.5"], ["mirror", "color=contrast=1.4", "mirror"]] {
+      for specs in [
+        ["mirror"], ["grayscale"], ["color=brightness=0.2:saturation=1.5"], ["mirror", "color=contrast=1.4", "mirror"],
+        // The built-in mark, centred: bands above, across and below it.
+        ["watermark", "mirror"],
+      ] {
+        // A watermark works on yuv420p pictures of even sizes only.
+        if specs.contains("watermark") && (width % 2 == 1 || height % 2 == 1) { continue }
         let chain = try configuredChain(specs, size)
         XCTAssertTrue(chain.runsOnYUV420Bands, "\(specs)")
         let source = makePicture(width: width, height: height, seed: 7)

@@ -38,7 +38,9 @@ final class FramePathTests: XCTestCase {
       try path(filters, yuv420Source: yuv420Source, inPlace: inPlace).sourceBandFilters?.names ?? []
     }
     XCTAssertEqual(try inSource([mirror(), filter("text=text=%{frame}:size=8:margin=0"), mirror()]), ["mirror"])
-    XCTAssertEqual(try inSource([mirror(), filter("grayscale"), filter("color=gamma=1.2")]), ["mirror", "grayscale", "color"])
+    XCTAssertEqual(
+      try inSource([mirror(), filter("grayscale"), filter("color=gamma=1.2"), filter("watermark")]),
+      ["mirror", "grayscale", "color", "watermark"])
     XCTAssertEqual(try inSource([filter("text=text=%{frame}:size=8:margin=0"), mirror()]), [])
     XCTAssertEqual(try inSource([filter("mirror=axis=vertical"), mirror()]), [])
     // A crop writes a picture of its own: the part does not run in place.

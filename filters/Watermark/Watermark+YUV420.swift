@@ -13,4 +13,12 @@ extension Watermark {
     if !source.isSamePicture(as: destination) { source.copyPixels(to: destination) }
     yuv420Mark.blend(into: destination)
   }
+
+  /// The mark's rows that fall in the band.
+  public func process(yuv420Band band: YUV420Picture, firstRow: Int) {
+    guard let yuv420Mark else { preconditionFailure("watermark configured for \(frameSize): not in yuv420p") }
+    precondition(band.width == frameSize.width && firstRow + band.height <= frameSize.height,
+      "watermark configured for \(frameSize), got rows \(firstRow)..<\(firstRow + band.height) of width \(band.width)")
+    yuv420Mark.blend(intoBand: band, firstRow: firstRow)
+  }
 }

@@ -16,7 +16,7 @@ import CamfxPNG
 /// once, when the filter is made (see `PremultipliedMark`). Each frame then touches
 /// only the rectangle the mark covers, so the cost grows with the mark's area, not the
 /// frame's.
-public struct Watermark: RowLocalVideoFilter, YUV420VideoFilter {
+public struct Watermark: RowLocalYUV420Filter {
   public static let name = "watermark"
   public static let summary = "Blends a PNG (or the built-in camfx mark) over the frame."
   public static let example = "camfx snapshot --filter watermark=position=top-left:opacity=0.5 -o marked.png"

@@ -97,15 +97,30 @@ struct YUV420Mark: Sendable {
     Self.blend(crS, chromaK, into: picture.v, stride: picture.vStride, at: chroma)
   }
 
-  /// `dst = (S + dst · K) >> 8` over the rectangle `area` of one plane.
+  /// The mark's rows that fall in `band`, rows `firstRow ..< firstRow + band.height` of
+  /// the picture (`firstRow` even).
+  func blend(intoBand band: YUV420Picture, firstRow: Int) {
+    Self.blend(lumaS, lumaK, into: band.y, stride: band.yStride, at: luma, rows: firstRow..<(firstRow + band.height))
+    let chromaRows = (firstRow / 2)..<(firstRow / 2 + band.chromaHeight)
+    Self.blend(cbS, chromaK, into: band.u, stride: band.uStride, at: chroma, rows: chromaRows)
+    Self.blend(crS, chromaK, into: band.v, stride: band.vStride, at: chroma, rows: chromaRows)
+  }
+
+  /// `dst = (S + dst · K) >> 8` over the rectangle `area` of one plane, or over the
+  /// part of it in `rows`, the rows `plane` starts at.
   static func blend(
-    _ s: [UInt16], _ k: [UInt16], into plane: UnsafeMutablePointer<UInt8>, stride: Int, at area: PixelRectangle
+    _ s: [UInt16], _ k: [UInt16], into plane: UnsafeMutablePointer<UInt8>, stride: Int, at area: PixelRectangle,
+    rows: Range<Int>? = nil
   ) {
+    let first = rows?.lowerBound ?? 0
+    let top = max(area.y, first), bottom = min(area.y + area.height, rows?.upperBound ?? Int.max)
+    guard top < bottom else { return }
     s.withUnsafeBufferPointer { s in
       k.withUnsafeBufferPointer { k in
-        for row in 0..<area.height {
+        for y in top..<bottom {
+          let row = y - area.y
           blendRow(
-            plane + (area.y + row) * stride + area.x, s: s.baseAddress! + row * area.width,
+            plane + (y - first) * stride + area.x, s: s.baseAddress! + row * area.width,
             k: k.baseAddress! + row * area.width, count: area.width)
         }
       }
