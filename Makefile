@@ -74,17 +74,19 @@ bench-record: setup release
 
 ## make install PREFIX=/usr/local: the release binary, its man page and bash/zsh/fish completions
 MAN_DIR = .build/man
+# The binary is installed before the manual is generated: the manual plugin links camfx
+# again in .build/release with its own flags (without the Swift runtime linked in).
 install: release
-	mkdir -p $(MAN_DIR)
-	$(SWIFT) package --allow-writing-to-directory $(MAN_DIR) generate-manual --multi-page --output-directory $(MAN_DIR)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 .build/release/camfx $(DESTDIR)$(PREFIX)/bin/camfx
+	mkdir -p $(MAN_DIR)
+	$(SWIFT) package --allow-writing-to-directory $(MAN_DIR) generate-manual --multi-page --output-directory $(MAN_DIR)
 	install -m 644 $(MAN_DIR)/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	.build/release/camfx --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/camfx
-	.build/release/camfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_camfx
-	.build/release/camfx --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/camfx.fish
+	$(DESTDIR)$(PREFIX)/bin/camfx --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/camfx
+	$(DESTDIR)$(PREFIX)/bin/camfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_camfx
+	$(DESTDIR)$(PREFIX)/bin/camfx --generate-completion-script fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/camfx.fish
 
 ## make fuzz: libFuzzer on the filter-spec parser, the PNG loader, movie input and camera frames (FUZZ_SECONDS each, default 120)
 FUZZ_SECONDS ?= 120
