@@ -16,8 +16,8 @@ AVX512 ?= $(if $(filter yes,$(AVX2)),$(call cpu_has,avx512bw),no)
 KERNEL_FLAGS = $(if $(filter yes,$(AVX2)),-Xswiftc -DCAMFX_AVX2) $(if $(filter yes,$(AVX512)),-Xswiftc -DCAMFX_AVX512)
 # The Swift runtime and Foundation linked in (--static-swift-stdlib): the installed camfx
 # runs without a Swift toolchain on the machine, starts without resolving the runtime's
-# symbols, and its resident memory is about 3.5 MB smaller (the pages of shared libraries
-# it touched).
+# symbols, and keeps none of the shared libraries' relocated pages resident (README:
+# the live figures).
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -target-cpu -Xswiftc $(CPU) $(KERNEL_FLAGS)
 # The kernels' tests again in a debug build for this CPU with its intrinsic kernels
 # (own build path: the default debug build stays portable for the qemu guest).

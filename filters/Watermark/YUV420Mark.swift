@@ -91,11 +91,7 @@ struct YUV420Mark: Sendable {
   }
 
   /// Blends the mark into `picture`'s planes, in place.
-  func blend(into picture: YUV420Picture) {
-    Self.blend(lumaS, lumaK, into: picture.y, stride: picture.yStride, at: luma)
-    Self.blend(cbS, chromaK, into: picture.u, stride: picture.uStride, at: chroma)
-    Self.blend(crS, chromaK, into: picture.v, stride: picture.vStride, at: chroma)
-  }
+  func blend(into picture: YUV420Picture) { blend(intoBand: picture, firstRow: 0) }
 
   /// The mark's rows that fall in `band`, rows `firstRow ..< firstRow + band.height` of
   /// the picture (`firstRow` even).
@@ -106,21 +102,20 @@ struct YUV420Mark: Sendable {
     Self.blend(crS, chromaK, into: band.v, stride: band.vStride, at: chroma, rows: chromaRows)
   }
 
-  /// `dst = (S + dst · K) >> 8` over the rectangle `area` of one plane, or over the
-  /// part of it in `rows`, the rows `plane` starts at.
+  /// `dst = (S + dst · K) >> 8` over the part of the rectangle `area` of one plane that
+  /// lies in `rows`, the rows `plane` starts at.
   static func blend(
     _ s: [UInt16], _ k: [UInt16], into plane: UnsafeMutablePointer<UInt8>, stride: Int, at area: PixelRectangle,
-    rows: Range<Int>? = nil
+    rows: Range<Int>
   ) {
-    let first = rows?.lowerBound ?? 0
-    let top = max(area.y, first), bottom = min(area.y + area.height, rows?.upperBound ?? Int.max)
+    let top = max(area.y, rows.lowerBound), bottom = min(area.y + area.height, rows.upperBound)
     guard top < bottom else { return }
     s.withUnsafeBufferPointer { s in
       k.withUnsafeBufferPointer { k in
         for y in top..<bottom {
           let row = y - area.y
           blendRow(
-            plane + (y - first) * stride + area.x, s: s.baseAddress! + row * area.width,
+            plane + (y - rows.lowerBound) * stride + area.x, s: s.baseAddress! + row * area.width,
             k: k.baseAddress! + row * area.width, count: area.width)
         }
       }

@@ -160,7 +160,7 @@ final class FramePath {
       }
       // A picture the source filtered as it converted it gets the rest of the part.
       if source.filteredWhileConverting, let yuv420PartAfterBands {
-        if !yuv420PartAfterBands.isEmpty { yuv420PartAfterBands.process(yuv420InPlace: source.picture) }
+        yuv420PartAfterBands.process(yuv420InPlace: source.picture)
         picture = source
         break
       }

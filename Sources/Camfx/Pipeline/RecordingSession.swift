@@ -162,9 +162,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   /// The filters the source was asked to run on each band of rows as it converts its
   /// pictures (`MediaSource.filterWhileConverting`), by name; empty when none.
-  public var filtersWhileConverting: [String] {
-    framePath.sourceFormat == .yuv420 ? framePath.sourceBandFilters?.names ?? [] : []
-  }
+  public var filtersWhileConverting: [String] { framePath.sourceBandFilters?.names ?? [] }
 
   /// True when every filter runs on yuv420p pictures, with no BGRA at all.
   public var usesYUV420Filters: Bool { framePath.isYUV420Only }
