@@ -23,6 +23,13 @@ public final class StopSignals: @unchecked Sendable {
   private let signals: [Int32]
   private let writeEnd: Int32
   private let cancelled = Atomic<Bool>(false)
+  private let coalescing: Double
+  /// When the last signal that counted arrived (`MonotonicClock` nanoseconds; 0: none),
+  /// written by the watcher thread.
+  private let lastCounted = LastCounted()
+  private final class LastCounted: Sendable {
+    let nanoseconds = Atomic<Int64>(0)
+  }
 
   /// - Parameters:
   ///   - coalescing: signals from one sender this close together count once (0: none).
@@ -32,6 +39,7 @@ public final class StopSignals: @unchecked Sendable {
     signals: [Int32] = [SIGINT, SIGTERM], coalescing: Double = 0.2, handler: @escaping @Sendable (Int32, Int) -> Void
   ) {
     self.signals = signals
+    self.coalescing = coalescing
     var ends: [Int32] = [-1, -1]
     // A pipe cannot fail here short of running out of descriptors; then the signals
     // keep their default action, which still ends the process.
@@ -42,6 +50,7 @@ public final class StopSignals: @unchecked Sendable {
     for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
     _ = fcntl(ends[1], F_SETFL, O_NONBLOCK)
     let readEnd = ends[0]
+    let lastCounted = lastCounted
     let watcher = try? NamedThread("camfx.signals") {
       var lastFrom: [Int32: Double] = [:]
       var count = 0
@@ -53,6 +62,7 @@ public final class StopSignals: @unchecked Sendable {
         let now = MonotonicClock.seconds()
         if let last = lastFrom[record.pid], now - last < coalescing { continue }
         lastFrom[record.pid] = now
+        lastCounted.nanoseconds.store(MonotonicClock.nanoseconds(), ordering: .releasing)
         count += 1
         handler(record.signo, count)
       }
@@ -70,9 +80,14 @@ public final class StopSignals: @unchecked Sendable {
     for number in signals { _ = camfx_signal_route(number, writeEnd) }
   }
 
-  /// Stops listening and restores the default action for the signals.
+  /// Stops listening and restores the default action for the signals. When a signal
+  /// counted less than `coalescing` seconds ago, it first waits out the rest of that
+  /// window: a stop that finished at once must not be killed by the second signal of
+  /// the same `timeout`, which would still have counted as the same stop.
   public func cancel() {
     guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    let last = lastCounted.nanoseconds.load(ordering: .acquiring)
+    if last > 0 { MonotonicClock.sleep(untilNanoseconds: last + Int64(coalescing * 1e9)) }
     for number in signals { _ = camfx_signal_unroute(number) }
     if writeEnd >= 0 { close(writeEnd) }
   }
