@@ -198,6 +198,27 @@ final class ComposeTests: CLITestCase {
       keep: ["joined.mp4", "p1.mp4", "p2.mp4", "small.mp4"])
   }
 
+  /// A movie frame that shows on several output frames is filtered once for each: a
+  /// 10 fps NV12 movie (whose pictures the reader converts into frames of its own) made
+  /// 30 fps through a mirror is mirrored on every frame, not undone on the repeats.
+  func testAFrameShownAgainIsFilteredOnceEachTime() throws {
+    _ = try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=10:duration=2", "-pix_fmt", "nv12",
+      "-c:v", "rawvideo", path("slow.nut"),
+    ])
+    _ = try compose(["slow.nut", "--fps", "30", "--filter", "mirror", "-o", "out.mp4"])
+    let source = try luma("slow.nut", width: 320, height: 240)
+    let frames = try luma("out.mp4", width: 320, height: 240)
+    XCTAssertEqual(source.count, 20)
+    XCTAssertEqual(frames.count, 57, "the NUT file says 1.9 s (its last frame's time)")
+    for (k, frame) in frames.enumerated() {
+      let shown = source[min(k / 3, source.count - 1)]
+      var mirrored = shown
+      for row in 0..<240 { mirrored[row * 320..<(row + 1) * 320].reverse() }
+      XCTAssertLessThan(meanDifference(frame, mirrored), 3, "frame \(k) is the source frame mirrored once")
+    }
+  }
+
   func testAPhoneVideoIsTurnedUprightAndFittedBesideAWideOne() throws {
     try clip("wide.mp4", "testsrc=size=320x180:rate=30", seconds: 1)
     // Stored sideways with a 90° display matrix, as phones do.

@@ -118,7 +118,7 @@ public final class CompositionInput: MediaSource {
     // closed (their decoders and buffers go).
     let showing = placements.indices.filter { placements[$0].start <= t && t < placements[$0].end }
     for index in 0..<(showing.first ?? placements.count) where pictures[index] != nil { pictures[index] = nil }
-    var layers: [(ComposedPicture, Double)] = []
+    var layers: [(VideoFrame, Double)] = []
     for (n, index) in showing.enumerated() {
       try open(index)
       guard let picture = try pictures[index]!.picture(at: t - placements[index].start) else { continue }
@@ -127,8 +127,11 @@ public final class CompositionInput: MediaSource {
     }
     let fade = fadeLevel(at: t, last: time(ofFrame: frameCount - 1))
     if rendersYUV420 {
-      // One decoded picture, shown as it is: it goes on without a copy.
-      if layers.count == 1, fade == nil, case .decoded(var decoded) = layers[0].0 {
+      // One decoder's picture, shown as it is, goes on without a copy: a stage that
+      // filters in place copies a picture it does not own first. A picture the reader or
+      // this composition owns is copied, since it may show again on the next frame and
+      // the filters would change it in place.
+      if layers.count == 1, fade == nil, case .yuv420(var decoded) = layers[0].0, !decoded.ownsItsPicture {
         decoded.presentationTime = t
         return .yuv420(decoded)
       }
@@ -147,7 +150,8 @@ public final class CompositionInput: MediaSource {
       let output = frame.picture
       var drawn = false
       for (layer, opacity) in layers {
-        guard let picture = layer.yuv420Picture else { continue }
+        guard case .yuv420(let shown) = layer else { continue }
+        let picture = shown.picture
         if drawn {
           for plane in 0..<3 { FrameBlender.blend(output.plane(plane), toward: picture.plane(plane), weight: opacity) }
         } else {

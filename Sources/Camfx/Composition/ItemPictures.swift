@@ -3,24 +3,6 @@ import CamfxMedia
 import CamfxPNG
 import CamfxPixelFormats
 
-/// A picture of a composition, in the format it is rendered in: yuv420p planes (what
-/// the encoder takes; the usual case) or BGRA (when the chain after it needs BGRA).
-enum ComposedPicture {
-  case bgra(PixelBuffer)
-  case yuv420(YUV420Picture)
-  /// A decoded yuv420p frame that is already the picture (render size, upright): it can
-  /// go to the encoder as it is, without a copy.
-  case decoded(YUV420Frame)
-
-  var yuv420Picture: YUV420Picture? {
-    switch self {
-    case .yuv420(let picture): picture
-    case .decoded(let frame): frame.picture
-    case .bgra: nil
-    }
-  }
-}
-
 /// The pictures of one composition item at the render size: a movie's frames (turned
 /// upright, scaled to fit, centred on the background) chosen by timestamp, or a still
 /// fitted once.
@@ -31,7 +13,7 @@ final class ItemPictures {
   private let yuv420: Bool
   /// The fitted picture (a still's, or the last movie frame's), in the render format.
   private let fittedBGRA: PixelBuffer?
-  private let fittedYUV: YUV420Planes?
+  private let fittedYUV: YUV420Frame?
 
   /// - Parameter poolCapacity: decoded frames that may be in flight downstream.
   init(_ placement: CompositionTimeline.Placement, video: VideoComposition, yuv420: Bool, poolCapacity: Int) throws {
@@ -48,9 +30,9 @@ final class ItemPictures {
       fit.process(image, into: &fitted)
       Self.flatten(fitted, on: video.background)
       if yuv420 {
-        let planes = YUV420Planes(width: size.width, height: size.height)
-        BGRAToYUV420.convert(fitted, into: planes)
-        fittedYUV = planes
+        let picture = try YUV420Frame(geometry: size)
+        BGRAToYUV420.convert(fitted, into: picture.picture)
+        fittedYUV = picture
         fittedBGRA = nil
       } else {
         fittedBGRA = fitted
@@ -62,34 +44,30 @@ final class ItemPictures {
       movie = frames
       let sameSize = frames.uprightGeometry == size
       fittedBGRA = yuv420 || sameSize ? nil : PixelBuffer(width: size.width, height: size.height)
-      fittedYUV = yuv420 && !sameSize ? YUV420Planes(width: size.width, height: size.height) : nil
+      fittedYUV = yuv420 && !sameSize ? try YUV420Frame(geometry: size) : nil
     }
   }
 
   /// The picture `local` into the item (the first frame at or after the cut's start
-  /// until a later one is due); valid until the next call. A movie with no frame after
-  /// the cut's start shows nothing (nil).
-  func picture(at local: MediaTime) throws -> ComposedPicture? {
+  /// until a later one is due), in the render format; valid until the next call. A movie
+  /// with no frame after the cut's start shows nothing (nil).
+  func picture(at local: MediaTime) throws -> VideoFrame? {
     guard let movie else {
-      if let fittedYUV { return .yuv420(fittedYUV.picture) }
+      if let fittedYUV { return .yuv420(fittedYUV) }
       return fittedBGRA.map { .bgra($0) }
     }
     guard let frame = try movie.frame(at: local) else { return nil }
     let changed = movie.takeChanged()
+    // A movie of the render size needs no fitting: its own frame is the picture.
     switch frame {
     case .bgra(let buffer):
-      // A movie of the render size needs no fitting: its own frame is the picture.
-      guard var fitted = fittedBGRA else { return .bgra(buffer) }
+      guard var fitted = fittedBGRA else { return frame }
       if changed { fit.process(buffer, into: &fitted) }
       return .bgra(fitted)
-    case .yuv420(let picture):
-      guard let fitted = fittedYUV else { return .yuv420(picture) }
-      if changed { fit.process(yuv420: picture, into: fitted.picture) }
-      return .yuv420(fitted.picture)
-    case .decoded(let decoded):
-      guard let fitted = fittedYUV else { return .decoded(decoded) }
-      if changed { fit.process(yuv420: decoded.picture, into: fitted.picture) }
-      return .yuv420(fitted.picture)
+    case .yuv420(let upright):
+      guard let fitted = fittedYUV else { return frame }
+      if changed { fit.process(yuv420: upright.picture, into: fitted.picture) }
+      return .yuv420(fitted)
     }
   }
 
@@ -113,25 +91,17 @@ final class ItemPictures {
 }
 
 /// A movie's frames from a cut's start on, turned upright: the one showing at a time,
-/// as BGRA or as yuv420p planes (the decoded picture itself when it is yuv420p).
+/// as BGRA or as yuv420p (the reader's own frame when it needs no turn).
 final class MovieFrames {
-  /// A frame held by the reader's pool, viewed as the render format.
-  enum Frame {
-    case bgra(PixelBuffer)
-    case yuv420(YUV420Picture)
-    /// The decoded frame itself (yuv420p, upright).
-    case decoded(YUV420Frame)
-  }
-
   private let reader: MovieReader
   private let origin: MediaTime
   private let start: MediaTime
   private let yuv420: Bool
   private var rotate: Rotate?
   private var uprightBGRA: PixelBuffer?
-  private var uprightYUV: YUV420Planes?
+  private var uprightYUV: YUV420Frame?
   /// A BGRA frame (a format the reader does not hand on as yuv420p) in yuv420p.
-  private var convertedYUV: YUV420Planes?
+  private var convertedYUV: YUV420Frame?
   /// The frame showing now, and the next one decoded (`nil` at the end).
   private var current: VideoFrame?
   private var next: VideoFrame?
@@ -160,7 +130,7 @@ final class MovieFrames {
   /// The frame showing `local` after the cut's start: the latest with a timestamp at or
   /// before it, never one from before the start (the first one at or after it stands in
   /// until then); `nil` for a movie with no frame after the start.
-  func frame(at local: MediaTime) throws -> Frame? {
+  func frame(at local: MediaTime) throws -> VideoFrame? {
     let target = start + local
     if current == nil {
       current = try nextKeptFrame()
@@ -187,33 +157,33 @@ final class MovieFrames {
   }
 
   /// `frame` in the render format, turned upright (converted and turned only when it changed).
-  private func upright(_ frame: VideoFrame) throws -> Frame {
+  private func upright(_ frame: VideoFrame) throws -> VideoFrame {
     switch (frame, yuv420) {
     case (.bgra(let buffer), false):
-      guard let rotate else { return .bgra(buffer) }
+      guard let rotate else { return frame }
       let g = uprightGeometry
       var turned = uprightBGRA ?? PixelBuffer(width: g.width, height: g.height)
       uprightBGRA = turned
       if changed { rotate.process(buffer, into: &turned) }
       return .bgra(turned)
     case (.yuv420(let decoded), true):
-      return rotate == nil ? .decoded(decoded) : .yuv420(turn(decoded.picture))
+      return rotate == nil ? frame : .yuv420(try turn(decoded))
     case (.bgra(let buffer), true):
-      let planes = convertedYUV ?? YUV420Planes(width: buffer.width, height: buffer.height)
-      convertedYUV = planes
-      if changed { BGRAToYUV420.convert(buffer, into: planes) }
-      return .yuv420(turn(planes.picture))
+      let converted = try convertedYUV ?? YUV420Frame(geometry: buffer.geometry)
+      convertedYUV = converted
+      if changed { BGRAToYUV420.convert(buffer, into: converted.picture) }
+      return .yuv420(try turn(converted))
     case (.yuv420, false):
       preconditionFailure("the reader hands on yuv420p frames only when asked to")
     }
   }
 
-  private func turn(_ picture: YUV420Picture) -> YUV420Picture {
-    guard let rotate else { return picture }
-    let planes = uprightYUV ?? YUV420Planes(width: uprightGeometry.width, height: uprightGeometry.height)
-    uprightYUV = planes
-    if changed { rotate.process(yuv420: picture, into: planes.picture) }
-    return planes.picture
+  private func turn(_ frame: YUV420Frame) throws -> YUV420Frame {
+    guard let rotate else { return frame }
+    let turned = try uprightYUV ?? YUV420Frame(geometry: uprightGeometry)
+    uprightYUV = turned
+    if changed { rotate.process(yuv420: frame.picture, into: turned.picture) }
+    return turned
   }
 
   private func nextKeptFrame() throws -> VideoFrame? {

@@ -31,6 +31,14 @@ public struct YUV420Frame: @unchecked Sendable {
     self.presentationTime = presentationTime
   }
 
+  /// A picture of its own, outside any pool, that whoever holds it writes in place (a
+  /// composition's still fitted once, a movie's picture turned upright).
+  /// - Throws: `FFmpegError` when the picture cannot be allocated.
+  public init(geometry: FrameGeometry, presentationTime: MediaTime = .zero) throws(FFmpegError) {
+    let frame = try FFmpegFrame(width: geometry.width, height: geometry.height, format: AV_PIX_FMT_YUV420P)
+    self.init(slot: YUV420FrameSlot(frame: frame, isOwned: true), presentationTime: presentationTime)
+  }
+
   var avFrame: UnsafeMutablePointer<AVFrame> { slot.frame.pointer }
 
   /// True for a picture its producer wrote into a frame of an `.owned` pool (a camera's
