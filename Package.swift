@@ -48,14 +48,18 @@ let package = Package(
 
     // I/O modules.
     .target(name: "CamfxPNG", dependencies: ["CamfxCore", "CPNG"]),
-    .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CamfxPixelFormats", "CFFmpeg"]),
+    // The frames every stage passes on (BGRA buffers, yuv420p pictures in AVFrames an
+    // encoder takes by reference, blocks of sound) and the one protocol sources yield
+    // them through.
+    .target(name: "CamfxFrames", dependencies: ["CamfxCore", "CFFmpeg"]),
+    .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
     // MQTT publishing (libmosquitto): a bounded queue that outlives a broker's absence.
     .target(name: "CamfxMQTT", dependencies: ["CamfxCore", "CMosquitto"]),
     // Motion detection on the luma plane. Optimized in debug builds too: it reads every
     // pixel of every frame.
     .target(name: "CamfxMotion", dependencies: ["CamfxCore"], swiftSettings: [.unsafeFlags(["-O"])]),
     .target(
-      name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxPixelFormats", "CamfxMedia", "CV4L2", "CALSA"]),
+      name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxFrames", "CamfxPixelFormats", "CamfxMedia", "CV4L2", "CALSA"]),
 
     // Built-in filters: each on the same public API a user's own filter uses.
     .target(name: "GrayscaleFilter", dependencies: ["CamfxCore"], path: "filters/Grayscale"),
@@ -79,7 +83,7 @@ let package = Package(
     .target(
       name: "Camfx",
       dependencies: [
-        "CamfxCore", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CamfxMotion", "CCamfxSignals",
+        "CamfxCore", "CamfxFrames", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CamfxMotion", "CCamfxSignals",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),
@@ -104,8 +108,8 @@ let package = Package(
     .testTarget(name: "CamfxMotionTests", dependencies: ["CamfxMotion"]),
     .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture", "CamfxPixelFormats"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),
-    .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
-    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CamfxPixelFormats", "CFFmpeg"]),
+    .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
+    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
     .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats"]),
   ]

@@ -1,5 +1,6 @@
 import CALSA
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 import Synchronization
 

@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 /// Cuts a stream of stamped PCM periods to a recording: audio before the session start

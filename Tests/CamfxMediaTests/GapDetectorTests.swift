@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 import XCTest
 
 @testable import CamfxMedia

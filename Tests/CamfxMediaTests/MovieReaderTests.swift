@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 @testable import CamfxMedia
 import Foundation
 import XCTest

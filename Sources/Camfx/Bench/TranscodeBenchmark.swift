@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CamfxFrames
 import Glibc
 #endif
 import CamfxCore

@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 /// A sink that encodes nothing and keeps nothing: the end of a pipeline that only

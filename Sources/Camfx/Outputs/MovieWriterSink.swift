@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 /// A `MovieWriter` as the writer stage's sink: frames go through its pixel buffer

@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 /// Where the writer stage of a `RecordingSession` puts what it drains from the rings:

@@ -1,5 +1,6 @@
 import CamfxCapture
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 extension RecordingPipeline {

@@ -1,5 +1,6 @@
 import CamfxCapture
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 /// A whole recording assembled from a description of it: the input (a camera, testsrc,

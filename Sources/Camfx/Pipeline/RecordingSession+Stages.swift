@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 #if canImport(Glibc)
 import Glibc

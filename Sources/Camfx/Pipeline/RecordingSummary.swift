@@ -1,3 +1,4 @@
+import CamfxFrames
 import CamfxMedia
 /// The figures of a finished recording: printed at the end, written by `--stats-json`.
 public struct RecordingSummary: Sendable, Codable, Equatable {

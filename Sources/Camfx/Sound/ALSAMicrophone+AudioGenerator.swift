@@ -1,5 +1,6 @@
 import CamfxCapture
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 /// A microphone as the recording's sound (`--audio default|hw:CARD,DEV[,SUB]`): audio

@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 /// `--audio sine[=FREQ]` as the session's audio generator: a `SineAudioSource` whose

@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 /// What `--source` names: the built-in test pattern, a PNG image, or a camera.

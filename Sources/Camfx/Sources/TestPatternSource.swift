@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 /// The built-in test pattern (`--source testsrc`): colour bars, a grey ramp, the frame

@@ -1,3 +1,4 @@
+import CamfxFrames
 import CamfxMedia
 
 /// Sees each filtered frame on its way to the encoder, on the writer stage's thread:

@@ -1,5 +1,6 @@
 import CamfxCapture
 import CamfxCore
+import CamfxFrames
 import CamfxMedia
 
 /// One still (`camfx snapshot`): the first frame a source gives, through a filter chain.

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 
 /// One encoded packet on the packet bus: an encoder's output (or a copied stream's
 /// packet), shared by reference between every output that takes it and never copied

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 import Synchronization
 
 /// Where an encode's packets go: the encoders (or a stream copy) publish each packet

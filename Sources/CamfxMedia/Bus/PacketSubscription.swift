@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFrames
 import Synchronization
 
 /// One output attached to a `PacketBus`: its queue (`OutputQueue`) and the one worker

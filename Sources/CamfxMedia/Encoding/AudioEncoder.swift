@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 
 /// Owns the audio `AVCodecContext`, the resampler (`SwrContext`) from the appended PCM
 /// to the encoder's format, and the FIFO (`AVAudioFifo`) that cuts the audio into the

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFrames
 import CamfxPixelFormats
 #if canImport(Glibc)
 import Glibc

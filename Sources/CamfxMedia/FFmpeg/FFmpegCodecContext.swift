@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFrames
 
 /// Owns one `AVCodecContext` (`avcodec_alloc_context3` / `avcodec_free_context`).
 final class FFmpegCodecContext {

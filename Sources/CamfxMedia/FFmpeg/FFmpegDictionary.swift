@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFrames
 
 /// Owns an `AVDictionary` of options (`av_dict_free`).
 final class FFmpegDictionary {

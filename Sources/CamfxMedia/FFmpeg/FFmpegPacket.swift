@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFrames
 
 /// Owns one `AVPacket` (`av_packet_alloc` / `av_packet_free`).
 final class FFmpegPacket {

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 import CamfxPixelFormats
 
 /// Turns BGRA `PixelBuffer`s into yuv420p `AVFrame`s for the video encoder, like

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFrames
 
 /// Owns a `SwrContext` converting PCM between rates, channel layouts and sample
 /// formats (libswresample), and the scratch buffer its output goes through.

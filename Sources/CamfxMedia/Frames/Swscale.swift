@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 import CamfxPixelFormats
 
 /// Owns one libswscale context (`sws_getCachedContext` / `sws_freeContext`) converting

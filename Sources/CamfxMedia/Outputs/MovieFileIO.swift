@@ -1,6 +1,7 @@
 import CFFmpeg
 import CamfxCore
 #if canImport(Glibc)
+import CamfxFrames
 import Glibc
 #endif
 

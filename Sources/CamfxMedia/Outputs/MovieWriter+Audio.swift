@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 
 extension MovieWriter {
   /// Encodes interleaved S16 PCM audio, like `AVAssetWriterInput.append` on an audio input.

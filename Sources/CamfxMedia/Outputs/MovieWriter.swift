@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 import Synchronization
 
 /// Encodes video frames and PCM audio once and hands the packets to its outputs, like

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFrames
 
 /// Where a `LiveStreamOutput` sends its packets, and in which container: a network URL
 /// (`rtmp://`, `rtmps://` as FLV; `srt://`, `udp://` as MPEG-TS), standard output

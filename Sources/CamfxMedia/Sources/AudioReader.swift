@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 
 /// Reads the sound of any file libavformat opens (a movie's sound track, or a music
 /// file with no video at all) as interleaved S16 PCM at one rate and channel count,

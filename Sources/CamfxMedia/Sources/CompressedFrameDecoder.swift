@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 import CamfxPixelFormats
 
 /// Decodes a camera's compressed frames with libavcodec — Motion-JPEG (each frame a

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFrames
 
 /// Wraps compressed frames that arrive as bytes (a camera's JPEGs) as packets of one
 /// stream, in buffers from a pool: the outputs that keep a packet take a reference to

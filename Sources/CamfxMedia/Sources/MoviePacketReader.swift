@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 
 /// Reads a movie's video (and sound) as the packets it holds, without decoding them,
 /// for `--video-codec copy`, as `AVAssetReaderTrackOutput` with nil output settings:

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFrames
 import CamfxPixelFormats
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import CamfxCore
 #if canImport(Glibc)
+import CamfxFrames
 import Glibc
 #endif
 

@@ -1,10 +1,10 @@
 import CFFmpeg
 
 /// Owns one `AVFrame` (`av_frame_alloc` / `av_frame_free`).
-final class FFmpegFrame {
-  let pointer: UnsafeMutablePointer<AVFrame>
+package final class FFmpegFrame {
+  package let pointer: UnsafeMutablePointer<AVFrame>
 
-  init() throws(FFmpegError) {
+  package init() throws(FFmpegError) {
     guard let f = av_frame_alloc() else {
       throw FFmpegError(code: camfx_averror(ENOMEM), operation: "allocating a frame")
     }
@@ -12,7 +12,7 @@ final class FFmpegFrame {
   }
 
   /// A frame with its own, 64-byte aligned picture buffers (`av_frame_get_buffer`).
-  convenience init(width: Int, height: Int, format: AVPixelFormat) throws(FFmpegError) {
+  package convenience init(width: Int, height: Int, format: AVPixelFormat) throws(FFmpegError) {
     try self.init()
     pointer.pointee.width = Int32(width)
     pointer.pointee.height = Int32(height)

@@ -39,7 +39,7 @@ public struct YUV420Frame: @unchecked Sendable {
     self.init(slot: YUV420FrameSlot(frame: frame, isOwned: true), presentationTime: presentationTime)
   }
 
-  var avFrame: UnsafeMutablePointer<AVFrame> { slot.frame.pointer }
+  package var avFrame: UnsafeMutablePointer<AVFrame> { slot.frame.pointer }
 
   /// True for a picture its producer wrote into a frame of an `.owned` pool (a camera's
   /// or a file's pixels converted to yuv420p, a rendered composition): the stage it is

@@ -42,14 +42,14 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
   }
 
   /// `cannot <operation>: <message>`, e.g. `cannot open 'x.mp4': No such file or directory`.
-  static func cannot(_ operation: String, code: Int32, message: String? = nil) -> FFmpegError {
+  package static func cannot(_ operation: String, code: Int32, message: String? = nil) -> FFmpegError {
     let text = message ?? FFmpegError.text(for: code)
     return FFmpegError(code: code, operation: operation, message: text, summary: "cannot \(operation): \(text)")
   }
 
   /// An `AVERROR(EINVAL)` error with a camfx message: for invalid input detected before or
   /// after a C call (wrong frame size, non-increasing timestamps, ...).
-  static func invalid(_ operation: String, _ message: String) -> FFmpegError {
+  package static func invalid(_ operation: String, _ message: String) -> FFmpegError {
     FFmpegError(code: camfx_averror(EINVAL), operation: operation, message: message)
   }
 
@@ -69,14 +69,14 @@ public struct FFmpegError: Error, CustomStringConvertible, Sendable, Equatable {
 /// Throws `FFmpegError` when a C call returned a negative code; returns the value otherwise.
 /// `operation` is what a user reads: `check(r, "reading '\(path)'")`.
 @discardableResult
-func check(_ result: Int32, _ operation: @autoclosure () -> String) throws(FFmpegError) -> Int32 {
+package func check(_ result: Int32, _ operation: @autoclosure () -> String) throws(FFmpegError) -> Int32 {
   if result < 0 { throw FFmpegError(code: result, operation: operation()) }
   return result
 }
 
 /// `check`, worded `cannot <operation>: <FFmpeg's text>`.
 @discardableResult
-func check(_ result: Int32, cannot operation: @autoclosure () -> String) throws(FFmpegError) -> Int32 {
+package func check(_ result: Int32, cannot operation: @autoclosure () -> String) throws(FFmpegError) -> Int32 {
   if result < 0 { throw FFmpegError.cannot(operation(), code: result) }
   return result
 }
