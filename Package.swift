@@ -106,6 +106,7 @@ let package = Package(
 
     .testTarget(name: "CamfxCoreTests", dependencies: ["CamfxCore"]),
     .testTarget(name: "CamfxMotionTests", dependencies: ["CamfxMotion"]),
+    .testTarget(name: "CamfxFramesTests", dependencies: ["CamfxFrames", "CFFmpeg"]),
     .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture", "CamfxPixelFormats"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),

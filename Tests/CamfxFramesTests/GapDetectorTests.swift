@@ -2,8 +2,6 @@ import CamfxCore
 import CamfxFrames
 import XCTest
 
-@testable import CamfxMedia
-
 /// Gaps found in a source's timestamps, and the ones a reconnecting camera marks itself.
 final class GapDetectorTests: XCTestCase {
   private func t(_ tenths: Int64) -> MediaTime { MediaTime(value: tenths, timescale: 10) }
