@@ -92,8 +92,12 @@ install: release
 FUZZ_SECONDS ?= 120
 FUZZ_FLAGS = -c release -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
 fuzz: setup
+	@# The fuzz package keeps camfx's targets as its first build saw them: a module added
+	@# since is "no such module" there until its build folder goes.
+	if [ -d fuzz/.build ] && ! [ fuzz/.build/camfx-manifest.stamp -nt Package.swift ]; then rm -rf fuzz/.build; fi
 	bash fuzz/build-libpng.sh
 	cd fuzz && $(SWIFT) build $(FUZZ_FLAGS)
+	touch fuzz/.build/camfx-manifest.stamp
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh
 
 uninstall:
