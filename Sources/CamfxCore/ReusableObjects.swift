@@ -6,7 +6,7 @@ import Synchronization
 /// A fixed set of objects lent out again and again, with no call to give one back: an
 /// object is free when the pool holds the only reference to it, so it returns by itself
 /// when the last value using it goes away. The reuse rule of `PixelBufferPool` (pixel
-/// storage) and of CamfxMedia's pool of yuv420p frames.
+/// storage) and of CamfxFrames' pool of yuv420p frames (`YUV420FramePool`).
 ///
 /// Taking an object allocates nothing.
 ///
