@@ -20,7 +20,9 @@ KERNEL_FLAGS = $(if $(filter yes,$(AVX2)),-Xswiftc -DCAMFX_AVX2) $(if $(filter y
 # the live figures).
 RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -target-cpu -Xswiftc $(CPU) $(KERNEL_FLAGS)
 # The kernels' tests again in a debug build for this CPU with its intrinsic kernels
-# (own build path: the default debug build stays portable for the qemu guest).
+# (own build path: the default debug build stays portable for the qemu guest). Only
+# the test bundle (SwiftPM's camfxPackageTests) is built there: the command, the preview
+# server and SwiftNIO are not needed to run those tests.
 NATIVE_KERNEL_FLAGS = $(if $(call cpu_has,avx2),-Xswiftc -DCAMFX_AVX2) $(if $(call cpu_has,avx512bw),-Xswiftc -DCAMFX_AVX512)
 NATIVE_TEST_FLAGS = --build-path .build-native -Xswiftc -target-cpu -Xswiftc native $(NATIVE_KERNEL_FLAGS)
 KERNEL_TESTS = BGRAToYUV420Tests|YUVToBGRAKernelTests|PixelConverterTests|ReshapingFilterTests
@@ -44,7 +46,7 @@ test:
 	bash scripts/run-unit-tests.sh
 	@if grep -qw avx2 /proc/cpuinfo; then \
 	  echo "kernel tests with the intrinsic kernels ($(strip $(NATIVE_KERNEL_FLAGS)), .build-native)"; \
-	  $(SWIFT) build --build-tests $(NATIVE_TEST_FLAGS) && \
+	  $(SWIFT) build --product camfxPackageTests $(NATIVE_TEST_FLAGS) && \
 	  $(SWIFT) test --skip-build $(NATIVE_TEST_FLAGS) --filter '$(KERNEL_TESTS)'; \
 	else echo "SKIP kernel tests with the intrinsic kernels: this CPU has no AVX2"; fi
 	bash scripts/guest/test.sh
