@@ -70,20 +70,17 @@ public enum YUVSourceLayout {
     }
   }
 
-  /// Rows per band when a chain runs as the picture is converted: even, and 16 rows of
-  /// a 4K picture (about 90 KB of yuv420p) stay in a core's L2 cache.
-  public static let bandRows = 16
-
   /// Converts to yuv420p like `convert(to:)`, and runs `chain` on each band of
-  /// `bandRows` rows as soon as it is converted, while it is still in the core's cache:
-  /// the same samples as converting the whole picture and then running the chain on it,
-  /// without that second pass over a picture that has left the cache. Allocates nothing.
+  /// `YUV420Picture.bandRows` rows as soon as it is converted, while it is still in the
+  /// core's cache: the same samples as converting the whole picture and then running the
+  /// chain on it, without that second pass over a picture that has left the cache.
+  /// Allocates nothing.
   /// - Precondition: `chain.runsOnYUV420Bands`, configured for the picture's size.
   public func convert(to picture: YUV420Picture, filteringBandsWith chain: FilterChain) {
     precondition(chain.runsOnYUV420Bands && chain.inputGeometry == picture.geometry, "a chain for yuv420p bands of \(picture.geometry)")
     var firstRow = 0
     while firstRow < picture.height {
-      let band = picture.band(firstRow: firstRow, rows: min(Self.bandRows, picture.height - firstRow))
+      let band = picture.band(firstRow: firstRow, rows: min(YUV420Picture.bandRows, picture.height - firstRow))
       rows(from: firstRow).convert(to: band)
       chain.process(yuv420Band: band, firstRow: firstRow)
       firstRow += band.height

@@ -133,7 +133,7 @@ final class YUV420FilterTests: XCTestCase {
         let banded = makePicture(width: width, height: height, seed: 7)
         var firstRow = 0
         while firstRow < height {
-          let rows = min(YUVSourceLayout.bandRows, height - firstRow)
+          let rows = min(YUV420Picture.bandRows, height - firstRow)
           chain.process(yuv420Band: banded.picture.band(firstRow: firstRow, rows: rows), firstRow: firstRow)
           firstRow += rows
         }

@@ -111,7 +111,7 @@ final class FramePath {
     if sourceFormat == .bgra || split < count {
       let part = chain.subchain(split..<count)
       if bands {
-        bgraPart = .rowBands(part, band: PixelBuffer(width: output.width, height: min(Self.bandRows, output.height)))
+        bgraPart = .rowBands(part, band: PixelBuffer(width: output.width, height: min(YUV420Picture.bandRows, output.height)))
         steps.append("bgra in row bands")
       } else {
         bgraPart = .wholeFrames(
@@ -208,9 +208,6 @@ final class FramePath {
     return out
   }
 
-  /// Rows per band: even, and small enough that a 4K band (16 × 15 KB) fits in L2 too.
-  static let bandRows = 16
-
   /// The BGRA part in bands of rows, the way Core Image renders a filter graph tile by
   /// tile:
   ///
@@ -229,26 +226,16 @@ final class FramePath {
     guard let out = try bgraOutput.acquire(presentationTime: source.presentationTime, shouldStop: shouldStop) else {
       return nil
     }
-    let width = source.width, height = source.height
+    let input = source.picture, output = out.picture
     var firstRow = 0
-    while firstRow < height {
-      let rows = min(Self.bandRows, height - firstRow)
+    while firstRow < input.height {
+      let rows = min(YUV420Picture.bandRows, input.height - firstRow)
       var rgb = band
-      if rows < band.height { rgb.crop(x: 0, y: 0, width: width, height: rows) }
+      if rows < band.height { rgb.crop(x: 0, y: 0, width: input.width, height: rows) }
       rgb.presentationTime = source.presentationTime
-      let chromaRow = firstRow / 2
-      PixelConverter.convertI420(
-        luma: source.y + firstRow * source.yStride, lumaBytesPerRow: source.yStride,
-        cb: source.u + chromaRow * source.uStride, cr: source.v + chromaRow * source.vStride,
-        chromaBytesPerRow: source.uStride, to: rgb)
+      PixelConverter.convertI420(input.band(firstRow: firstRow, rows: rows), to: rgb)
       chain.process(band: &rgb, firstRow: firstRow)
-      rgb.withUnsafeBytes { pixels in
-        BGRAToYUV420.convert(
-          source: pixels, sourceBytesPerRow: rgb.bytesPerRow, width: width, height: rows,
-          y: out.y + firstRow * out.yStride, yStride: out.yStride,
-          u: out.u + chromaRow * out.uStride, uStride: out.uStride,
-          v: out.v + chromaRow * out.vStride, vStride: out.vStride)
-      }
+      BGRAToYUV420.convert(rgb, into: output.band(firstRow: firstRow, rows: rows))
       firstRow += rows
     }
     return out
