@@ -5,7 +5,9 @@ import Foundation
 /// `--on-event-end`): without a shell (the words of the command are its arguments, with
 /// '…' and "…" quoting and nothing expanded), with the event in its environment, on a
 /// thread of its own, and killed after `timeout` seconds. A hook that fails, hangs or
-/// cannot start is reported as a warning; the recording goes on.
+/// cannot start is reported as a warning; the recording goes on. Each run is counted in
+/// a `DispatchGroup` until it has ended, so that the recording can wait for the hooks
+/// still running when it ends (the last clip's end hook) before camfx exits.
 ///
 /// The environment: `CAMFX_EVENT` (`start` or `end`), `CAMFX_EVENT_PATH` (the clip),
 /// `CAMFX_EVENT_SIDECAR` (its JSON, at the end), `CAMFX_EVENT_START` and
@@ -29,11 +31,14 @@ public struct EventHook: Sendable, Equatable {
     self.timeout = timeout
   }
 
-  /// Runs the hook with `environment` added to camfx's own, on a thread of its own.
-  func run(_ environment: [String: String], report: @escaping @Sendable (String) -> Void) {
+  /// Runs the hook with `environment` added to camfx's own, on a thread of its own, in
+  /// `running` until it has ended.
+  func run(_ environment: [String: String], in running: DispatchGroup, report: @escaping @Sendable (String) -> Void) {
     let arguments = arguments, timeout = timeout
+    running.enter()
     do {
       try NamedThread("camfx.hook") {
+        defer { running.leave() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
@@ -59,6 +64,7 @@ public struct EventHook: Sendable, Equatable {
         }
       }.detach()
     } catch {
+      running.leave()
       report("warning: hook did not start: \(error)")
     }
   }

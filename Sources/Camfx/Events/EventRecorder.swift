@@ -143,6 +143,8 @@ public final class EventRecorder: @unchecked Sendable {
   }
   private let state: Mutex<State>
   private let wake = WakeSignal()
+  /// The hooks still running (`EventHook.run`): `finish()` waits for them.
+  private let hooks = DispatchGroup()
   private var watcher: NamedThread?
   /// Writes each event's picture, when the recorder was given one (`pictureTap`).
   private let pictures: EventPictureTap
@@ -241,7 +243,7 @@ public final class EventRecorder: @unchecked Sendable {
         [
           "CAMFX_EVENT": "start", "CAMFX_EVENT_PATH": started.path, "CAMFX_EVENT_START": RecordingStatusLine.fixed(now, 3),
           "CAMFX_EVENT_TRIGGER": source, "CAMFX_EVENT_SCORE": "",
-        ], report: report)
+        ], in: hooks, report: report)
     }
     if let extended { messages?.updated(extended) }
     if let failure { report(failure) }
@@ -326,6 +328,9 @@ public final class EventRecorder: @unchecked Sendable {
     watcher = nil
     for open in left { close(open) }
     pictures.finish()
+    // The end hooks of the clips just closed have only begun; each ends within its
+    // timeout.
+    hooks.wait()
     messages?.close()
   }
 
@@ -388,7 +393,7 @@ public final class EventRecorder: @unchecked Sendable {
         "CAMFX_EVENT": "end", "CAMFX_EVENT_PATH": event.path, "CAMFX_EVENT_SIDECAR": Self.sidecarPath(of: event.path),
         "CAMFX_EVENT_START": RecordingStatusLine.fixed(event.start, 3), "CAMFX_EVENT_END": RecordingStatusLine.fixed(event.end, 3),
         "CAMFX_EVENT_TRIGGER": event.trigger, "CAMFX_EVENT_SCORE": score,
-      ], report: report)
+      ], in: hooks, report: report)
     report(
       "event clip \(open.path): \(RecordingStatusLine.fixed(event.start, 2))–\(RecordingStatusLine.fixed(event.end, 2)) s, "
         + "\(event.frames) frames" + (event.score.map { ", peak score \(RecordingStatusLine.fixed($0, 2))" } ?? "")
