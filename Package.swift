@@ -48,18 +48,23 @@ let package = Package(
 
     // I/O modules.
     .target(name: "CamfxPNG", dependencies: ["CamfxCore", "CPNG"]),
+    // The thin Swift side of FFmpeg's C objects (frames, packets, codec contexts,
+    // dictionaries, libswscale, errors), which frames, capture and media all build on.
+    .target(name: "CamfxFFmpeg", dependencies: ["CamfxCore", "CamfxPixelFormats", "CFFmpeg"]),
     // The frames every stage passes on (BGRA buffers, yuv420p pictures in AVFrames an
     // encoder takes by reference, blocks of sound) and the one protocol sources yield
     // them through.
-    .target(name: "CamfxFrames", dependencies: ["CamfxCore", "CFFmpeg"]),
-    .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
+    .target(name: "CamfxFrames", dependencies: ["CamfxCore", "CamfxFFmpeg", "CFFmpeg"]),
+    .target(name: "CamfxMedia", dependencies: ["CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
     // MQTT publishing (libmosquitto): a bounded queue that outlives a broker's absence.
     .target(name: "CamfxMQTT", dependencies: ["CamfxCore", "CMosquitto"]),
     // Motion detection on the luma plane. Optimized in debug builds too: it reads every
     // pixel of every frame.
     .target(name: "CamfxMotion", dependencies: ["CamfxCore"], swiftSettings: [.unsafeFlags(["-O"])]),
+    // Cameras (with the decoder their MJPEG and H.264 frames need) and microphones.
     .target(
-      name: "CamfxCapture", dependencies: ["CamfxCore", "CamfxFrames", "CamfxPixelFormats", "CamfxMedia", "CV4L2", "CALSA"]),
+      name: "CamfxCapture",
+      dependencies: ["CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg", "CV4L2", "CALSA"]),
 
     // Built-in filters: each on the same public API a user's own filter uses.
     .target(name: "GrayscaleFilter", dependencies: ["CamfxCore"], path: "filters/Grayscale"),
@@ -83,7 +88,7 @@ let package = Package(
     .target(
       name: "Camfx",
       dependencies: [
-        "CamfxCore", "CamfxFrames", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CamfxMotion", "CCamfxSignals",
+        "CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CamfxMotion", "CCamfxSignals",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),
@@ -106,12 +111,12 @@ let package = Package(
 
     .testTarget(name: "CamfxCoreTests", dependencies: ["CamfxCore"]),
     .testTarget(name: "CamfxMotionTests", dependencies: ["CamfxMotion"]),
-    .testTarget(name: "CamfxFramesTests", dependencies: ["CamfxFrames", "CFFmpeg"]),
+    .testTarget(name: "CamfxFramesTests", dependencies: ["CamfxFFmpeg", "CamfxFrames", "CFFmpeg"]),
     .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture", "CamfxPixelFormats"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),
-    .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
-    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
+    .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
+    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
-    .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats"]),
+    .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxCapture", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats"]),
   ]
 )

@@ -1,4 +1,5 @@
 @_exported import CamfxCore
+@_exported import CamfxFFmpeg
 @_exported import CamfxFrames
 @_exported import CamfxMQTT
 @_exported import CamfxMedia

@@ -252,7 +252,6 @@ struct RecordCommand: ParsableCommand {
     // 2. Signals are caught from here on, so that a stop always finishes the file, which
     // is created under its own name when the first packet reaches it.
     let runner = RecordingRunner(quiet: quiet, statsFile: statsFile)
-    let job = try RecordingPipeline.makeJob(recording, report: runner.report)
     var stills: StillCapture? = nil
     var runningPreview: RunningPreview? = nil
     var stillSignal: StopSignals? = nil
@@ -262,7 +261,16 @@ struct RecordCommand: ParsableCommand {
       eventSignal?.cancel()
       runningPreview?.stop()
     }
-    if let pipeline = job as? RecordingPipeline {
+    // 3. Record: a transcode shows a progress bar, a live source the status line. A
+    // copy has no pictures (checkCopyOptions turned down what needs them): no stills,
+    // preview or events, and no figures to show while it runs.
+    let job: any RecordingJob
+    let display: RecordingRunner.Display
+    if encoding.copies {
+      job = try PacketCopySession(recording, report: runner.report)
+      display = .nothing
+    } else {
+      let pipeline = try RecordingPipeline(recording, report: runner.report)
       let capture = StillCapture(pattern: still ?? Self.defaultStillPattern(nextTo: plan.files.first), report: runner.report)
       pipeline.addTap(capture)
       stills = capture
@@ -271,12 +279,9 @@ struct RecordCommand: ParsableCommand {
       if let recorder = pipeline.events {
         eventSignal = StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in recorder.trigger("signal") }
       }
+      display = pipeline.expectedFrames.map { .progress(frames: $0, frameSeconds: 1 / pipeline.framesPerSecond) } ?? .statusLine
+      job = pipeline
     }
-
-    // 3. Record: a transcode shows a progress bar, a live source the status line.
-    let display: RecordingRunner.Display =
-      job.expectedFrames.map { .progress(frames: $0, frameSeconds: 1 / ((job as? RecordingPipeline)?.framesPerSecond ?? 30)) }
-      ?? (encoding.copies ? .nothing : .statusLine)
     let summary = try runner.run(job, display: display, verbose: verbose)
     stills?.waitUntilWritten()
 

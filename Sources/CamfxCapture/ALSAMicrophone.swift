@@ -1,7 +1,6 @@
 import CALSA
 import CamfxCore
 import CamfxFrames
-import CamfxMedia
 import Synchronization
 
 #if canImport(Glibc)

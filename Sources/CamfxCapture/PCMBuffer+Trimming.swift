@@ -1,6 +1,5 @@
 import CamfxCore
 import CamfxFrames
-import CamfxMedia
 
 extension PCMBuffer {
   /// This buffer without its first `frames` sample frames, its time moved on to match.

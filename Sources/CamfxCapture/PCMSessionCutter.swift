@@ -1,6 +1,5 @@
 import CamfxCore
 import CamfxFrames
-import CamfxMedia
 
 /// Cuts a stream of stamped PCM periods to a recording: audio before the session start
 /// is dropped, and each call hands out what lies before an end that moves forward (the

@@ -1,7 +1,7 @@
 import CV4L2
 import CamfxCore
+import CamfxFFmpeg
 import CamfxFrames
-import CamfxMedia
 import CamfxPixelFormats
 
 #if canImport(Glibc)

@@ -1,7 +1,6 @@
 import CV4L2
 import CamfxCore
 import CamfxFrames
-import CamfxMedia
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFFmpeg
 
 /// A yuv420p (I420) picture lent out by a `YUV420FramePool`: what a decoder produced,
 /// or what the pipeline made for the encoder, travelling between stages the way a

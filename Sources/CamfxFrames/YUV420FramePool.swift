@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFFmpeg
 
 /// A fixed set of reusable `YUV420Frame`s of one size, the planar twin of
 /// `PixelBufferPool`: a frame comes back by itself when the last `YUV420Frame` viewing

@@ -1,5 +1,5 @@
 import CamfxCore
-import CamfxMedia
+import CamfxCapture
 import CamfxPixelFormats
 import Foundation
 import XCTest

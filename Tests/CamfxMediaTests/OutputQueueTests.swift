@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFFmpeg
 import XCTest
 
 @testable import CamfxMedia

@@ -1,4 +1,5 @@
 import Camfx
+import CamfxCapture
 import CamfxMedia
 import CamfxPNG
 import Foundation

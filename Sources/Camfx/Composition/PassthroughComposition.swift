@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFFmpeg
 import CamfxMedia
 
 /// `compose --preset passthrough` (`AVAssetExportPresetPassthrough`): the items' own

@@ -1,4 +1,5 @@
 import CamfxCore
+import CamfxFFmpeg
 import CamfxFrames
 import CamfxMedia
 import CamfxPixelFormats

@@ -1,5 +1,6 @@
 import CFFmpeg
 #if canImport(Glibc)
+import CamfxFFmpeg
 import Glibc
 #endif
 

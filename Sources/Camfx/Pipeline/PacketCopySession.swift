@@ -1,5 +1,6 @@
 import CamfxCapture
 import CamfxCore
+import CamfxFFmpeg
 import CamfxMedia
 import Synchronization
 
@@ -115,8 +116,6 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
   public var outputReports: [OutputReport] { subscriptions.map(\.report) }
   public var stopRequest: String? { subscriptions.lazy.compactMap(\.stopRequest).first }
   public var videoPath: String { "\(source.streams[0].codecName) → copy" }
-  public var expectedFrames: Int? { nil }
-
   public func run(statusInterval: Double, status: (RecordingStatistics.Snapshot, Double) -> Void) throws -> RecordingSummary {
     run()
   }
@@ -195,6 +194,7 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
     summary.videoPath = "\(source.streams[0].codecName) → copy"
     summary.packetBus = RecordingSummary.PacketBusSummary(bus.figures)
     summary.bgraFrames = 0
+    if let figures = files.first?.output.fileFigures { summary.add(figures) }
     if subscriptions.count > 1 || subscriptions.allSatisfy(\.delivery.isLive) {
       summary.outputs = subscriptions.map(\.report)
     }

@@ -319,13 +319,8 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     }
     if let writer { summary.packetBus = RecordingSummary.PacketBusSummary(writer.bus.figures) }
     let file = outputs.first { !$0.isLive }
-    summary.segments = (file as? SegmentedMovieOutput)?.segments
     if outputs.count > 1 || (file == nil && !outputs.isEmpty) { summary.outputs = outputReports }
-    if let single = file as? MovieFileOutput {
-      summary.indexSeconds = single.finishReport?.elapsedSeconds
-      summary.syncSeconds = single.syncSeconds
-      summary.syncs = single.syncs
-    }
+    if let figures = file?.fileFigures { summary.add(figures) }
     if summary.stopReason == .maxSize, summary.framesOut == 0, summary.error == nil {
       summary.error = "the size limit left no room for a single frame; nothing was recorded"
     }

@@ -131,3 +131,14 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case firstFrameEpochSeconds = "first_frame_epoch", packetBus = "packet_bus", events, motion
   }
 }
+
+extension RecordingSummary {
+  /// Takes the figures of the recording's file (its segments, or what finishing and
+  /// syncing it cost) into the summary.
+  mutating func add(_ figures: FileOutputFigures) {
+    segments = figures.segments
+    indexSeconds = figures.indexSeconds
+    syncSeconds = figures.syncSeconds
+    syncs = figures.syncs
+  }
+}

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFFmpeg
 import CamfxFrames
 
 /// One encoded packet on the packet bus: an encoder's output (or a copied stream's

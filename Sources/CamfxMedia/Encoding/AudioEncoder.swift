@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFFmpeg
 import CamfxFrames
 
 /// Owns the audio `AVCodecContext`, the resampler (`SwrContext`) from the appended PCM

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFFmpeg
 import CamfxFrames
 
 /// One stream that a `MovieWriter`'s encoders produce, as its outputs add it to their

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFFmpeg
 import CamfxFrames
 import CamfxPixelFormats
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFFmpeg
 import CamfxFrames
 
 /// Owns a `SwrContext` converting PCM between rates, channel layouts and sample

@@ -1,6 +1,7 @@
 import CFFmpeg
 import CamfxCore
 #if canImport(Glibc)
+import CamfxFFmpeg
 import CamfxFrames
 import Glibc
 #endif

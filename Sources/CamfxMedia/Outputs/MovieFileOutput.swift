@@ -1,5 +1,6 @@
 import CFFmpeg
 #if canImport(Glibc)
+import CamfxFFmpeg
 import CamfxFrames
 import Glibc
 #endif
@@ -84,6 +85,10 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
   /// Seconds spent making fragments durable (`fdatasync`), and how many there were.
   public private(set) var syncSeconds: Double = 0
   public private(set) var syncs = 0
+
+  public var fileFigures: FileOutputFigures? {
+    FileOutputFigures(indexSeconds: finishReport?.elapsedSeconds, syncSeconds: syncSeconds, syncs: syncs)
+  }
 
   /// Checks the container; creates nothing.
   /// - Throws: `MediaSettingsError` for an unsupported extension.

@@ -1,3 +1,4 @@
+import CamfxFFmpeg
 import CamfxFrames
 /// Where packets go from the packet bus: a movie file, segments, a network stream, or
 /// an output of a user's own. Each output owns its muxer or socket and decides for
@@ -56,6 +57,31 @@ public protocol MovieOutput: AnyObject {
   var finishTimeout: Double? { get }
   /// The one line said when a failed write ends the output (`error`'s by default).
   func endingNote(for error: FFmpegError) -> String
+  /// What a file output adds to the recording's summary once it has finished; nil
+  /// for a stream (the default).
+  var fileFigures: FileOutputFigures? { get }
+}
+
+/// What a finished file output tells the recording's summary beyond its report: the
+/// segments it wrote, and what finishing and syncing a fragmented MP4 cost.
+public struct FileOutputFigures: Sendable, Equatable {
+  /// The files of a segmented output, oldest first.
+  public var segments: [SegmentedMovieOutput.Segment]? = nil
+  /// Seconds the in-place finish of a fragmented MP4 took (writing its index).
+  public var indexSeconds: Double? = nil
+  /// Seconds spent in `fdatasync` making the fragments durable, and how many calls.
+  public var syncSeconds: Double? = nil
+  public var syncs: Int? = nil
+
+  public init(
+    segments: [SegmentedMovieOutput.Segment]? = nil, indexSeconds: Double? = nil, syncSeconds: Double? = nil,
+    syncs: Int? = nil
+  ) {
+    self.segments = segments
+    self.indexSeconds = indexSeconds
+    self.syncSeconds = syncSeconds
+    self.syncs = syncs
+  }
 }
 
 extension MovieOutput {
@@ -69,4 +95,5 @@ extension MovieOutput {
   public func interrupt() {}
   public var finishTimeout: Double? { nil }
   public func endingNote(for error: FFmpegError) -> String { error.description }
+  public var fileFigures: FileOutputFigures? { nil }
 }

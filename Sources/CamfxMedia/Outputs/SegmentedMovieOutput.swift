@@ -1,5 +1,6 @@
 import CFFmpeg
 #if canImport(Glibc)
+import CamfxFFmpeg
 import CamfxFrames
 import Glibc
 #endif
@@ -55,6 +56,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   /// The `-o` name the segments' names are made from.
   public let pattern: String
   public private(set) var segments: [Segment] = []
+  public var fileFigures: FileOutputFigures? { FileOutputFigures(segments: segments) }
   public private(set) var stopRequest: String?
 
   private var names: SegmentNames

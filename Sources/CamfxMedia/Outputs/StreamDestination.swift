@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFFmpeg
 import CamfxFrames
 
 /// Where a `LiveStreamOutput` sends its packets, and in which container: a network URL

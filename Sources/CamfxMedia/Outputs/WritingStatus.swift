@@ -1,3 +1,4 @@
+import CamfxFFmpeg
 import CamfxFrames
 /// Where a writer or an output is in its life, as `AVAssetWriter.Status`:
 ///

@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFFmpeg
 import CamfxFrames
 
 /// Reads the sound of any file libavformat opens (a movie's sound track, or a music

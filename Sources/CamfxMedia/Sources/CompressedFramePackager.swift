@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFFmpeg
 import CamfxFrames
 
 /// Wraps compressed frames that arrive as bytes (a camera's JPEGs) as packets of one

@@ -1,4 +1,5 @@
 import CFFmpeg
+import CamfxFFmpeg
 import CamfxFrames
 
 /// Owns an opened input `AVFormatContext` (`avformat_open_input` / `avformat_close_input`).

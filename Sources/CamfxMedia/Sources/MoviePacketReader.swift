@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFFmpeg
 import CamfxFrames
 
 /// Reads a movie's video (and sound) as the packets it holds, without decoding them,

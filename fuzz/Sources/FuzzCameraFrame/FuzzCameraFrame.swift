@@ -1,5 +1,5 @@
 import Camfx
-import CamfxMedia
+import CamfxCapture
 
 /// A compressed frame as a camera hands it over (its bytes are the device's, so
 /// untrusted): the first byte picks MJPEG (even) or H.264 (odd), the rest is the

@@ -1,12 +1,11 @@
 import CFFmpeg
-import CamfxFrames
 
 /// Owns one `AVCodecContext` (`avcodec_alloc_context3` / `avcodec_free_context`).
-final class FFmpegCodecContext {
-  let pointer: UnsafeMutablePointer<AVCodecContext>
-  let codec: UnsafePointer<AVCodec>
+package final class FFmpegCodecContext {
+  package let pointer: UnsafeMutablePointer<AVCodecContext>
+  package let codec: UnsafePointer<AVCodec>
 
-  init(codec: UnsafePointer<AVCodec>) throws(FFmpegError) {
+  package init(codec: UnsafePointer<AVCodec>) throws(FFmpegError) {
     guard let c = avcodec_alloc_context3(codec) else {
       throw FFmpegError(code: camfx_averror(ENOMEM), operation: "allocating a codec context")
     }

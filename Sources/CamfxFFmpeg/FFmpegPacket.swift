@@ -1,11 +1,10 @@
 import CFFmpeg
-import CamfxFrames
 
 /// Owns one `AVPacket` (`av_packet_alloc` / `av_packet_free`).
-final class FFmpegPacket {
-  let pointer: UnsafeMutablePointer<AVPacket>
+package final class FFmpegPacket {
+  package let pointer: UnsafeMutablePointer<AVPacket>
 
-  init() throws(FFmpegError) {
+  package init() throws(FFmpegError) {
     guard let p = av_packet_alloc() else {
       throw FFmpegError(code: camfx_averror(ENOMEM), operation: "allocating a packet")
     }

@@ -1,6 +1,5 @@
 import CFFmpeg
 import CamfxCore
-import CamfxFrames
 import CamfxPixelFormats
 
 /// Owns one libswscale context (`sws_getCachedContext` / `sws_freeContext`) converting
@@ -132,7 +131,7 @@ public final class Swscale {
     }
   }
 
-  static func name(_ format: AVPixelFormat) -> String {
+  package static func name(_ format: AVPixelFormat) -> String {
     av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "format \(format.rawValue)"
   }
 }

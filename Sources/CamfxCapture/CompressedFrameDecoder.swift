@@ -1,5 +1,6 @@
 import CFFmpeg
 import CamfxCore
+import CamfxFFmpeg
 import CamfxFrames
 import CamfxPixelFormats
 
@@ -175,17 +176,5 @@ public final class CompressedFrameDecoder {
     avcodec_flush_buffers(context.pointer)
     if codec == .h264 { needsKeyframe = true }
     return .corrupt
-  }
-}
-
-extension FullRangeYUVLayout {
-  /// The layout of a decoded full-range 4:2:0 or 4:2:2 picture (what JPEGs decode to),
-  /// else nil.
-  init?(_ f: AVFrame) {
-    guard case .fullRange(let chromaRows)? = YUV420Route(f), let y = f.data.0, let u = f.data.1, let v = f.data.2,
-      f.linesize.0 > 0, f.linesize.1 > 0, f.linesize.1 == f.linesize.2
-    else { return nil }
-    self.init(
-      luma: y, lumaBytesPerRow: Int(f.linesize.0), cb: u, cr: v, chromaBytesPerRow: Int(f.linesize.1), chromaRows: chromaRows)
   }
 }

@@ -6,7 +6,7 @@ import CamfxPixelFormats
 /// go through libswscale to BGRA. The one table that both the decision made once from a
 /// decoder's settings (`MovieReader.canDeliverYUV420Frames`) and the per-frame paths of
 /// `MovieReader` and `CompressedFrameDecoder` read, so that they cannot disagree.
-enum YUV420Route: Equatable {
+package enum YUV420Route: Equatable {
   /// Limited-range yuv420p: passed on as it is.
   case asIs
   /// Limited-range packed YUYV, converted by `YUVSourceLayout`.
@@ -17,7 +17,7 @@ enum YUV420Route: Equatable {
   /// `FullRangeYUVLayout`.
   case fullRange(FullRangeYUVLayout.ChromaRows)
 
-  init?(format: AVPixelFormat, range: AVColorRange, matrix: AVColorSpace) {
+  package init?(format: AVPixelFormat, range: AVColorRange, matrix: AVColorSpace) {
     // Another matrix: libswscale converts it.
     guard matrix.isBT601 else { return nil }
     let fullRange = range == AVCOL_RANGE_JPEG
@@ -33,7 +33,7 @@ enum YUV420Route: Equatable {
   }
 
   /// The route of a decoded picture.
-  init?(_ f: AVFrame) {
+  package init?(_ f: AVFrame) {
     self.init(format: AVPixelFormat(rawValue: f.format), range: f.color_range, matrix: f.colorspace)
   }
 }
@@ -41,10 +41,22 @@ enum YUV420Route: Equatable {
 extension AVColorSpace {
   /// True for BT.601 (how JPEGs and SD video are coded) or untagged, the matrix camfx's
   /// own converters use.
-  var isBT601: Bool {
+  package var isBT601: Bool {
     switch self {
     case AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_SMPTE170M, AVCOL_SPC_BT470BG: return true
     default: return false
     }
+  }
+}
+
+extension FullRangeYUVLayout {
+  /// The layout of a decoded full-range 4:2:0 or 4:2:2 picture (what JPEGs decode to),
+  /// else nil.
+  package init?(_ f: AVFrame) {
+    guard case .fullRange(let chromaRows)? = YUV420Route(f), let y = f.data.0, let u = f.data.1, let v = f.data.2,
+      f.linesize.0 > 0, f.linesize.1 > 0, f.linesize.1 == f.linesize.2
+    else { return nil }
+    self.init(
+      luma: y, lumaBytesPerRow: Int(f.linesize.0), cb: u, cr: v, chromaBytesPerRow: Int(f.linesize.1), chromaRows: chromaRows)
   }
 }
