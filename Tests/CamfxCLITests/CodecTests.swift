@@ -187,6 +187,16 @@ final class CodecTests: CLITestCase {
     let cut = try CLI.run(["--input", "mjpeg.mkv", "--video-codec", "copy", "--duration", "2s", "-o", "cut.mkv"], in: dir)
     XCTAssertEqual(cut.status, 0, "\(cut)")
     XCTAssertEqual(try packetHashes("cut.mkv"), Array(mjpeg.prefix(50)))
+    // Segments: the summary lists the files a copy wrote, which hold every packet once.
+    let cuts = try CLI.run(
+      ["--input", "mjpeg.mkv", "--video-codec", "copy", "--segment", "1s", "--stats-json", "stats.json", "-o", "seg.mkv"],
+      in: dir)
+    XCTAssertEqual(cuts.status, 0, "\(cuts)")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("stats.json")))) as? [String: Any])
+    let names = try XCTUnwrap(json["segments"] as? [[String: Any]]).compactMap { $0["name"] as? String }
+    XCTAssertEqual(names, ["seg-000.mkv", "seg-001.mkv", "seg-002.mkv", "seg-003.mkv"])
+    XCTAssertEqual(try names.flatMap { try packetHashes($0) }, mjpeg)
   }
 
   func testCopyRefusesWhatNeedsPictures() throws {
