@@ -1,6 +1,5 @@
 import ArgumentParser
 #if canImport(Glibc)
-import CamfxFFmpeg
 import Glibc
 #endif
 

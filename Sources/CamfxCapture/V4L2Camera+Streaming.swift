@@ -1,6 +1,5 @@
 import CV4L2
 import CamfxCore
-import CamfxFFmpeg
 import CamfxFrames
 import CamfxPixelFormats
 

@@ -1,5 +1,5 @@
-#if canImport(Glibc)
 import CamfxFrames
+#if canImport(Glibc)
 import Glibc
 #endif
 import CamfxCore

@@ -1,5 +1,4 @@
 import CamfxCore
-import CamfxFFmpeg
 import CamfxFrames
 import CamfxMedia
 import CamfxPixelFormats

@@ -1,6 +1,5 @@
 import CFFmpeg
 #if canImport(Glibc)
-import CamfxFFmpeg
 import Glibc
 #endif
 

@@ -1,6 +1,5 @@
 import CamfxCapture
 import CamfxCore
-import CamfxFFmpeg
 import CamfxMedia
 import Synchronization
 
@@ -116,6 +115,7 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
   public var outputReports: [OutputReport] { subscriptions.map(\.report) }
   public var stopRequest: String? { subscriptions.lazy.compactMap(\.stopRequest).first }
   public var videoPath: String { "\(source.streams[0].codecName) → copy" }
+
   public func run(statusInterval: Double, status: (RecordingStatistics.Snapshot, Double) -> Void) throws -> RecordingSummary {
     run()
   }

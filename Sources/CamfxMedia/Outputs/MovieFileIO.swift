@@ -1,8 +1,8 @@
 import CFFmpeg
 import CamfxCore
-#if canImport(Glibc)
 import CamfxFFmpeg
 import CamfxFrames
+#if canImport(Glibc)
 import Glibc
 #endif
 

@@ -1,5 +1,6 @@
 import CamfxFFmpeg
 import CamfxFrames
+
 /// Where packets go from the packet bus: a movie file, segments, a network stream, or
 /// an output of a user's own. Each output owns its muxer or socket and decides for
 /// itself what a failure means; one encode feeds them all.

@@ -1,7 +1,7 @@
 import CFFmpeg
-#if canImport(Glibc)
 import CamfxFFmpeg
 import CamfxFrames
+#if canImport(Glibc)
 import Glibc
 #endif
 

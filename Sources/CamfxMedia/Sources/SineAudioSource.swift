@@ -1,6 +1,6 @@
 import CamfxCore
-#if canImport(Glibc)
 import CamfxFrames
+#if canImport(Glibc)
 import Glibc
 #endif
 
