@@ -227,7 +227,15 @@ final class MovieWriterTests: XCTestCase {
     let writer = try MovieWriter(path: dir.file("size.mkv"), settings: MovieSettings(video: video))
     XCTAssertEqual(writer.bytesWritten, 0)
     for i in 0..<30 { try writer.append(patternFrame(width: 160, height: 120, index: i)) }
-    XCTAssertGreaterThan(writer.bytesWritten, 0)
+    // The file output writes on its own worker, so the figure grows a little after the
+    // appends return: wait for it rather than read it once (the CI once read 0 here).
+    let deadline = Date().addingTimeInterval(10)
+    while writer.bytesWritten == 0, Date() < deadline { usleep(10_000) }
+    let whileRecording = writer.bytesWritten
+    XCTAssertGreaterThan(whileRecording, 0)
     try writer.finish()
+    let onDisk = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: dir.file("size.mkv"))[.size] as? Int64)
+    XCTAssertGreaterThanOrEqual(writer.bytesWritten, whileRecording)
+    XCTAssertEqual(writer.bytesWritten, onDisk, "the figure equals the finished file")
   }
 }
