@@ -116,6 +116,7 @@ let package = Package(
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
+    .testTarget(name: "CamfxPreviewTests", dependencies: ["Camfx", "CamfxPNG", "CamfxPreview"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
     .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxCapture", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats"]),
   ]

@@ -27,6 +27,8 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
 
   public let geometry: FrameGeometry
   public let framesPerSecond: Double
+  /// How long a snapshot waits for a frame before it fails.
+  public let snapshotTimeout: Double
   /// Called on the preview thread with every JPEG made for the viewers.
   public var onJPEG: (@Sendable ([UInt8]) -> Void)?
   /// Boxes to outline on the viewers' pictures (the motion detector's), after the
@@ -38,7 +40,7 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
   private let lastTaken = Atomic<Int64>(0)
   private let intervalNanoseconds: Int64
   private let frames = Mutex<CopiedFrames>(CopiedFrames())
-  private let snapshots = Mutex<[(SnapshotFormat, SnapshotCompletion)]>([])
+  private let snapshots = Mutex<SnapshotRequests>(SnapshotRequests())
   private let wakeup = DispatchSemaphore(value: 0)
   private let stopped = Atomic<Bool>(false)
   private let jpegFrames = Atomic<Int>(0)
@@ -48,9 +50,11 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
   /// - Parameters:
   ///   - geometry: the size of the filtered frames.
   ///   - framesPerSecond: at most this many JPEGs a second for the viewers.
-  public init(geometry: FrameGeometry, framesPerSecond: Double) {
+  ///   - snapshotTimeout: seconds a snapshot waits for a frame before it fails.
+  public init(geometry: FrameGeometry, framesPerSecond: Double, snapshotTimeout: Double = 3) {
     self.geometry = geometry
     self.framesPerSecond = framesPerSecond
+    self.snapshotTimeout = snapshotTimeout
     intervalNanoseconds = Int64(1e9 / max(framesPerSecond, 0.1))
   }
 
@@ -79,24 +83,22 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
   public var viewers: Int { viewerCount.load(ordering: .relaxed) }
 
   /// Asks for a still of the next filtered frame, at full size; `completion` runs on
-  /// the preview thread (with an error if no frame comes within 3 s).
+  /// the preview thread, or with an error if no frame comes within `snapshotTimeout`.
   public func snapshot(_ format: SnapshotFormat, completion: @escaping SnapshotCompletion) {
     guard !stopped.load(ordering: .acquiring) else {
       completion(.failure(PreviewError("the preview has stopped")))
       return
     }
-    snapshots.withLock { $0.append((format, completion)) }
+    let id = snapshots.withLock { $0.add(format, completion) }
     snapshotsWanted.add(1, ordering: .releasing)
-    let deadline = DispatchTime.now() + 3
-    DispatchQueue.global().asyncAfter(deadline: deadline) { [self] in
-      // Still waiting: the pipeline delivered no frame in time.
-      let expired = snapshots.withLock { list -> [(SnapshotFormat, SnapshotCompletion)] in
-        let all = list
-        list.removeAll()
-        return all
+    DispatchQueue.global().asyncAfter(deadline: .now() + snapshotTimeout) { [self] in
+      // Only this request's own time is up: another asked later still has its own.
+      let (expired, noneLeft) = snapshots.withLock { requests in
+        (requests.remove(id), requests.waiting.isEmpty)
       }
-      if !expired.isEmpty { snapshotsWanted.store(0, ordering: .releasing) }
-      for (_, completion) in expired { completion(.failure(PreviewError("no frame came within 3 s"))) }
+      guard let expired else { return }
+      if noneLeft { snapshotsWanted.store(0, ordering: .releasing) }
+      expired.completion(.failure(PreviewError("no frame came within \(String(format: "%g", snapshotTimeout)) s")))
     }
   }
 
@@ -139,32 +141,52 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
         onJPEG(jpeg)
       }
     }
-    let pending = snapshots.withLock { list -> [(SnapshotFormat, SnapshotCompletion)] in
-      let all = list
-      list.removeAll()
-      return all
+    for request in snapshots.withLock({ $0.removeAll() }) {
+      request.completion(.failure(PreviewError("the preview has stopped")))
     }
-    for (_, completion) in pending { completion(.failure(PreviewError("the preview has stopped"))) }
   }
 
   private func answerSnapshots(_ encoder: JPEGEncoder) {
-    let waiting = snapshots.withLock { list -> [(SnapshotFormat, SnapshotCompletion)] in
-      let all = list
-      list.removeAll()
-      return all
-    }
     var jpeg: Result<[UInt8], PreviewError>?
     var png: Result<[UInt8], PreviewError>?
-    for (format, completion) in waiting {
-      switch format {
+    for request in snapshots.withLock({ $0.removeAll() }) {
+      switch request.format {
       case .jpeg:
         if jpeg == nil { jpeg = Result { () throws(PreviewError) in try working.jpeg(encoder) } }
-        completion(jpeg!)
+        request.completion(jpeg!)
       case .png:
         if png == nil { png = working.png() }
-        completion(png!)
+        request.completion(png!)
       }
     }
+  }
+}
+
+/// The snapshots waiting for a frame, each with a number its timeout finds it by.
+struct SnapshotRequests {
+  struct Request {
+    let id: UInt64
+    let format: PreviewTap.SnapshotFormat
+    let completion: PreviewTap.SnapshotCompletion
+  }
+  private(set) var waiting: [Request] = []
+  private var nextID: UInt64 = 0
+
+  mutating func add(_ format: PreviewTap.SnapshotFormat, _ completion: @escaping PreviewTap.SnapshotCompletion) -> UInt64 {
+    nextID += 1
+    waiting.append(Request(id: nextID, format: format, completion: completion))
+    return nextID
+  }
+
+  /// The request numbered `id` if it is still waiting.
+  mutating func remove(_ id: UInt64) -> Request? {
+    guard let index = waiting.firstIndex(where: { $0.id == id }) else { return nil }
+    return waiting.remove(at: index)
+  }
+
+  mutating func removeAll() -> [Request] {
+    defer { waiting.removeAll() }
+    return waiting
   }
 }
 
