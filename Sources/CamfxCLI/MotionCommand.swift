@@ -68,7 +68,7 @@ struct MotionCommand: ParsableCommand {
     let duration = analysis.frames.last.map { $0.time } ?? 0
     if let csv {
       let output = try OutputFile(path: csv, overwrite: true)
-      try output.write { temporary in try analysis.csv.write(toFile: temporary, atomically: false, encoding: .utf8) }
+      try output.write(contents: Array(analysis.csv.utf8))
     }
     if let plot {
       try MotionPlot.write(analysis.frames, width: size.width, height: size.height, duration: duration, to: plot)

@@ -211,7 +211,10 @@ struct RecordCommand: ParsableCommand {
     }
     let plan = try outputOptions.plan(names: names, overwrite: overwrite)
     if let input { try plan.requireDistinct(fromInput: input) }
-    if let still { try SegmentNames.validate(pattern: still, option: "--still") }
+    if let still {
+      try SegmentNames.validate(pattern: still, option: "--still")
+      try OutputFile.requireFolder(ofPattern: still, option: "--still")
+    }
     let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0).seconds }
     if segmentInterval != nil && plan.files.isEmpty {
       throw RecordingOptionError("--segment cuts movie files: add -o with a .mp4, .mov or .mkv name")
@@ -307,6 +310,15 @@ struct RecordCommand: ParsableCommand {
       let kept = (file?.bytes ?? 0) > 0 && summary.framesOut > 0 ? "; kept \(summary.framesOut) frames in \(output)" : ""
       throw RecordingFailure(message: error + kept)
     }
+    // A clip that could not be written ended alone and the recording went on; the exit
+    // status still says that something was lost.
+    let clips = summary.events ?? []
+    if let failed = clips.first(where: { $0.error != nil }), let reason = failed.error {
+      let count = clips.filter { $0.error != nil }.count
+      throw RecordingFailure(
+        message: "\(count) of \(clips.count) event clip(s) could not be written (\(failed.path): \(reason))"
+          + (names.isEmpty ? "" : "; \(output) is complete"))
+    }
   }
 
   /// The recording the options describe (without its outputs).
@@ -362,8 +374,7 @@ struct RecordCommand: ParsableCommand {
   static func writeStats(_ summary: RecordingSummary, to file: OutputFile) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    let data = try encoder.encode(summary)
-    try file.write { path in try data.write(to: URL(fileURLWithPath: path)) }
+    try file.write(contents: Array(try encoder.encode(summary)))
   }
 
   /// `--video-codec copy` records a movie's or a camera's own packets: nothing that

@@ -182,6 +182,25 @@ final class BadInputTests: CLITestCase {
     XCTAssertEqual(try listing("ro"), [])
   }
 
+  /// Stills and event clips are written at a signal or an event, maybe hours into the
+  /// recording: their folders are checked before it starts.
+  func testStillAndEventFoldersAreCheckedBeforeRecording() throws {
+    try assertFails(
+      ["record", "--duration", "2s", "--still", "missing/s-%H%M%S.png", "-o", "a.mp4"],
+      stderr: "camfx: error: --still 'missing/s-%H%M%S.png': output directory 'missing' does not exist")
+    try assertFails(
+      ["record", "--duration", "2s", "--pre-record", "1s", "--event-output", "missing/e.mp4", "-o", "a.mp4"],
+      stderr: "camfx: error: --event-output 'missing/e.mp4': output directory 'missing' does not exist")
+    try FileManager.default.createDirectory(atPath: path("ro"), withIntermediateDirectories: false)
+    chmod(path("ro"), 0o555)
+    // As root, run camfx as `nobody` so the permission bits apply.
+    try assertFails(
+      ["record", "--duration", "2s", "--pre-record", "1s", "--event-output", "ro/e-%H%M%S.mp4", "-o", "a.mp4"],
+      stderr: "camfx: error: --event-output 'ro/e-%H%M%S.mp4': output directory 'ro' is not writable (Permission denied)",
+      keep: ["ro"], unprivileged: true)
+    XCTAssertEqual(try listing("ro"), [])
+  }
+
   func testFailureAfterOutputChecksLeavesNoFile() throws {
     // The output checks pass, then the source fails: nothing may be left behind.
     try snapshotFails(["--source", "/dev/video0"], "camfx: error: camera /dev/video0: no such device")

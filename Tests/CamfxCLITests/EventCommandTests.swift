@@ -147,6 +147,34 @@ final class EventCommandTests: CLITestCase {
     XCTAssertTrue(listed.stdout.contains("(recording, or cut short: camfx repair finishes it)  signal  ./\(clip ?? "")"), listed.stdout)
   }
 
+  /// A clip whose folder went away ends alone: the recording goes on to its end, and
+  /// the exit status says a clip was lost.
+  func testAClipThatCannotBeWrittenLeavesTheRecordingWholeAndFailsTheExit() throws {
+    try FileManager.default.createDirectory(atPath: path("clips"), withIntermediateDirectories: false)
+    let process = try CLI.start(
+      [
+        "record", "--source", "testsrc", "--size", "160x120", "--duration", "4s", "--pre-record", "1s",
+        "--event-output", "clips/ev.mp4", "--x264-preset", "ultrafast", "--quiet", "-o", "all.mp4",
+      ], in: dir)
+    // SIGUSR2 is handled from before the first packet, which creates the file.
+    var waited = 0.0
+    while !FileManager.default.fileExists(atPath: path("all.mp4")) && waited < 10 {
+      usleep(20_000)
+      waited += 0.02
+    }
+    try FileManager.default.removeItem(atPath: path("clips"))
+    kill(process.processIdentifier, SIGUSR2)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationReason, .exit)
+    XCTAssertEqual(process.terminationStatus, 1, stderr)
+    XCTAssertTrue(
+      stderr.hasSuffix(
+        "camfx: error: 1 of 1 event clip(s) could not be written (clips/ev-000.mp4: open 'clips/ev-000.mp4' failed: "
+          + "No such file or directory); all.mp4 is complete\n"), stderr)
+    XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("all.mp4"))["video"]?.frames), 120, "the whole recording")
+  }
+
   func testBadEventOptionsAreOneLineErrors() throws {
     try assertFails(
       ["record", "--post-record", "3s", "-o", "a.mp4"],

@@ -38,7 +38,7 @@ final class EventClipTests: XCTestCase {
   /// `clip-NNN.mp4`, firing the triggers at their frames.
   private func record(
     seconds: Int, preRecord: Double = 3, postRecord: Double = 2, gap: Double? = nil, gop: Int? = nil,
-    triggers: [Int: (EventRecorder) -> Void]
+    pattern: String = "clip.mp4", triggers: [Int: (EventRecorder) -> Void]
   ) throws -> (RecordingSummary, [EventRecorder.Event]) {
     var recording = RecordingPipeline.Configuration(source: .live(.testPattern))
     recording.size = FrameGeometry(width: 160, height: 120)
@@ -48,7 +48,7 @@ final class EventClipTests: XCTestCase {
     recording.limits.duration = MediaTime(value: Int64(seconds), timescale: 1)
     recording.outputs = try RecordingOutputPlan(names: [path("main.mp4")])
     recording.events = EventRecorder.Options(
-      preRecord: preRecord, postRecord: postRecord, gap: gap, pattern: path("clip.mp4"))
+      preRecord: preRecord, postRecord: postRecord, gap: gap, pattern: path(pattern))
     let pipeline = try RecordingPipeline(recording)
     let tap = TriggerAtFrames(triggers)
     tap.recorder = try XCTUnwrap(pipeline.events)
@@ -127,6 +127,45 @@ final class EventClipTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(event.end, 13.0)
     let times = clip.map(\.time)
     for (a, b) in zip(times, times.dropFirst()) { XCTAssertEqual(b - a, 1.0 / 30, accuracy: 1e-3, "no hole") }
+  }
+
+  /// A clip that cannot be written (its folder went away) ends alone: the recording
+  /// goes on whole, and the next clip, once the folder is back, is written.
+  func testAClipThatCannotBeWrittenEndsAloneAndTheRecordingGoesOn() throws {
+    let clips = path("clips")
+    try FileManager.default.createDirectory(atPath: clips, withIntermediateDirectories: false)
+    let (summary, events) = try record(
+      seconds: 8, preRecord: 1, postRecord: 1, pattern: "clips/clip.mp4",
+      triggers: [
+        30: { recorder in
+          try? FileManager.default.removeItem(atPath: clips)
+          recorder.trigger("api")
+        },
+        120: { recorder in
+          try? FileManager.default.createDirectory(atPath: clips, withIntermediateDirectories: false)
+          recorder.trigger("api")
+        },
+      ])
+    XCTAssertEqual(summary.framesOut, 240)
+    XCTAssertEqual(try packets(path("main.mp4")).count, 240, "the recording has every frame")
+    XCTAssertEqual(events.count, 2, "\(events)")
+    let failed = try XCTUnwrap(events.first)
+    XCTAssertTrue(failed.error?.hasSuffix("No such file or directory") == true, "\(failed)")
+    XCTAssertFalse(FileManager.default.fileExists(atPath: failed.path))
+    let written = try XCTUnwrap(events.last)
+    XCTAssertNil(written.error)
+    XCTAssertEqual(try packets(written.path).count, written.frames)
+    XCTAssertGreaterThanOrEqual(written.frames, 60, "the pre-roll, the trigger and the post-roll")
+  }
+
+  func testAnEventFolderThatIsMissingIsRefusedAtTheStart() throws {
+    var recording = RecordingPipeline.Configuration(source: .live(.testPattern))
+    recording.outputs = try RecordingOutputPlan(names: [path("main.mp4")])
+    recording.events = EventRecorder.Options(preRecord: 2, postRecord: 2, gap: nil, pattern: path("missing/clip.mp4"))
+    XCTAssertThrowsError(try RecordingPipeline(recording)) { error in
+      XCTAssertEqual(
+        "\(error)", "--event-output '\(path("missing/clip.mp4"))': output directory '\(path("missing"))' does not exist")
+    }
   }
 
   func testAKeyframeIntervalLongerThanThePreRollIsRefused() throws {

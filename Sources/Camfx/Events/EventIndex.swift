@@ -22,7 +22,8 @@ public struct EventIndex: Sendable {
       throw RecordingOptionError("cannot read the folder '\(directory)': \((error as NSError).localizedDescription)")
     }
     let decoder = JSONDecoder()
-    events = names.filter { $0.hasSuffix(".json") }.compactMap { name in
+    // Dot files are sidecars still being written under a temporary name.
+    events = names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.compactMap { name in
       let path = (directory as NSString).appendingPathComponent(name)
       guard let data = FileManager.default.contents(atPath: path),
         var event = try? decoder.decode(EventRecorder.Event.self, from: data)

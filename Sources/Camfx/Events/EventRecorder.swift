@@ -167,6 +167,7 @@ public final class EventRecorder: @unchecked Sendable {
     self.report = report
     pictures = EventPictureTap(report: report)
     try SegmentNames.validate(pattern: options.pattern, option: "--event-output")
+    try OutputFile.requireFolder(ofPattern: options.pattern, option: "--event-output")
     state = Mutex(State(names: SegmentNames(pattern: options.pattern, overwrite: options.file.overwrite)))
     messages = try options.mqtt.map { try EventMessages(address: $0, queueLimit: options.mqttQueueLimit, report: report) }
     bus.keepPackets(seconds: options.preRecord, maximumBytes: options.maximumPreRecordBytes)
@@ -218,7 +219,8 @@ public final class EventRecorder: @unchecked Sendable {
       let path = s.names.next(at: Glibc.time(nil))
       do {
         let clip = try EventClipOutput(path: path, end: until + options.gap, options: options.file)
-        let subscription = try bus.subscribe(clip, from: .at(now - options.preRecord))
+        // A clip that cannot be written (its disk is full) ends alone; the recording goes on.
+        let subscription = try bus.subscribe(clip, from: .at(now - options.preRecord), failureEndsRecording: false)
         let open = Open(
           clip: clip, subscription: subscription, path: path, startedFrom: subscription.replayedFromSeconds ?? now,
           triggeredAt: now, triggeredAtEpoch: Date().timeIntervalSince1970, trigger: source, triggers: 1,
@@ -416,7 +418,6 @@ public final class EventRecorder: @unchecked Sendable {
   static func writeSidecar(_ event: Event) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    let data = try encoder.encode(event)
-    try data.write(to: URL(fileURLWithPath: sidecarPath(of: event.path)), options: .atomic)
+    try OutputFile(path: sidecarPath(of: event.path), overwrite: true).write(contents: Array(try encoder.encode(event)))
   }
 }

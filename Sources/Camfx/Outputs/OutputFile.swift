@@ -1,3 +1,4 @@
+import CamfxMedia
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -122,6 +123,45 @@ public struct OutputFile: Sendable {
       throw OutputFileError(path: path, reason: .directoryNotWritable(directory, errno: code))
     }
     throw OutputFileError(path: path, reason: .directoryNotWritable(directory, errno: EEXIST))
+  }
+
+  /// Checks the folder of the files a name pattern makes later (`--still`,
+  /// `--event-output`): at a signal or an event that may come hours into a recording,
+  /// which is too late to learn that the folder is missing or read-only.
+  /// - Throws: `RecordingOptionError` naming the option and the folder.
+  public static func requireFolder(ofPattern pattern: String, option: String) throws {
+    var names = SegmentNames(pattern: pattern, overwrite: false)
+    do {
+      try OutputFile(path: names.next(at: time(nil)), overwrite: true).requireWritableDirectory()
+    } catch let error as OutputFileError {
+      throw RecordingOptionError("\(option) '\(pattern)': \(error)")
+    }
+  }
+
+  /// Writes `contents` as the whole file, through the temporary file, and flushes it to
+  /// the disk before it takes the file's name.
+  /// - Throws: `OutputFileError`, with the system's reason (`No space left on device`).
+  public func write(contents: [UInt8]) throws {
+    try write { temporaryPath in
+      let fd = open(temporaryPath, O_WRONLY | O_TRUNC | O_CLOEXEC)
+      guard fd >= 0 else { throw OutputFileError(path: path, reason: .writeFailed(errno: errno)) }
+      var failure: Int32 = 0
+      contents.withUnsafeBytes { bytes in
+        var offset = 0
+        while offset < bytes.count {
+          let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+          if written < 0 {
+            if errno == EINTR { continue }
+            failure = errno
+            return
+          }
+          offset += written
+        }
+      }
+      if failure == 0, fsync(fd) != 0 { failure = errno }
+      if close(fd) != 0, failure == 0 { failure = errno }
+      if failure != 0 { throw OutputFileError(path: path, reason: .writeFailed(errno: failure)) }
+    }
   }
 
   /// Runs `body` with the temporary path, then moves the result into place. If `body`

@@ -24,6 +24,8 @@ public struct OutputFileError: Error, CustomStringConvertible, Equatable {
     case sameAsInput(String)
     /// Moving the finished temporary file into place failed (`errno`).
     case renameFailed(errno: Int32)
+    /// Writing the file's contents failed (`errno`, e.g. `ENOSPC`).
+    case writeFailed(errno: Int32)
   }
 
   /// The destination path as the user gave it.
@@ -47,6 +49,7 @@ public struct OutputFileError: Error, CustomStringConvertible, Equatable {
     case .notRegularFile: return "output '\(path)' exists and is not a regular file (a FIFO or device is never replaced)"
     case .sameAsInput(let what): return "output '\(path)' is the same file as \(what); choose another output name"
     case .renameFailed(let code): return "cannot move the finished file into place at '\(path)': \(Self.text(code))"
+    case .writeFailed(let code): return "cannot write '\(path)': \(Self.text(code))"
     }
   }
 

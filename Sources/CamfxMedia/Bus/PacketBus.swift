@@ -116,16 +116,23 @@ public final class PacketBus: @unchecked Sendable {
 
   /// Attaches `output`: tells it the streams, gives it a queue and a worker, and starts
   /// it at `start`.
-  /// - Parameter limits: its queue's limits; a file's or a live output's by default.
+  /// - Parameters:
+  ///   - limits: its queue's limits; a file's or a live output's by default.
+  ///   - failureEndsRecording: whether the recording fails when this output does (a
+  ///     file's write error ends `publish` and `finish` with it). False for an output
+  ///     that comes and goes beside the recording, such as an event clip: its failure
+  ///     ends it alone, and the recording goes on. Live outputs always end alone.
   /// - Throws: `FFmpegError` when the output refuses the streams, or the bus has
   ///   finished; the output is then not attached.
   @discardableResult
   public func subscribe(
-    _ output: any MovieOutput, from start: Start = .lastKeyframe, limits: OutputQueueLimits? = nil
+    _ output: any MovieOutput, from start: Start = .lastKeyframe, limits: OutputQueueLimits? = nil,
+    failureEndsRecording: Bool = true
   ) throws(FFmpegError) -> PacketSubscription {
     try output.prepare(streams: streams)
     let subscription = PacketSubscription(
-      output: output, limits: limits ?? (output.delivery.isLive ? .live : fileQueueLimits), events: events)
+      output: output, limits: limits ?? (output.delivery.isLive ? .live : fileQueueLimits),
+      failureEndsRecording: failureEndsRecording, events: events)
     do {
       try subscription.start()
     } catch {
@@ -192,7 +199,7 @@ public final class PacketBus: @unchecked Sendable {
     var failure: FFmpegError? = nil
     for subscription in subscriptions {
       subscription.deliver(packet)
-      if failure == nil, !subscription.delivery.isLive, let error = subscription.failure { failure = error }
+      if failure == nil, subscription.failureEndsRecording, let error = subscription.failure { failure = error }
     }
     let took = MonotonicClock.nanoseconds() - started
     shared.withLock { s in
@@ -270,7 +277,7 @@ public final class PacketBus: @unchecked Sendable {
     var failure: FFmpegError? = nil
     for subscription in subscriptions {
       subscription.end(.drain)
-      if failure == nil, !subscription.delivery.isLive, let error = subscription.failure { failure = error }
+      if failure == nil, subscription.failureEndsRecording, let error = subscription.failure { failure = error }
     }
     if let failure { throw failure }
   }

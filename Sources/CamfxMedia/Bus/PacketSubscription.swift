@@ -24,6 +24,9 @@ public final class PacketSubscription: @unchecked Sendable {
   public let delivery: OutputDelivery
   /// The output's name (its path or URL), for messages.
   public let name: String
+  /// True when this output failing fails the recording: a file of the recording's own.
+  /// A live output, or an output attached for a while (an event clip), ends alone.
+  public let failureEndsRecording: Bool
 
   /// How a worker ends.
   enum Ending {
@@ -62,10 +65,12 @@ public final class PacketSubscription: @unchecked Sendable {
   private let events: (@Sendable (String) -> Void)?
 
   init(
-    output: any MovieOutput, limits: OutputQueueLimits, events: (@Sendable (String) -> Void)?
+    output: any MovieOutput, limits: OutputQueueLimits, failureEndsRecording: Bool,
+    events: (@Sendable (String) -> Void)?
   ) {
     self.output = output
     delivery = output.delivery
+    self.failureEndsRecording = failureEndsRecording && !delivery.isLive
     let report = output.report
     name = report.name
     queue = OutputQueue(delivery: delivery, limits: limits)
