@@ -1,3 +1,4 @@
+@_exported import CamfxCapture
 @_exported import CamfxCore
 @_exported import CamfxFFmpeg
 @_exported import CamfxFrames

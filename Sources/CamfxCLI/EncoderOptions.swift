@@ -45,7 +45,7 @@ struct EncoderOptions: ParsableArguments {
   }
 
   /// True for `--video-codec copy`: packets as they are, no encoder.
-  var copies: Bool { videoCodec?.lowercased() == "copy" }
+  var copies: Bool { videoCodec?.lowercased() == VideoSettings.copyCodec }
 
   /// The options given that only an encoder uses, by name (what a copy refuses).
   var given: [(String, Bool)] {
@@ -60,7 +60,7 @@ struct EncoderOptions: ParsableArguments {
   func apply(to video: inout VideoSettings) throws {
     if videoCodec != nil && encoder != nil { throw RecordingOptionError("use either --video-codec or --encoder, not both") }
     if copies {
-      video.codec = "copy"
+      video.codec = VideoSettings.copyCodec
     } else if let videoCodec {
       video.codec = try VideoSettings.encoder(forCodec: videoCodec)
     }

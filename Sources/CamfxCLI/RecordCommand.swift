@@ -266,21 +266,33 @@ struct RecordCommand: ParsableCommand {
     }
     // 3. Record: a transcode shows a progress bar, a live source the status line. A
     // copy has no pictures (checkCopyOptions turned down what needs them): no stills,
-    // preview or events, and no figures to show while it runs.
+    // preview or events, and no figures to show while it runs. SIGUSR1 and SIGUSR2 are
+    // always caught: their default action would end camfx without finishing the file.
+    let report = runner.report
     let job: any RecordingJob
     let display: RecordingRunner.Display
-    if encoding.copies {
-      job = try PacketCopySession(recording, report: runner.report)
+    switch try Recording(recording, report: report) {
+    case .copying(let copy):
+      stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in
+        report("SIGUSR1 ignored: a copy has no pictures to make a still of")
+      }
+      eventSignal = StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in
+        report("SIGUSR2 ignored: a copy makes no event clips")
+      }
       display = .nothing
-    } else {
-      let pipeline = try RecordingPipeline(recording, report: runner.report)
-      let capture = StillCapture(pattern: still ?? Self.defaultStillPattern(nextTo: plan.files.first), report: runner.report)
+      job = copy
+    case .encoding(let pipeline):
+      let capture = StillCapture(pattern: still ?? Self.defaultStillPattern(nextTo: plan.files.first), report: report)
       pipeline.addTap(capture)
       stills = capture
       stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in capture.request() }
       runningPreview = try previewAddress.map { address in try previewOptions.start(at: address, pipeline: pipeline) }
       if let recorder = pipeline.events {
         eventSignal = StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in recorder.trigger("signal") }
+      } else {
+        eventSignal = StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in
+          report("SIGUSR2 ignored: event clips need --pre-record")
+        }
       }
       display = pipeline.expectedFrames.map { .progress(frames: $0, frameSeconds: 1 / pipeline.framesPerSecond) } ?? .statusLine
       job = pipeline
@@ -381,8 +393,9 @@ struct RecordCommand: ParsableCommand {
   /// needs pictures.
   private func checkCopyOptions() throws {
     var needsPictures: [(String, Bool)] = [
-      ("--filter", !filters.isEmpty), ("--timelapse", timelapse != nil),
+      ("--filter", !filters.isEmpty), ("--timelapse", timelapse != nil), ("--still", still != nil),
       ("--preview", preview != nil), ("--realtime", realtime == true), ("--pre-record", eventOptions.preRecord != nil),
+      ("--motion", motion),
     ] + encoding.given + [("--audio-codec", audioCodec != nil)]
     // A camera is asked for its size; a movie would have to be scaled.
     if input != nil { needsPictures.append(("--size", size != nil)) }

@@ -89,15 +89,20 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
       completion(.failure(PreviewError("the preview has stopped")))
       return
     }
-    let id = snapshots.withLock { $0.add(format, completion) }
-    snapshotsWanted.add(1, ordering: .releasing)
+    // The flag changes under the lock that holds the requests, so a timeout that empties
+    // the list cannot clear the flag of a request added meanwhile.
+    let id = snapshots.withLock { requests in
+      snapshotsWanted.add(1, ordering: .releasing)
+      return requests.add(format, completion)
+    }
     DispatchQueue.global().asyncAfter(deadline: .now() + snapshotTimeout) { [self] in
       // Only this request's own time is up: another asked later still has its own.
-      let (expired, noneLeft) = snapshots.withLock { requests in
-        (requests.remove(id), requests.waiting.isEmpty)
+      let expired = snapshots.withLock { requests in
+        let expired = requests.remove(id)
+        if expired != nil && requests.waiting.isEmpty { snapshotsWanted.store(0, ordering: .releasing) }
+        return expired
       }
       guard let expired else { return }
-      if noneLeft { snapshotsWanted.store(0, ordering: .releasing) }
       expired.completion(.failure(PreviewError("no frame came within \(String(format: "%g", snapshotTimeout)) s")))
     }
   }

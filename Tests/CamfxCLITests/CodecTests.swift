@@ -219,6 +219,12 @@ final class CodecTests: CLITestCase {
     try assertFails(
       ["--input", "in.mkv", "--video-codec", "copy", "--filter", "mirror", "-o", "a.mkv"],
       stderr: "camfx: error: --filter needs decoded pictures or an encoder; --video-codec copy has neither", keep: ["in.mkv"])
+    for option in [["--still", "s.png"], ["--motion"]] {
+      try assertFails(
+        ["--input", "in.mkv", "--video-codec", "copy"] + option + ["-o", "a.mkv"],
+        stderr: "camfx: error: \(option[0]) needs decoded pictures or an encoder; --video-codec copy has neither",
+        keep: ["in.mkv"])
+    }
     try assertFails(
       ["--input", "in.mkv", "--video-codec", "copy", "-o", "a.mp4"],
       stderr: "camfx: error: recording to 'a.mp4' failed: the MP4 container cannot hold pcm_s16le (Matroska, .mkv, holds every codec)",

@@ -175,6 +175,26 @@ final class EventCommandTests: CLITestCase {
     XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("all.mp4"))["video"]?.frames), 120, "the whole recording")
   }
 
+  /// SIGUSR2 without event clips is said and ignored: its default action would end
+  /// camfx without finishing the file.
+  func testSIGUSR2WithoutEventClipsIsIgnored() throws {
+    let process = try CLI.start(
+      ["record", "--source", "testsrc", "--size", "160x120", "--duration", "3s", "--x264-preset", "ultrafast", "--quiet",
+       "-o", "all.mp4"], in: dir)
+    var waited = 0.0
+    while !FileManager.default.fileExists(atPath: path("all.mp4")) && waited < 10 {
+      usleep(20_000)
+      waited += 0.02
+    }
+    kill(process.processIdentifier, SIGUSR2)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationReason, .exit, stderr)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    XCTAssertTrue(stderr.contains("camfx: SIGUSR2 ignored: event clips need --pre-record\n"), stderr)
+    XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("all.mp4"))["video"]?.frames), 90)
+  }
+
   func testBadEventOptionsAreOneLineErrors() throws {
     try assertFails(
       ["record", "--post-record", "3s", "-o", "a.mp4"],

@@ -2,9 +2,9 @@ import CamfxMedia
 
 /// What a recording command runs, whichever way the packets are made: a
 /// `RecordingPipeline` (decoded, filtered and encoded) or a `PacketCopySession`
-/// (`--video-codec copy`, `--preset passthrough`: packets as they are). Both are built
-/// from a `RecordingPipeline.Configuration`; a runner that stops, reports and waits
-/// needs no more than this of either.
+/// (`--video-codec copy`, `--preset passthrough`: packets as they are). `Recording`
+/// builds the one a `RecordingPipeline.Configuration` asks for; a runner that stops,
+/// reports and waits needs no more than this of either.
 public protocol RecordingJob: AnyObject, Sendable {
   /// Records until a limit, the end of the input, `stop()` or a failure, calling
   /// `status` every `statusInterval` seconds with the live figures (a copy has none);

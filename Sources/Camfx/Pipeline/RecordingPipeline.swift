@@ -138,6 +138,10 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
   /// - Throws: what opening the input, the devices or the encoders throws, or
   ///   `RecordingOptionError` for settings that do not go together.
   public init(_ configuration: Configuration, report: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    guard !configuration.video.copiesPackets else {
+      throw RecordingOptionError(
+        "video codec 'copy' records the source's own packets: a PacketCopySession does that (Recording chooses)")
+    }
     self.configuration = configuration
     self.report = report
     var limits = configuration.limits

@@ -41,6 +41,10 @@ public struct VideoSettings: Sendable, Equatable {
   public var height: Int
   /// FFmpeg encoder name (`avcodec_find_encoder_by_name`); it must accept yuv420p.
   public var codec: String = "libx264"
+  /// The codec name that asks for no encoder: the source's own packets are copied.
+  public static let copyCodec = "copy"
+  /// True when `codec` is `copy` (a `PacketCopySession`, not an encoder).
+  public var copiesPackets: Bool { codec == Self.copyCodec }
   /// `nil`: the encoder's usual quality setting (CRF 23 for libx264, CRF 32 for
   /// libvpx-vp9, q 3 for mjpeg, the encoder's own default for libx265 and libsvtav1,
   /// and a bit rate of 0.1 bit per pixel for encoders with no quality mode).

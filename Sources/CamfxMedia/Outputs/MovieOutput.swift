@@ -59,7 +59,9 @@ public protocol MovieOutput: AnyObject {
   /// The one line said when a failed write ends the output (`error`'s by default).
   func endingNote(for error: FFmpegError) -> String
   /// What a file output adds to the recording's summary once it has finished; nil
-  /// for a stream (the default).
+  /// for a stream (the default). Unlike the other figures it is read straight from
+  /// the output, by the thread that ran the recording, and only after the output's
+  /// worker has ended (`PacketBus.finish` or `cancel` returned).
   var fileFigures: FileOutputFigures? { get }
 }
 
