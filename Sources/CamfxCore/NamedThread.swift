@@ -21,10 +21,13 @@ public final class NamedThread: @unchecked Sendable {
   /// - Throws: `NamedThread.StartError` with `pthread_create`'s code (EAGAIN: the
   ///   system's thread limit).
   public init(_ name: String, _ body: @escaping @Sendable () -> Void) throws(StartError) {
-    let box = Unmanaged.passRetained(Body(body))
+    let box = Unmanaged.passRetained(Body(name: name, run: body))
     var t = pthread_t()
     let created = pthread_create(&t, nil, { arg in
       let body = Unmanaged<Body>.fromOpaque(arg!).takeRetainedValue()
+      // Named by itself before its work: a name set by the creator after
+      // pthread_create could come after the work began (or after a short thread ended).
+      NamedThread.setName(pthread_self(), body.name)
       body.run()
       return nil
     }, box.toOpaque())
@@ -33,7 +36,6 @@ public final class NamedThread: @unchecked Sendable {
       throw StartError(name: name, code: created)
     }
     handle = t
-    Self.setName(t, name)
   }
 
   /// `pthread_setname_np`, which Glibc's Swift module does not export (it is behind
@@ -72,7 +74,11 @@ public final class NamedThread: @unchecked Sendable {
   }
 
   private final class Body {
+    let name: String
     let run: @Sendable () -> Void
-    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    init(name: String, run: @escaping @Sendable () -> Void) {
+      self.name = name
+      self.run = run
+    }
   }
 }

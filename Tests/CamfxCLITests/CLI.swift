@@ -158,6 +158,17 @@ class CLITestCase: XCTestCase {
 
   func path(_ name: String) -> String { dir.appendingPathComponent(name).path }
 
+  /// Waits until a recording started with `CLI.start` has created `name` (its first
+  /// packet reached the file): from then on its signal handlers are in place, and its
+  /// clock runs. A debug build on a busy machine can take a second or more to get there.
+  func waitForFile(_ name: String, seconds: Double = 20, file: StaticString = #filePath, line: UInt = #line) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !FileManager.default.fileExists(atPath: path(name)) {
+      guard Date() < deadline else { return XCTFail("no \(name) after \(seconds) s", file: file, line: line) }
+      usleep(20_000)
+    }
+  }
+
   /// The names in the test directory (hidden ones included), sorted.
   func listing(_ sub: String = "") throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: sub.isEmpty ? dir.path : path(sub)).sorted()

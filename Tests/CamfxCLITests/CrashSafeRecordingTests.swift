@@ -391,13 +391,15 @@ final class CrashSafeRecordingTests: CLITestCase {
     sleep(2)
     kill(process.processIdentifier, SIGINT)
     // Past the 200 ms in which a second signal from the same sender counts as the first
-    // (veryslow's 60-frame lookahead at 720p takes far longer than that to drain).
+    // (veryslow's 60-frame lookahead at 720p takes longer than that to drain).
     usleep(400_000)
     XCTAssertTrue(process.isRunning, "still draining the encoder")
     let second = Date()
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()
-    XCTAssertLessThan(Date().timeIntervalSince(second), 1.0)
+    // At once: the frame being encoded and the file's finish, not the drain; bounded
+    // loosely, as the other test process shares the two cores.
+    XCTAssertLessThan(Date().timeIntervalSince(second), 3.0)
     XCTAssertEqual(process.terminationReason, .exit)
     XCTAssertEqual(process.terminationStatus, 1)
     XCTAssertEqual(try decodeErrors("twice.mp4"), "")

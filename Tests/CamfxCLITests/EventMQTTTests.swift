@@ -56,7 +56,8 @@ final class EventMQTTTests: CLITestCase {
         "--post-record", "1s", "--event-output", "ev-%H%M%S.mp4", "--mqtt", "mqtt://127.0.0.1:\(port)/camfx/test",
         "--quiet", "-o", "all.mp4",
       ], in: dir)
-    usleep(2_000_000)
+    waitForFile("all.mp4")
+    usleep(1_500_000)
     kill(process.processIdentifier, SIGUSR2)
     waitFor(seconds: 6) { changes(in: "sub.txt").count >= 2 }
     let first = changes(in: "sub.txt")

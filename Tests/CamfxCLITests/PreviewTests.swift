@@ -264,7 +264,13 @@ final class PreviewTests: CLITestCase {
         received.withLock { $0.append(HTTPProbe.jpegParts(body).count) }
       }
     }
-    usleep(1_000_000)
+    // The 16 viewers are counted as the server reads their requests: wait for them all.
+    let counted = Date().addingTimeInterval(10)
+    while Date() < counted {
+      let state = try? JSONSerialization.jsonObject(with: Data(HTTPProbe.get(port: port, path: "/state").body)) as? [String: Any]
+      if (state?["viewers"] as? Int ?? 0) >= 16 { break }
+      usleep(50_000)
+    }
     let refused = try HTTPProbe.get(port: port, path: "/stream.mjpeg", seconds: 2)
     XCTAssertEqual(refused.status, 503, "the 17th viewer")
     XCTAssertEqual(try HTTPProbe.get(port: port, path: "/state").status, 200, "/state at the viewer cap")

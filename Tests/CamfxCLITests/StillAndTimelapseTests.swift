@@ -21,7 +21,8 @@ final class StillAndTimelapseTests: CLITestCase {
       "--still", "shot-%H%M%S.png", "-o", "rec.mp4",
     ]
     let process = try CLI.start(args, in: dir, stderr: "err.txt")
-    usleep(1_500_000)
+    waitForFile("rec.mp4")
+    usleep(1_200_000)
     kill(process.processIdentifier, SIGUSR1)
     usleep(1_200_000)
     kill(process.processIdentifier, SIGUSR1)

@@ -13,7 +13,8 @@ import Glibc
 /// crash, full disks, and the files a recording must never replace.
 final class MovieFileOutputTests: XCTestCase {
   /// Writes `count` pattern frames (30 fps) with a 440 Hz tone; `midway` sees the file
-  /// as it is on disk after `midwayFrame` frames (what a crash would leave).
+  /// as it is on disk after `midwayFrame` frames have been written (what a crash would
+  /// leave).
   @discardableResult
   func record(
     _ path: String, count: Int, fragment: Double = 1, bframes: Int = 0, crf: Double = 23, audio: Bool = true,
@@ -36,7 +37,13 @@ final class MovieFileOutputTests: XCTestCase {
       if audio, let pcm = sine.nextBuffer(upTo: MediaTime(value: Int64(i + 1), timescale: 30)) {
         try writer.append(audio: pcm)
       }
-      if i + 1 == midwayFrame { try midway(path) }
+      if i + 1 == midwayFrame {
+        // The file's worker writes behind the appends: wait until it has all but the
+        // last few frames (the encoder's delay) before looking at the disk.
+        let deadline = Date().addingTimeInterval(10)
+        while writer.recordedOutputs[0].videoPacketsWritten < i + 1 - 10, Date() < deadline { usleep(5_000) }
+        try midway(path)
+      }
     }
     try writer.finish()
     return writer

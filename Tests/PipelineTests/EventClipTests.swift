@@ -142,6 +142,10 @@ final class EventClipTests: XCTestCase {
           recorder.trigger("api")
         },
         120: { recorder in
+          // The first clip's worker has tried its file (the recording runs faster than
+          // real time, so it could still be behind) before the folder comes back.
+          let deadline = Date().addingTimeInterval(10)
+          while recorder.events.first?.error == nil, Date() < deadline { usleep(5_000) }
           try? FileManager.default.createDirectory(atPath: clips, withIntermediateDirectories: false)
           recorder.trigger("api")
         },

@@ -97,8 +97,10 @@ final class MediaSourceWrapperTests: XCTestCase {
     let session = try RecordingSession<PCMBuffer>(input: input, chain: chain, sink: MovieWriterSink(writer: writer))
     XCTAssertEqual(session.videoPath, "bgra → yuv420p → encoder")
     session.start()
-    // By 3.3 s every frame up to 2.9 s was paced out; the pacer now waits for 100 s.
-    usleep(3_300_000)
+    // Every frame up to 2.9 s is paced out by then; the pacer then waits for 100 s.
+    let deadline = Date().addingTimeInterval(15)
+    while session.statistics.snapshot.framesWritten < 11, Date() < deadline { usleep(20_000) }
+    usleep(200_000)
     let stopped = Date()
     session.stop()
     let summary = session.waitUntilFinished(statusInterval: 0.05)
