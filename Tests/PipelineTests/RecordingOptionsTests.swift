@@ -37,6 +37,9 @@ final class RecordingOptionsTests: XCTestCase {
     XCTAssertEqual(try RecordingLimits.parseByteCount("800kB"), 800_000)
     XCTAssertEqual(try RecordingLimits.parseByteCount("64MiB"), 64 * 1_048_576)
     XCTAssertEqual(try RecordingLimits.parseByteCount("4096"), 4096)
+    // A loop recording's --max-total on a large disk.
+    XCTAssertEqual(try RecordingLimits.parseByteCount("2T"), 2_000_000_000_000)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("1.5TiB"), 1_649_267_441_664)
     for bad in ["", "abc", "-5M", "0", "5X", "M", "1.5.5M"] {
       XCTAssertThrowsError(try RecordingLimits.parseByteCount(bad), bad) { error in
         XCTAssertEqual("\(error)", "invalid size '\(bad)': expected a byte count such as 50M, 1.5G, 800k or 64MiB")

@@ -73,7 +73,8 @@ extension RecordingLimits {
     var body = Substring(text)
     if body.hasSuffix("B") { body = body.dropLast() }
     let suffixes: [(String, Double)] = [
-      ("Ki", 1024), ("Mi", 1_048_576), ("Gi", 1_073_741_824), ("k", 1e3), ("K", 1e3), ("M", 1e6), ("G", 1e9),
+      ("Ki", 1024), ("Mi", 1_048_576), ("Gi", 1_073_741_824), ("Ti", 1_099_511_627_776),
+      ("k", 1e3), ("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12),
     ]
     var scale = 1.0
     for (suffix, factor) in suffixes where body.hasSuffix(suffix) {
