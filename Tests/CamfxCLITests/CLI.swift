@@ -53,7 +53,7 @@ enum CLI {
 
   /// Starts `camfx args...` in `dir` in the background, its stderr going to the file
   /// `stderr` there, stdin and stdout to /dev/null.
-  static func start(_ args: [String], in dir: URL, stderr: String = "stderr.txt") throws -> Process {
+  static func start(_ args: [String], in dir: URL, stderr: String = "stderr.txt", stdout: String? = nil) throws -> Process {
     let process = Process()
     process.executableURL = try executable
     process.arguments = withTestSource(args)
@@ -61,7 +61,13 @@ enum CLI {
     let errPath = dir.appendingPathComponent(stderr).path
     _ = FileManager.default.createFile(atPath: errPath, contents: nil)
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-    process.standardOutput = FileHandle.nullDevice
+    if let stdout {
+      let outPath = dir.appendingPathComponent(stdout).path
+      _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+      process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+    } else {
+      process.standardOutput = FileHandle.nullDevice
+    }
     process.standardInput = FileHandle.nullDevice
     try process.run()
     return process

@@ -175,6 +175,30 @@ final class EventCommandTests: CLITestCase {
     XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("all.mp4"))["video"]?.frames), 120, "the whole recording")
   }
 
+  /// A hook's output joins camfx's messages on stderr; with `-o -` it never gets into
+  /// the stream.
+  func testAHooksOutputStaysOutOfTheStreamOnStdout() throws {
+    let process = try CLI.start(
+      [
+        "record", "--source", "testsrc", "--size", "160x120", "--duration", "3s", "--pre-record", "1s",
+        "--event-output", "ev.mp4", "--on-event-start", "echo HOOK-SAYS-HELLO", "--x264-preset", "ultrafast",
+        "--quiet", "-o", "-",
+      ], in: dir, stdout: "stream.ts")
+    let deadline = Date().addingTimeInterval(20)
+    while ((try? FileManager.default.attributesOfItem(atPath: path("stream.ts"))[.size] as? Int) ?? 0) == 0, Date() < deadline {
+      usleep(20_000)
+    }
+    kill(process.processIdentifier, SIGUSR2)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    XCTAssertTrue(stderr.contains("HOOK-SAYS-HELLO\n"), stderr)
+    let stream = try Data(contentsOf: URL(fileURLWithPath: path("stream.ts")))
+    XCTAssertNil(stream.range(of: Data("HOOK-SAYS-HELLO".utf8)), "the hook's words are not in the stream")
+    XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("stream.ts"))["video"]?.frames), 90)
+    XCTAssertEqual(try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path("stream.ts"), "-f", "null", "-"]).stderr, "")
+  }
+
   /// SIGUSR2 without event clips is said and ignored: its default action would end
   /// camfx without finishing the file.
   func testSIGUSR2WithoutEventClipsIsIgnored() throws {
@@ -195,6 +219,12 @@ final class EventCommandTests: CLITestCase {
     try assertFails(
       ["record", "--post-record", "3s", "-o", "a.mp4"],
       stderr: "camfx: error: --post-record sets event clips: add --pre-record TIME (e.g. --pre-record 5s)")
+    // A clip's container that cannot hold the recording's video is refused at the start,
+    // not at each event.
+    try assertFails(
+      ["record", "--video-codec", "vp9", "--pre-record", "2s", "--event-output", "ev.mov", "-o", "a.mkv"],
+      stderr: "camfx: error: --event-output 'ev.mov': recording to 'ev-000.mov' failed: "
+        + "the QuickTime (.mov) container cannot hold vp9 (Matroska, .mkv, holds every codec)")
     try assertFails(
       ["record", "--pre-record", "2s", "--gop", "120", "-o", "a.mp4"],
       stderr: "camfx: error: --gop 120 is longer than --pre-record 2.0 s (60 frames at 30.00 fps): an event clip could start up to 120 frames before it; give --gop 60 or less")

@@ -49,6 +49,15 @@ final class StillAndTimelapseTests: CLITestCase {
     }
   }
 
+  func testATimelapseFrameRateOutOfRangeIsAnError() throws {
+    // The rate a timelapse plays at was not checked (a crash at --fps 0).
+    for fps in ["0", "1001", "9999999999"] {
+      try assertFails(
+        ["record", "--source", "testsrc", "--timelapse", "1s", "--fps", fps, "-o", "t.mp4"],
+        stderr: "camfx: error: the timelapse's frame rate \(fps) must be in 1...1000")
+    }
+  }
+
   func testTimelapseKeepsOneFrameASecondAndPlaysThemAtTheFrameRate() throws {
     let result = try CLI.run(
       ["--size", "320x240", "--duration", "6s", "--timelapse", "1s", "--quiet", "-o", "lapse.mp4"], in: dir)

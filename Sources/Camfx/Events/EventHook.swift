@@ -44,6 +44,8 @@ public struct EventHook: Sendable, Equatable {
         process.arguments = Array(arguments.dropFirst())
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = FileHandle.nullDevice
+        // What a hook prints goes with camfx's messages, never into `-o -`'s stream.
+        process.standardOutput = FileHandle.standardError
         let name = URL(fileURLWithPath: arguments[0]).lastPathComponent
         do {
           try process.run()

@@ -168,6 +168,14 @@ public final class EventRecorder: @unchecked Sendable {
     pictures = EventPictureTap(report: report)
     try SegmentNames.validate(pattern: options.pattern, option: "--event-output")
     try OutputFile.requireFolder(ofPattern: options.pattern, option: "--event-output")
+    // The clips' container must hold the recording's streams: checked now, not at the
+    // first event (MOV holds no VP9 or Opus).
+    do {
+      var names = SegmentNames(pattern: options.pattern, overwrite: true)
+      try MovieFileOutput(path: names.next(at: Glibc.time(nil)), options: options.file).prepare(streams: bus.streams)
+    } catch {
+      throw RecordingOptionError("--event-output '\(options.pattern)': \(error)")
+    }
     state = Mutex(State(names: SegmentNames(pattern: options.pattern, overwrite: options.file.overwrite)))
     messages = try options.mqtt.map { try EventMessages(address: $0, queueLimit: options.mqttQueueLimit, report: report) }
     bus.keepPackets(seconds: options.preRecord, maximumBytes: options.maximumPreRecordBytes)
@@ -230,6 +238,13 @@ public final class EventRecorder: @unchecked Sendable {
         pictures.request(path: Self.picturePath(of: path))
       } catch {
         failure = "event clip '\(path)': \(error)"
+        // Listed with its error, so that the recording's end counts it as lost.
+        s.events.append(
+          Event(
+            path: path, start: now, end: now, triggeredAt: now, triggeredAtEpoch: Date().timeIntervalSince1970,
+            trigger: source, triggers: 1, frames: 0, bytes: 0, files: [], error: "\(error)", score: nil, scoreAt: nil,
+            boxes: nil, inProgress: nil))
+        s.events.sort { $0.start < $1.start }
       }
     }
     if let started {

@@ -171,6 +171,9 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     var opened = try Self.openInput(configuration, report: report)
     if let interval = configuration.timelapse {
       let rate = configuration.framesPerSecond ?? 30
+      guard (1...1000).contains(rate) else {
+        throw RecordingOptionError("the timelapse's frame rate \(rate) must be in 1...1000")
+      }
       opened.input = TimelapseSource(opened.input, interval: interval, frameDuration: MediaTime(value: 1, timescale: Int32(rate)))
       opened.fps = Double(rate)
     }
