@@ -122,7 +122,7 @@ struct ComposeCommand: ParsableCommand {
     let plan = try outputOptions.plan(names: outputOptions.output, overwrite: overwrite)
     for item in composition.items { try plan.requireDistinct(fromInput: item.asset.path, what: "the item '\(item.asset.path)'") }
     if let music = composition.music { try plan.requireDistinct(fromInput: music.path, what: "--music") }
-    let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
+    let statsFile = try RecordingRunner.statsFile(statsJSON)
 
     if passthrough {
       try runPassthrough(composition, plan: plan, statsFile: statsFile)
@@ -157,6 +157,7 @@ struct ComposeCommand: ParsableCommand {
         + RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded ", with: "wrote ") + "\n")
     if let error = summary.error { throw RecordingFailure(message: error) }
     try Self.requireComplete(summary, of: timeline.total.seconds, output: name)
+    try runner.requireStatsWritten()
   }
 
   /// An interrupted composition is a partial movie: exit 1 so that a script knows.
@@ -188,6 +189,7 @@ struct ComposeCommand: ParsableCommand {
         + RecordingStatusLine.summary(summary, output: name).replacingOccurrences(of: "recorded ", with: "copied ") + "\n")
     if let error = summary.error { throw RecordingFailure(message: error) }
     try Self.requireComplete(summary, of: nil, output: name)
+    try runner.requireStatsWritten()
   }
 
   /// A one-line error for a file this process cannot read (missing, no permission).

@@ -238,7 +238,7 @@ struct RecordCommand: ParsableCommand {
         interval: $0, keep: keep, maximumTotalBytes: try maxTotal.map(RecordingLimits.parseByteCount),
         minimumFreeBytes: minimumFree, file: fileOptions)
     }
-    let statsFile = try statsJSON.map { try OutputFile(path: $0, overwrite: true) }
+    let statsFile = try RecordingRunner.statsFile(statsJSON)
     if encoding.copies { try checkCopyOptions() }
     var recording = try configuration(limits: limits, timelapse: timelapseInterval)
     recording.outputs = names.isEmpty ? nil : plan
@@ -331,6 +331,7 @@ struct RecordCommand: ParsableCommand {
         message: "\(count) of \(clips.count) event clip(s) could not be written (\(failed.path): \(reason))"
           + (names.isEmpty ? "" : "; \(output) is complete"))
     }
+    try runner.requireStatsWritten()
   }
 
   /// The recording the options describe (without its outputs).

@@ -25,6 +25,10 @@ final class RecordingRunner {
 
   let quiet: Bool
   let statsFile: OutputFile?
+  /// Why `--stats-json` could not be written at the end, if it could not: said as a
+  /// warning then, and the exit status once the summary and the recording's own
+  /// errors have been said (`requireStatsWritten`).
+  private(set) var statsFailure: String?
   private let stopTarget = RecordingStopTarget()
   private let signals: StopSignals
   let onTerminal = isatty(STDERR_FILENO) != 0
@@ -85,7 +89,32 @@ final class RecordingRunner {
     }
     if showStatus { RecordCommand.printToStderr("\r\u{1B}[2K") }
     if let reason = job.stopRequest { RecordCommand.printToStderr("camfx: \(reason); finishing the recording\n") }
-    try statsFile.map { try RecordCommand.writeStats(summary, to: $0) }
+    if let statsFile {
+      do {
+        try RecordCommand.writeStats(summary, to: statsFile)
+      } catch {
+        statsFailure = "--stats-json '\(statsFile.path)' not written: \(error)"
+        RecordCommand.printToStderr("camfx: warning: \(statsFailure!)\n")
+      }
+    }
     return summary
+  }
+
+  /// The `--stats-json` file a command will write, checked before it runs: its folder
+  /// exists and takes new files (a recording of hours should not learn that at its end).
+  static func statsFile(_ path: String?) throws -> OutputFile? {
+    guard let path else { return nil }
+    do {
+      let file = try OutputFile(path: path, overwrite: true)
+      try file.requireWritableDirectory()
+      return file
+    } catch let error as OutputFileError {
+      throw RecordingOptionError("--stats-json '\(path)': \(error)")
+    }
+  }
+
+  /// Exits non-zero when `--stats-json` was not written.
+  func requireStatsWritten() throws {
+    if let statsFailure { throw RecordingFailure(message: statsFailure) }
   }
 }

@@ -201,6 +201,33 @@ final class BadInputTests: CLITestCase {
     XCTAssertEqual(try listing("ro"), [])
   }
 
+  /// `--stats-json` is checked before recording; if it cannot be written at the end
+  /// after all, the summary is still said, and the exit status says the stats were lost.
+  func testStatsThatCannotBeWrittenAreCheckedFirstAndSaidLast() throws {
+    try FileManager.default.createDirectory(atPath: path("ro"), withIntermediateDirectories: false)
+    chmod(path("ro"), 0o555)
+    try assertFails(
+      ["record", "--duration", "1s", "--stats-json", "ro/s.json", "-o", "a.mp4"],
+      stderr: "camfx: error: --stats-json 'ro/s.json': output directory 'ro' is not writable (Permission denied)",
+      keep: ["ro"], unprivileged: true)
+
+    try FileManager.default.createDirectory(atPath: path("stats"), withIntermediateDirectories: false)
+    let process = try CLI.start(
+      ["record", "--source", "testsrc", "--size", "160x120", "--duration", "2s", "--quiet", "--stats-json", "stats/s.json",
+       "-o", "a.mp4"], in: dir)
+    waitForFile("a.mp4")
+    try FileManager.default.removeItem(atPath: path("stats"))
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 1, stderr)
+    let lines = stderr.split(separator: "\n").map(String.init)
+    XCTAssertEqual(lines.count, 3, stderr)
+    XCTAssertEqual(lines.first, "camfx: warning: --stats-json 'stats/s.json' not written: output directory 'stats' does not exist")
+    XCTAssertTrue(lines.dropFirst().first?.hasPrefix("recorded 60 frames (2.00 s) to a.mp4") == true, stderr)
+    XCTAssertEqual(lines.last, "camfx: error: --stats-json 'stats/s.json' not written: output directory 'stats' does not exist")
+    XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("a.mp4"))["video"]?.frames), 60)
+  }
+
   func testFailureAfterOutputChecksLeavesNoFile() throws {
     // The output checks pass, then the source fails: nothing may be left behind.
     try snapshotFails(["--source", "/dev/video0"], "camfx: error: camera /dev/video0: no such device")
