@@ -299,6 +299,7 @@ struct RecordCommand: ParsableCommand {
     }
     let summary = try runner.run(job, display: display, verbose: verbose)
     stills?.waitUntilWritten()
+    if let soundError = summary.soundError { Self.printToStderr("camfx: warning: \(soundError); the video went on\n") }
 
     // 4. What was written stays, whatever happened.
     let file = plan.files.first.flatMap { path in job.outputReports.first { $0.name == path } }

@@ -41,6 +41,62 @@ final class MovieWriterSinkTests: XCTestCase {
     let audioDuration = try XCTUnwrap(Double(audio0["duration"] ?? ""))
     XCTAssertEqual(audioDuration, videoDuration, accuracy: 0.05)
   }
+
+  /// A microphone unplugged mid-recording (its generator throws): the sound ends there,
+  /// the video goes on to its end, and the summary says why the sound stopped.
+  func testSoundThatFailsEndsTheAudioTrackButNotTheRecording() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-sink-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("out.mp4").path
+
+    let input = CountingInput(geometry: FrameGeometry(width: 64, height: 48), live: false, total: 90)
+    var video = VideoSettings(width: 64, height: 48)
+    video.preset = "ultrafast"
+    let writer = try MovieWriter(path: path, settings: MovieSettings(video: video, audio: AudioSettings(sampleRate: 48_000, channels: 1)))
+    let generator = try UnpluggedMicrophone(after: 1.0)
+    let session = try RecordingSession<PCMBuffer>(
+      input: CountingVideoSource(input), chain: configuredChain([], for: input.geometry),
+      generator: generator, sink: MovieWriterSink(writer: writer))
+    session.start()
+    let summary = session.waitUntilFinished()
+    XCTAssertNil(summary.error)
+    XCTAssertEqual(summary.stopReason, .endOfInput)
+    XCTAssertEqual(summary.framesOut, 90, "every frame, after the sound stopped too")
+    let soundError = try XCTUnwrap(summary.soundError)
+    XCTAssertTrue(soundError.hasPrefix("the sound stopped at 1."), soundError)
+    XCTAssertTrue(soundError.hasSuffix(": the device was unplugged"), soundError)
+    let video0 = try ffprobe(["-select_streams", "v:0", "-count_frames", "-show_entries", "stream=nb_read_frames", path])
+    XCTAssertEqual(video0["nb_read_frames"], "90")
+    let audio0 = try ffprobe(["-select_streams", "a:0", "-show_entries", "stream=duration", path])
+    XCTAssertEqual(try XCTUnwrap(Double(audio0["duration"] ?? "")), 1.0, accuracy: 0.1, "the sound up to the unplug")
+  }
+}
+
+/// A tone that fails once it has given `after` seconds, as an unplugged microphone does.
+final class UnpluggedMicrophone: AudioGenerator {
+  struct Unplugged: Error, CustomStringConvertible { var description: String { "the device was unplugged" } }
+  private let tone: SineToneGenerator
+  private let after: MediaTime
+  private var start = MediaTime.zero
+
+  init(after seconds: Double) throws {
+    tone = SineToneGenerator(try SineAudioSource(frequency: 440, sampleRate: 48_000, channels: 1))
+    after = MediaTime(value: Int64(seconds * 1000), timescale: 1000)
+  }
+
+  func start(at time: MediaTime) {
+    start = time
+    tone.start(at: time)
+  }
+
+  func nextChunk(until end: MediaTime) throws -> PCMBuffer? {
+    // Sound up to the unplug, however far the video is ahead; then the failure.
+    let unplugged = start + after
+    if let block = try tone.nextChunk(until: end < unplugged ? end : unplugged) { return block }
+    if end > unplugged { throw Unplugged() }
+    return nil
+  }
 }
 
 /// `CountingInput`'s frames from a source with the session's `PCMBuffer` sound type.

@@ -178,8 +178,9 @@ extension RecordingSession {
       do {
         block = try generator.nextChunk(until: MediaTime(value: end, timescale: Self.nanoseconds))
       } catch {
-        record(failure: error)
-        requestStop(.failed)
+        // The sound is lost from here (a microphone unplugged); the pictures are not:
+        // the audio track ends, and the recording goes on.
+        record(soundError: "the sound stopped at \(RecordingStatusLine.fixed(Double(max(0, end - start)) / 1e9, 2)) s: \(error)")
         return
       }
       if let block {

@@ -62,6 +62,8 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   struct Outcome {
     var reason: StopReason?
     var error: (any Error)?
+    /// Why the sound ended before the video, which went on (`RecordingSummary.soundError`).
+    var soundError: String?
   }
 
   // The video clock the audio stage follows, in nanoseconds on the input's timeline.
@@ -230,7 +232,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   /// The figures so far; final once `waitUntilFinished` returned.
   public var summary: RecordingSummary {
-    let o = outcome.withLock { Outcome(reason: $0.reason, error: $0.error) }
+    let o = outcome.withLock { $0 }
     let s = statistics
     let start = videoStartNanoseconds.load(ordering: .acquiring)
     let end = videoEndNanoseconds.load(ordering: .acquiring)
@@ -256,6 +258,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     let wall = firstFrameWallNanoseconds.load(ordering: .acquiring)
     if wall != .min { result.firstFrameEpochSeconds = Double(wall) / 1e9 }
     result.videoPath = videoPath
+    result.soundError = o.soundError
     result.cameraGaps = cameraGaps
     result.bgraFrames = s.framesInBGRA.load(ordering: .relaxed)
     result.busySeconds = [
@@ -279,6 +282,11 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       if o.error == nil { o.error = failure }
       if o.reason == nil { o.reason = .failed }
     }
+  }
+
+  /// Keeps why the sound ended early (the first reason); the recording goes on.
+  func record(soundError: String) {
+    outcome.withLock { if $0.soundError == nil { $0.soundError = soundError } }
   }
 
   /// True once a stage has failed.

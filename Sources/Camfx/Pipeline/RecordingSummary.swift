@@ -26,6 +26,9 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   public var segments: [SegmentedMovieOutput.Segment]? = nil
   /// Times the camera was gone and came back (`--reconnect-timeout`).
   public var cameraGaps: [CameraGap]? = nil
+  /// Why the sound ended before the video (a microphone unplugged), if it did: the
+  /// video went on, and the audio track ends there.
+  public var soundError: String? = nil
   /// Seconds the in-place finish of a fragmented MP4 took (writing its index).
   public var indexSeconds: Double? = nil
   /// Seconds spent in `fdatasync` making the fragments durable, and how many calls.
@@ -126,7 +129,7 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case framesIn = "frames_in", framesOut = "frames_out", dropped, audioChunks = "audio_chunks"
     case durationSeconds = "duration_seconds", elapsedSeconds = "elapsed_seconds", bytes
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
-    case cameraGaps = "camera_gaps", indexSeconds = "index_seconds"
+    case cameraGaps = "camera_gaps", soundError = "sound_error", indexSeconds = "index_seconds"
     case syncSeconds = "sync_seconds", syncs, videoPath = "video_path", bgraFrames = "bgra_frames", outputs
     case firstFrameEpochSeconds = "first_frame_epoch", packetBus = "packet_bus", events, motion
   }
