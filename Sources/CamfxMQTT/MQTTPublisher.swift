@@ -216,7 +216,16 @@ public final class MQTTPublisher: @unchecked Sendable {
     }
     mosquitto_destroy(mosq)
     self.mosq = nil
-    queue.withLock { $0.connected = false }
+    // What the broker never took is said, not dropped in silence: the warning at the
+    // outage promised to keep it.
+    let undelivered = queue.withLock { q in
+      q.connected = false
+      defer { q.messages.removeAll() }
+      return q.messages.count
+    }
+    if undelivered > 0 {
+      report("warning: MQTT \(address): \(undelivered) message(s) not delivered: the broker was away when camfx ended")
+    }
   }
 
   /// `mosquitto_connect_async` with our own `mosquitto_loop` calls rather than

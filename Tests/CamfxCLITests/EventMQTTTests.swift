@@ -39,6 +39,30 @@ final class EventMQTTTests: CLITestCase {
     while !isDone() && Date() < deadline { usleep(50_000) }
   }
 
+  /// A broker that never came: the messages kept for it are counted at the end, not
+  /// dropped without a word; the recording itself is whole.
+  func testMessagesABrokerNeverTookAreSaidAtTheEnd() throws {
+    let port = try LocalServer.freePort()
+    let process = try CLI.start(
+      [
+        "record", "--source", "testsrc", "--size", "160x120", "--duration", "3s", "--pre-record", "1s",
+        "--post-record", "1s", "--event-output", "ev.mp4", "--mqtt", "mqtt://127.0.0.1:\(port)/camfx/test",
+        "--x264-preset", "ultrafast", "--quiet", "-o", "all.mp4",
+      ], in: dir)
+    waitForFile("all.mp4")
+    kill(process.processIdentifier, SIGUSR2)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    XCTAssertTrue(stderr.contains("warning: MQTT mqtt://127.0.0.1:\(port)/camfx/test: cannot connect"), stderr)
+    // The clip's start and end messages at least.
+    let said = try XCTUnwrap(
+      stderr.firstMatch(of: /MQTT mqtt:\/\/127\.0\.0\.1:\d+\/camfx\/test: (\d+) message\(s\) not delivered: the broker was away when camfx ended/),
+      stderr)
+    XCTAssertGreaterThanOrEqual(Int(said.1) ?? 0, 2, stderr)
+    XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("all.mp4"))["video"]?.frames), 90)
+  }
+
   func testStartAndEndReachASubscriberAndWaitForABrokerThatWasAway() throws {
     let port = try LocalServer.freePort()
     var broker = try startBroker(port: port)
