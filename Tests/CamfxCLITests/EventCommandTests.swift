@@ -219,6 +219,11 @@ final class EventCommandTests: CLITestCase {
     try assertFails(
       ["record", "--post-record", "3s", "-o", "a.mp4"],
       stderr: "camfx: error: --post-record sets event clips: add --pre-record TIME (e.g. --pre-record 5s)")
+    // Clips named like the recording's own file (its segments) would take their names.
+    try assertFails(
+      ["record", "-y", "--segment", "1s", "--pre-record", "2s", "--event-output", "./cam.mp4", "-o", "cam.mp4"],
+      stderr: "camfx: error: --event-output './cam.mp4' is the name of -o 'cam.mp4' too: give the clips names of their own, "
+        + "e.g. 'event-%Y%m%d-%H%M%S.mp4'")
     // A clip's container that cannot hold the recording's video is refused at the start,
     // not at each event.
     try assertFails(

@@ -6,11 +6,20 @@ import XCTest
 /// The session writing a real movie: the frames and the generated tone reach the file
 /// with their timestamps (checked with ffprobe, which decodes what was written).
 final class MovieWriterSinkTests: XCTestCase {
+  private var directory: URL!
+  /// The movie each test writes, in a folder of its own.
+  private var path: String { directory.appendingPathComponent("out.mp4").path }
+
+  override func setUpWithError() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-sink-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDownWithError() throws {
+    try? FileManager.default.removeItem(at: directory)
+  }
+
   func testSessionWritesEveryFrameAndAToneOfTheSameLength() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-sink-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let path = dir.appendingPathComponent("out.mp4").path
 
     let input = CountingInput(geometry: FrameGeometry(width: 64, height: 48), live: false, total: 45)
     var video = VideoSettings(width: 32, height: 48)
@@ -45,10 +54,6 @@ final class MovieWriterSinkTests: XCTestCase {
   /// A microphone unplugged mid-recording (its generator throws): the sound ends there,
   /// the video goes on to its end, and the summary says why the sound stopped.
   func testSoundThatFailsEndsTheAudioTrackButNotTheRecording() throws {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-sink-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    let path = dir.appendingPathComponent("out.mp4").path
 
     let input = CountingInput(geometry: FrameGeometry(width: 64, height: 48), live: false, total: 90)
     var video = VideoSettings(width: 64, height: 48)

@@ -209,6 +209,14 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     video.height = outputGeometry.height
     video.fps = opened.fps
     if let events = configuration.events {
+      // Clips and segments named from one pattern would take each other's names (with
+      // overwrite, a segment could replace a finished clip).
+      let clips = OutputFile.canonicalPath(of: events.pattern)
+      if let file = configuration.outputs?.files.first(where: { OutputFile.canonicalPath(of: $0) == clips }) {
+        throw RecordingOptionError(
+          "--event-output '\(events.pattern)' is the name of -o '\(file)' too: give the clips names of their own, "
+            + "e.g. 'event-%Y%m%d-%H%M%S.mp4'")
+      }
       // A clip starts at the keyframe at or before its pre-roll: keyframes come at
       // least that often, so a clip starts at most one interval early.
       let limit = max(1, Int((events.preRecord * opened.fps).rounded(.down)))
