@@ -145,6 +145,10 @@ public final class EventRecorder: @unchecked Sendable {
   private let wake = WakeSignal()
   /// The hooks still running (`EventHook.run`): `finish()` waits for them.
   private let hooks = DispatchGroup()
+  /// Where a clip's start is said (its sidecar, synced to the disk; its message; its
+  /// hook), in order with its updates and its end: off the thread that triggered it,
+  /// which may be the writer stage (the motion detector's).
+  private let announcements = DispatchQueue(label: "camfx.events.announce")
   private var watcher: NamedThread?
   /// Writes each event's picture, when the recorder was given one (`pictureTap`).
   private let pictures: EventPictureTap
@@ -249,20 +253,22 @@ public final class EventRecorder: @unchecked Sendable {
     }
     if let started {
       report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started.path)")
-      // A sidecar from the start, so that a clip cut short by a crash is still listed.
-      do {
-        try Self.writeSidecar(started)
-      } catch {
-        report("event clip '\(started.path)': cannot write its sidecar: \(error)")
+      announcements.async { [self] in
+        // A sidecar from the start, so that a clip cut short by a crash is still listed.
+        do {
+          try Self.writeSidecar(started)
+        } catch {
+          report("event clip '\(started.path)': cannot write its sidecar: \(error)")
+        }
+        messages?.started(started)
+        options.onStart?.run(
+          [
+            "CAMFX_EVENT": "start", "CAMFX_EVENT_PATH": started.path, "CAMFX_EVENT_START": RecordingStatusLine.fixed(now, 3),
+            "CAMFX_EVENT_TRIGGER": source, "CAMFX_EVENT_SCORE": "",
+          ], in: hooks, report: report)
       }
-      messages?.started(started)
-      options.onStart?.run(
-        [
-          "CAMFX_EVENT": "start", "CAMFX_EVENT_PATH": started.path, "CAMFX_EVENT_START": RecordingStatusLine.fixed(now, 3),
-          "CAMFX_EVENT_TRIGGER": source, "CAMFX_EVENT_SCORE": "",
-        ], in: hooks, report: report)
     }
-    if let extended { messages?.updated(extended) }
+    if let extended { announcements.async { [self] in messages?.updated(extended) } }
     if let failure { report(failure) }
     wake.notify()
   }
@@ -287,7 +293,7 @@ public final class EventRecorder: @unchecked Sendable {
       s.open = open
       updated = open.event(end: expectedEnd(open, now: now), inProgress: true)
     }
-    if let updated { messages?.updated(updated) }
+    if let updated { announcements.async { [self] in messages?.updated(updated) } }
     wake.notify()
   }
 
@@ -324,7 +330,7 @@ public final class EventRecorder: @unchecked Sendable {
       s.open = open
       return open.event(end: now + options.postRecord, inProgress: true)
     }
-    if let updated { messages?.updated(updated) }
+    if let updated { announcements.async { [self] in messages?.updated(updated) } }
     wake.notify()
   }
 
@@ -345,6 +351,7 @@ public final class EventRecorder: @unchecked Sendable {
     watcher = nil
     for open in left { close(open) }
     pictures.finish()
+    announcements.sync {}
     // The end hooks of the clips just closed have only begun; each ends within its
     // timeout.
     hooks.wait()
@@ -398,10 +405,13 @@ public final class EventRecorder: @unchecked Sendable {
       // and after the trigger's picture it replaces.
       pictures.write(peak.frame, to: Self.picturePath(of: open.path), wait: true)
     }
-    do {
-      try Self.writeSidecar(event)
-    } catch {
-      report("event clip '\(open.path)': cannot write its sidecar: \(error)")
+    // After the start's sidecar and message, which may still be on their way.
+    announcements.sync {
+      do {
+        try Self.writeSidecar(event)
+      } catch {
+        report("event clip '\(open.path)': cannot write its sidecar: \(error)")
+      }
     }
     messages?.ended(event)
     let score = event.score.map { RecordingStatusLine.fixed($0, 2) } ?? ""
