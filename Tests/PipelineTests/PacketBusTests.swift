@@ -181,6 +181,31 @@ final class PacketBusTests: XCTestCase {
     XCTAssertEqual(complaints, "")
   }
 
+  /// The same stall in an output beside a live recording that must not hold it up (an
+  /// event clip): it ends alone, keeping what it wrote, and the recording loses nothing.
+  func testAnOutputBesideALiveRecordingThatFallsBehindEndsAloneAndHoldsNothingUp() throws {
+    let main = try MovieFileOutput(path: path("main.mp4"))
+    let (session, writer) = try recording(seconds: 4, gop: 15, outputs: [main], poolCapacity: 4)
+    let stalling = try CountingOutput(path: path("beside.mp4"), stallAtPacket: 20, stallSeconds: 2)
+    let beside = try writer.bus.subscribe(
+      stalling, limits: OutputQueueLimits(packets: 1000, bytes: 16 << 20, seconds: 0.5), failureEndsRecording: false,
+      waitsWhenFull: false)
+    session.start()
+    let summary = session.waitUntilFinished(statusInterval: 0.05)
+    XCTAssertNil(summary.error)
+    XCTAssertEqual(summary.framesOut, 120)
+    XCTAssertEqual(summary.droppedTotal, 0, "the live source lost nothing: \(summary.dropped)")
+    XCTAssertEqual(try videoPackets(path("main.mp4")).count, 120)
+    XCTAssertTrue(beside.hasEnded)
+    XCTAssertTrue(beside.failure?.description.contains("it does not keep up") == true, "\(String(describing: beside.failure))")
+    // What it wrote before it fell behind is kept, and decodes.
+    let (frames, complaints) = try decode(path("beside.mp4"))
+    XCTAssertEqual(frames, stalling.received.filter(\.video).count)
+    XCTAssertGreaterThanOrEqual(frames, 15)
+    XCTAssertLessThan(frames, 120)
+    XCTAssertEqual(complaints, "")
+  }
+
   func testAFileThatStallsPastItsBoundHoldsTheEncoderUpAndTheSourceCountsTheDrops() throws {
     let stalling = try CountingOutput(path: path("stalling.mp4"), stallAtPacket: 20, stallSeconds: 2)
     let (session, writer) = try recording(

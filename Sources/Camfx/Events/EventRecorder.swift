@@ -149,6 +149,7 @@ public final class EventRecorder: @unchecked Sendable {
   /// hook), in order with its updates and its end: off the thread that triggered it,
   /// which may be the writer stage (the motion detector's).
   private let announcements = DispatchQueue(label: "camfx.events.announce")
+  private let liveSource: Bool
   private var watcher: NamedThread?
   /// Writes each event's picture, when the recorder was given one (`pictureTap`).
   private let pictures: EventPictureTap
@@ -161,12 +162,16 @@ public final class EventRecorder: @unchecked Sendable {
   /// - Parameters:
   ///   - clock: where the recording is now (seconds; `MovieWriter.latestVideoSeconds`).
   ///   - report: told, one line each, when a clip starts, ends or fails.
+  ///   - liveSource: true when the recording's source is live (a camera): a clip whose
+  ///     disk falls its queue's length behind then ends alone instead of holding the
+  ///     encoder up; from stored media, the recording waits for it, losing nothing.
   public init(
     bus: PacketBus, options: Options, clock: @escaping @Sendable () -> Double,
-    report: @escaping @Sendable (String) -> Void = { _ in }
+    report: @escaping @Sendable (String) -> Void = { _ in }, liveSource: Bool = true
   ) throws {
     self.bus = bus
     self.options = options
+    self.liveSource = liveSource
     self.clock = clock
     self.report = report
     pictures = EventPictureTap(report: report)
@@ -232,7 +237,8 @@ public final class EventRecorder: @unchecked Sendable {
       do {
         let clip = try EventClipOutput(path: path, end: until + options.gap, options: options.file)
         // A clip that cannot be written (its disk is full) ends alone; the recording goes on.
-        let subscription = try bus.subscribe(clip, from: .at(now - options.preRecord), failureEndsRecording: false)
+        let subscription = try bus.subscribe(
+          clip, from: .at(now - options.preRecord), failureEndsRecording: false, waitsWhenFull: !liveSource)
         let open = Open(
           clip: clip, subscription: subscription, path: path, startedFrom: subscription.replayedFromSeconds ?? now,
           triggeredAt: now, triggeredAtEpoch: Date().timeIntervalSince1970, trigger: source, triggers: 1,

@@ -257,7 +257,9 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     self.writer = writer
     do {
       let events = try configuration.events.map { options in
-        try EventRecorder(bus: writer.bus, options: options, clock: { writer.latestVideoSeconds }, report: report)
+        try EventRecorder(
+          bus: writer.bus, options: options, clock: { writer.latestVideoSeconds }, report: report,
+          liveSource: opened.input.isLive)
       }
       self.events = events
       let geometry = outputGeometry

@@ -122,17 +122,20 @@ public final class PacketBus: @unchecked Sendable {
   ///     file's write error ends `publish` and `finish` with it). False for an output
   ///     that comes and goes beside the recording, such as an event clip: its failure
   ///     ends it alone, and the recording goes on. Live outputs always end alone.
+  ///   - waitsWhenFull: whether a full queue makes `publish` wait for room (the default:
+  ///     a file never loses a packet). False for an output beside a live recording
+  ///     that must not hold the encoder up (an event clip): a full queue ends it alone.
   /// - Throws: `FFmpegError` when the output refuses the streams, or the bus has
   ///   finished; the output is then not attached.
   @discardableResult
   public func subscribe(
     _ output: any MovieOutput, from start: Start = .lastKeyframe, limits: OutputQueueLimits? = nil,
-    failureEndsRecording: Bool = true
+    failureEndsRecording: Bool = true, waitsWhenFull: Bool = true
   ) throws(FFmpegError) -> PacketSubscription {
     try output.prepare(streams: streams)
     let subscription = PacketSubscription(
       output: output, limits: limits ?? (output.delivery.isLive ? .live : fileQueueLimits),
-      failureEndsRecording: failureEndsRecording, events: events)
+      failureEndsRecording: failureEndsRecording, waitsWhenFull: waitsWhenFull, events: events)
     do {
       try subscription.start()
     } catch {

@@ -27,6 +27,11 @@ public final class PacketSubscription: @unchecked Sendable {
   /// True when this output failing fails the recording: a file of the recording's own.
   /// A live output, or an output attached for a while (an event clip), ends alone.
   public let failureEndsRecording: Bool
+  /// True when a full queue makes the publisher wait (the recording's own files; any
+  /// output of a recording from stored media, where waiting loses nothing). False for
+  /// an output beside a live recording (an event clip): a full queue ends it alone,
+  /// rather than hold the encoder up until the camera drops frames.
+  let waitsWhenFull: Bool
 
   /// How a worker ends.
   enum Ending {
@@ -65,12 +70,13 @@ public final class PacketSubscription: @unchecked Sendable {
   private let events: (@Sendable (String) -> Void)?
 
   init(
-    output: any MovieOutput, limits: OutputQueueLimits, failureEndsRecording: Bool,
+    output: any MovieOutput, limits: OutputQueueLimits, failureEndsRecording: Bool, waitsWhenFull: Bool,
     events: (@Sendable (String) -> Void)?
   ) {
     self.output = output
     delivery = output.delivery
     self.failureEndsRecording = failureEndsRecording && !delivery.isLive
+    self.waitsWhenFull = waitsWhenFull
     let report = output.report
     name = report.name
     queue = OutputQueue(delivery: delivery, limits: limits)
@@ -124,6 +130,10 @@ public final class PacketSubscription: @unchecked Sendable {
         defer { queued = queue.count }
         return s.ended || s.ending != nil ? nil : queue.offer(packet, connected: s.connected)
       }
+      if offer == .full && !waitsWhenFull {
+        endAlone(because: "its queue is full (\(queued) packets): it does not keep up")
+        break
+      }
       if offer == .full {
         if waitedSince == nil { waitedSince = MonotonicClock.nanoseconds() }
         room.wait(timeoutNanoseconds: 50_000_000) {
@@ -144,6 +154,22 @@ public final class PacketSubscription: @unchecked Sendable {
         s.stalledNanoseconds += waited
       }
     }
+  }
+
+  /// Ends the output by itself from the publisher's side: nothing more is queued, what
+  /// is queued is dropped, and its worker cancels it (keeping what it wrote) once its
+  /// current write returns.
+  private func endAlone(because reason: String) {
+    let error = FFmpegError.invalid("writing '\(name)'", reason)
+    state.withLock { s in
+      s.failure = error
+      s.ended = true
+      s.endedByItself = true
+      if s.ending == nil { s.ending = .cancel }
+      queue.clear()
+    }
+    work.notify()
+    events?("\(name): \(output.endingNote(for: error)); this output has stopped")
   }
 
   /// Starts the queue with a late joiner's packets (the bus's last GOP), or makes it
