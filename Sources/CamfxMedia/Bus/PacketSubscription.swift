@@ -67,6 +67,10 @@ public final class PacketSubscription: @unchecked Sendable {
   /// Rings when the worker has taken a packet (room for a waiting publisher) or ended.
   private let room = WakeSignal()
   private var worker: NamedThread?
+  /// Held through `end`: two may end one output at once (the bus finishing while an
+  /// event recorder detaches the same clip); the second waits for the first, and the
+  /// worker is joined once.
+  private let endingOnce = Mutex(())
   private let events: (@Sendable (String) -> Void)?
 
   init(
@@ -186,10 +190,16 @@ public final class PacketSubscription: @unchecked Sendable {
   /// Tells the worker to end (`how`), and waits until it has. A live output given more
   /// than its `finishTimeout` to drain is interrupted.
   func end(_ how: Ending) {
+    // A cancel cuts a live output's sending short at once, even while another caller
+    // waits for it to drain.
+    if how == .cancel && delivery.isLive { output.interrupt() }
+    endingOnce.withLock { _ in endAndWait(how) }
+  }
+
+  private func endAndWait(_ how: Ending) {
     state.withLock { s in
       if s.ending == nil { s.ending = how }
     }
-    if how == .cancel && delivery.isLive { output.interrupt() }
     work.notify()
     room.notify()
     // A live output gets its `finishTimeout` to send what is queued, then is cut short;
