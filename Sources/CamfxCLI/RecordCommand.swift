@@ -211,10 +211,7 @@ struct RecordCommand: ParsableCommand {
     }
     let plan = try outputOptions.plan(names: names, overwrite: overwrite)
     if let input { try plan.requireDistinct(fromInput: input) }
-    if let still {
-      try SegmentNames.validate(pattern: still, option: "--still")
-      try OutputFile.requireFolder(ofPattern: still, option: "--still")
-    }
+    if let still { try OutputFile.requireNamePattern(still, option: "--still") }
     let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0).seconds }
     if segmentInterval != nil && plan.files.isEmpty {
       throw RecordingOptionError("--segment cuts movie files: add -o with a .mp4, .mov or .mkv name")

@@ -175,13 +175,11 @@ public final class EventRecorder: @unchecked Sendable {
     self.clock = clock
     self.report = report
     pictures = EventPictureTap(report: report)
-    try SegmentNames.validate(pattern: options.pattern, option: "--event-output")
-    try OutputFile.requireFolder(ofPattern: options.pattern, option: "--event-output")
+    let firstClip = try OutputFile.requireNamePattern(options.pattern, option: "--event-output")
     // The clips' container must hold the recording's streams: checked now, not at the
     // first event (MOV holds no VP9 or Opus).
     do {
-      var names = SegmentNames(pattern: options.pattern, overwrite: true)
-      try MovieFileOutput(path: names.next(at: Glibc.time(nil)), options: options.file).prepare(streams: bus.streams)
+      try MovieFileOutput(path: firstClip, options: options.file).prepare(streams: bus.streams)
     } catch {
       throw RecordingOptionError("--event-output '\(options.pattern)': \(error)")
     }

@@ -125,17 +125,24 @@ public struct OutputFile: Sendable {
     throw OutputFileError(path: path, reason: .directoryNotWritable(directory, errno: EEXIST))
   }
 
-  /// Checks the folder of the files a name pattern makes later (`--still`,
-  /// `--event-output`): at a signal or an event that may come hours into a recording,
-  /// which is too late to learn that the folder is missing or read-only.
-  /// - Throws: `RecordingOptionError` naming the option and the folder.
-  public static func requireFolder(ofPattern pattern: String, option: String) throws {
+  /// Checks a name pattern for files made later (`--still`, `--event-output`): the
+  /// names it makes (`SegmentNames.validate`), and their folder, which must exist and
+  /// take new files. At a signal or an event that may come hours into a recording it
+  /// is too late to learn that the folder is missing or read-only.
+  /// - Returns: the first name the pattern makes now.
+  /// - Throws: `MediaSettingsError` for the names, `RecordingOptionError` naming the
+  ///   option and the folder.
+  @discardableResult
+  public static func requireNamePattern(_ pattern: String, option: String) throws -> String {
+    try SegmentNames.validate(pattern: pattern, option: option)
     var names = SegmentNames(pattern: pattern, overwrite: false)
+    let first = names.next(at: time(nil))
     do {
-      try OutputFile(path: names.next(at: time(nil)), overwrite: true).requireWritableDirectory()
+      try OutputFile(path: first, overwrite: true).requireWritableDirectory()
     } catch let error as OutputFileError {
       throw RecordingOptionError("\(option) '\(pattern)': \(error)")
     }
+    return first
   }
 
   /// Writes `contents` as the whole file, through the temporary file, and flushes it to

@@ -164,15 +164,25 @@ public final class PacketSubscription: @unchecked Sendable {
   /// is queued is dropped, and its worker cancels it (keeping what it wrote) once its
   /// current write returns.
   private func endAlone(because reason: String) {
-    let error = FFmpegError.invalid("writing '\(name)'", reason)
+    endByItself(FFmpegError.invalid("writing '\(name)'", reason), tellingTheWorker: true)
+    work.notify()
+  }
+
+  /// `error` ended the output by itself: it takes no more packets, what is queued is
+  /// dropped, and the line saying so is told. The publisher also tells the worker to
+  /// cancel it (`tellingTheWorker`); the worker, which failed the write, cancels it itself.
+  private func endByItself(_ error: FFmpegError, tellingTheWorker: Bool) {
     state.withLock { s in
       s.failure = error
       s.ended = true
       s.endedByItself = true
-      if s.ending == nil { s.ending = .cancel }
+      if tellingTheWorker && s.ending == nil { s.ending = .cancel }
       queue.clear()
     }
-    work.notify()
+    sayStopped(error)
+  }
+
+  private func sayStopped(_ error: FFmpegError) {
     events?("\(name): \(output.endingNote(for: error)); this output has stopped")
   }
 
@@ -286,15 +296,9 @@ public final class PacketSubscription: @unchecked Sendable {
           pause(seconds: wait)
           continue
         }
-        state.withLock { s in
-          s.failure = error
-          s.ended = true
-          s.endedByItself = true
-          queue.clear()
-        }
+        endByItself(error, tellingTheWorker: false)
         output.cancel()
         updateFigures(connected: false)
-        events?("\(name): \(output.endingNote(for: error)); this output has stopped")
         return
       }
     }
@@ -304,7 +308,7 @@ public final class PacketSubscription: @unchecked Sendable {
         try output.finish()
       } catch {
         state.withLock { s in s.failure = error }
-        events?("\(name): \(output.endingNote(for: error)); this output has stopped")
+        sayStopped(error)
       }
     } else {
       output.cancel()
