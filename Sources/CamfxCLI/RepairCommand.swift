@@ -8,8 +8,9 @@ import CamfxMedia
 ///     camfx repair cam-20261124-101500.mp4
 ///
 /// Exit 0 when everything but a torn last fragment was kept (the normal state after a
-/// crash); 1, after finishing the file with everything intact, when damaged fragments
-/// had to be left out, with where they were.
+/// crash), also when damaged header fields could be re-derived (each is printed); 1,
+/// after finishing the file with everything intact, when damaged fragments (or one
+/// track of one) had to be left out, with where they were in the file's timeline.
 struct RepairCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "repair",
@@ -17,9 +18,11 @@ struct RepairCommand: ParsableCommand {
     discussion: """
       Writes the index of every fragment that can be trusted and turns the file into a regular \
       MP4 that every player and editor opens. A torn last fragment (a crash while it was \
-      written) is left out; a damaged fragment in the middle is left out too, the fragments \
-      after it are kept, and the exit status is 1 with what was lost. Nothing is cut from the \
-      file. A file that was finished already is left as it is; a file that camfx did not \
+      written) is left out. A damaged header field is re-derived from what the file says \
+      twice (a decode time from the previous fragment's end, sample sizes from the H.264/HEVC \
+      units, a keyframe from its picture) and printed; a fragment that cannot be read is left \
+      out alone, the fragments after it are kept, and the exit status is 1 with the seconds \
+      lost. Nothing is cut from the file. A file that was finished already is left as it is; a file that camfx did not \
       write fragmented, or that holds no complete fragment, is refused, unchanged.
       """)
 
@@ -45,14 +48,17 @@ struct RepairCommand: ParsableCommand {
         : "; left out \(Self.kilobytes(report.tailBytes)) of a torn last fragment"
     }
     print(line)
+    for repair in report.repairs { print("  repaired: \(repair)") }
     guard report.keptEverythingIntact else {
-      var lost = report.losses.map { loss in
-        let place = "bytes \(loss.bytes.lowerBound)-\(loss.bytes.upperBound)"
-        guard let seconds = loss.seconds else { return place }
-        return "\(place) (no frames from \(Self.clock(seconds.lowerBound)) to \(Self.clock(seconds.upperBound)))"
-      }
-      if !report.tailIsTorn && report.tailBytes > 0 {
-        lost.append("\(Self.kilobytes(report.tailBytes)) of a damaged last fragment")
+      let lost = report.losses.map { loss in
+        let what = loss.tracks.isEmpty ? "frames" : loss.tracks.map { $0 == "audio" ? "sound" : $0 }.joined(separator: " or ")
+        var place = "bytes \(loss.bytes.lowerBound)-\(loss.bytes.upperBound)"
+        switch (loss.from, loss.to) {
+        case let (from?, to?): place += " (no \(what) from \(Self.clock(from)) to \(Self.clock(to)))"
+        case let (from?, nil): place += " (no \(what) after \(Self.clock(from)))"
+        default: break
+        }
+        return place
       }
       throw RepairFailure(
         message: "'\(file)' had damaged fragments, left out of the finished file: \(lost.joined(separator: ", "))")

@@ -45,6 +45,9 @@ public enum FragmentedMovieFinisher {
     public var trackKinds: [String]
     /// True when the file was already a finished, regular MP4 and was left as it was.
     public var wasFinished: Bool
+    /// Header fields that were damaged and read or re-derived another way, with
+    /// nothing lost by them (a decode time from the previous fragment's end ...).
+    public var repairs: [String] = []
     /// Wall-clock seconds the finish took (reading the fragments, writing the index).
     public var elapsedSeconds: Double = 0
 
@@ -56,9 +59,20 @@ public enum FragmentedMovieFinisher {
   public struct Loss: Sendable, Equatable {
     /// Where they lie in the file.
     public var bytes: Range<Int64>
-    /// The gap they leave on the video timeline (or the first track's), in seconds
-    /// from the first kept fragment; nil when a neighbour is missing.
-    public var seconds: Range<Double>?
+    /// The time they held in the file's timeline, in seconds from the recording's
+    /// start: from the end of the kept media before them to the start of the kept
+    /// media after them; nil where there is none (damage after the last fragment).
+    public var from: Double?
+    public var to: Double?
+    /// The kinds of track left out ("audio"); empty when whole fragments were.
+    public var tracks: [String] = []
+
+    public init(bytes: Range<Int64>, from: Double?, to: Double?, tracks: [String] = []) {
+      self.bytes = bytes
+      self.from = from
+      self.to = to
+      self.tracks = tracks
+    }
   }
 
   /// Finishes the fragmented MP4 open for reading and writing at `fd`. A file with no
@@ -88,7 +102,7 @@ public enum FragmentedMovieFinisher {
       cutBytes: cut, tailIsTorn: scan.tailIsTorn, fragments: scan.fragments, videoFrames: video?.sizes.count ?? 0,
       videoSeconds: scan.videoTimescale > 0 ? Double(video?.mediaDuration ?? 0) / Double(scan.videoTimescale) : 0,
       losses: scan.losses, trackKinds: scan.trackKinds,
-      wasFinished: scan.kind == .finished, elapsedSeconds: elapsed)
+      wasFinished: scan.kind == .finished, repairs: scan.repairs, elapsedSeconds: elapsed)
   }
 
   private static func finish(fd: Int32, scan: FragmentedMovieScan) throws(MP4FormatError) -> Report {

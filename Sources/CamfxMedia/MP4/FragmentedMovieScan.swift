@@ -5,11 +5,21 @@
 ///     ftyp | marker | moov | moof mdat | moof mdat | ~damaged~ | moof mdat | ... | moof md…  (torn)
 ///                                                                         ^ fragmentsEnd
 ///
-/// A fragment is trusted when its `moof` parses and its samples tile its `mdat`
-/// exactly (camfx's fragments hold one `mdat` each, filled by their samples and
-/// nothing else), and its decode times follow the fragments before and after it.
-/// After anything else the scan looks for the next `moof` that passes, so one bad
-/// byte costs at most the fragment it is in.
+/// Repair decides from the media and from what is redundant between fragments, not
+/// from one header field:
+/// - a fragment is kept when its `moof` parses (box by box, each filled exactly by its
+///   fields) and its samples tile its `mdat` (camfx's fragments hold one `mdat` each,
+///   filled by their samples and nothing else). Where they do not, the `mdat`'s end is
+///   taken from the samples, the data offsets from the order of the tracks, and an
+///   H.264/HEVC track's sizes from its NAL units (`SampleFraming`); a track whose
+///   samples cannot be found again (sound has no framing) is left out alone;
+/// - a keyframe is what its NAL units say, not what its flags say;
+/// - a fragment's `tfdt` is redundant with the previous fragment's end: one that
+///   disagrees with both neighbours is re-derived (`FragmentTimeline`), so a damaged
+///   decode time neither drops the fragment nor invents hours;
+/// - a fragment is torn only when the file ends before its `mdat` does. After bytes
+///   that are no fragment the scan looks for the next `moof` that passes, so one bad
+///   byte costs at most the fragment it is in.
 struct FragmentedMovieScan {
   /// The samples one track's fragments hold, in decode order.
   struct TrackSamples {
@@ -57,17 +67,19 @@ struct FragmentedMovieScan {
   /// The state a file is in.
   enum Kind { case fragmented, finished }
 
-  /// One fragment whose index parsed and whose samples tile its `mdat`.
-  struct Fragment {
-    /// From the `moof` to the end of its `mdat`.
+  /// A fragment that is kept: its place and its samples, per track, as repaired.
+  struct KeptFragment {
     var range: Range<Int64>
-    var tracks: [UInt32: TrackSamples]
-    /// Where each track's samples start and end on its decode timeline (`tfdt` and
-    /// `tfdt` plus the samples' durations).
-    func span(of track: UInt32) -> (start: UInt64, end: UInt64)? {
-      guard let samples = tracks[track], let start = samples.firstFragmentDecodeTime else { return nil }
-      return (start, start &+ samples.mediaDuration)
-    }
+    var runs: [MovieFragment.Run]
+    /// Tracks whose samples in this fragment could not be found again (left out).
+    var lostTracks: [UInt32] = []
+    /// True when damaged bytes lie between it and the fragment (or the index) before it.
+    var followsDamage = false
+    var sequence: UInt32?
+    /// What was read another way than its header said.
+    var repair: String?
+
+    func run(of track: UInt32) -> MovieFragment.Run? { runs.first { $0.track == track } }
   }
 
   var kind: Kind
@@ -78,15 +90,17 @@ struct FragmentedMovieScan {
   /// The `moov` written with the header (codec descriptions, no samples).
   var initialMovie: [UInt8]
   var tracks: [UInt32: TrackSamples] = [:]
-  /// Trusted fragments, kept in the index.
+  /// Fragments kept in the index.
   var fragments = 0
-  /// Damaged stretches between the initial `moov` and the last trusted fragment.
+  /// What was left out between the initial `moov` and the last kept fragment, and
+  /// damaged boxes after it.
   var losses: [FragmentedMovieFinisher.Loss] = []
-  /// The end of the last trusted fragment: what follows is the tail.
+  /// What was read another way than its header said (nothing was lost by it).
+  var repairs: [String] = []
+  /// The end of the last kept fragment: what follows is the tail.
   var fragmentsEnd: Int64
-  /// True when the tail is a box cut off by the end of the file (a crash while a
-  /// fragment was written, or nothing); false when it holds whole boxes that did not
-  /// parse (damage in the last fragment).
+  /// True when the tail is a fragment cut off by the end of the file (a crash while
+  /// it was written), or nothing; false when it holds bytes that are no fragment.
   var tailIsTorn = true
   /// Where a final index from an interrupted finish begins (it is written again there).
   var staleIndexOffset: Int64?
@@ -96,12 +110,6 @@ struct FragmentedMovieScan {
   var videoTrack: UInt32?
   var videoTimescale: UInt32 = 0
   var fileSize: Int64
-
-  private struct TrackDefaults {
-    var duration: UInt32 = 0
-    var size: UInt32 = 0
-    var flags: UInt32 = 0
-  }
 
   /// Reads the file open at `fd`.
   /// - Throws: `MP4FormatError` when it is not an MP4 that camfx writes fragmented.
@@ -140,169 +148,144 @@ struct FragmentedMovieScan {
     }
     moovOffset = moov.offset
     initialMovie = try file.readBox(moov)
-    let defaults = try Self.trackDefaults(initialMovie)
-    for track in defaults.keys { tracks[track] = TrackSamples() }
-
-    // Fragments, in file order; past anything that is not one, the next that parses.
-    var found: [Fragment] = []
-    var damaged: [Range<Int64>] = []
-    var position = moov.end
-    var tailStart = moov.end
-    while position < file.fileSize {
-      if let fragment = try Self.fragment(at: position, in: file, defaults: defaults) {
-        found.append(fragment)
-        position = fragment.range.upperBound
-        tailStart = position
-      } else if let header = try file.boxHeader(at: position), header.type == "free" || header.type == "skip",
-        header.end <= file.fileSize
-      {
-        position = header.end
-      } else if let next = try Self.nextFragment(after: position, in: file, defaults: defaults) {
-        damaged.append(position..<next.range.lowerBound)
-        position = next.range.lowerBound
-      } else {
-        break
-      }
-    }
-
-    // Decode times must run forward: a fragment whose `tfdt` or durations were hit
-    // overlaps a neighbour, and the one whose own neighbours disagree with it goes.
-    var kept: [Fragment] = []
-    for (i, fragment) in found.enumerated() {
-      guard let previous = kept.last, !Self.follows(fragment, previous) else {
-        kept.append(fragment)
-        continue
-      }
-      let next = i + 1 < found.count ? found[i + 1] : nil
-      let beforePrevious = kept.count >= 2 ? kept[kept.count - 2] : nil
-      let previousIsWrong =
-        (beforePrevious.map { Self.follows(fragment, $0) } ?? true) && next.map { Self.meets(fragment, $0) } == true
-      if previousIsWrong {
-        damaged.append(kept.removeLast().range)
-        kept.append(fragment)
-      } else {
-        damaged.append(fragment.range)
-      }
-    }
-
     let headers = try Self.trackHeaders(initialMovie)
     trackKinds = headers.map(\.kind)
     let video = headers.first { $0.kind == "video" }
     videoTrack = video?.id
     videoTimescale = video?.timescale ?? 0
-    let timeline = video ?? headers.first
+    var reader = FragmentReader(
+      file: file, defaults: try Self.trackDefaults(initialMovie),
+      framing: Dictionary(headers.map { ($0.id, $0.framing) }, uniquingKeysWith: { a, _ in a }))
+    for track in reader.defaults.keys { tracks[track] = TrackSamples() }
+
+    // Fragments, in file order; past anything that is not one, the next that is.
+    var kept: [KeptFragment] = []
+    var damaged: [Range<Int64>] = []
+    var position = moov.end
+    var damageBefore = false
+    var tailStart: Int64? = nil
+    while position < file.fileSize {
+      switch try reader.fragment(at: position) {
+      case .kept(var fragment):
+        fragment.followsDamage = damageBefore
+        damageBefore = false
+        position = fragment.range.upperBound
+        kept.append(fragment)
+      case .torn:
+        // A fragment the file ends in: torn by a crash, unless a fragment follows
+        // (then a size in it was damaged).
+        if let next = try reader.nextFragmentStart(after: position) {
+          damaged.append(position..<next)
+          damageBefore = true
+          position = next
+        } else {
+          tailStart = position
+          position = file.fileSize
+        }
+      case .notAFragment:
+        if let header = try file.boxHeader(at: position), header.type == "free" || header.type == "skip",
+          header.end <= file.fileSize
+        {
+          position = header.end
+          continue
+        }
+        if let header = try file.boxHeader(at: position), header.type == "moov", header.end == file.fileSize {
+          staleIndexOffset = position
+          position = file.fileSize
+          continue
+        }
+        if let next = try reader.nextFragmentStart(after: position) {
+          damaged.append(position..<next)
+          damageBefore = true
+          position = next
+        } else {
+          tailStart = position
+          position = file.fileSize
+        }
+      }
+    }
+    fragmentsEnd = kept.last?.range.upperBound ?? moov.end
+    if let tailStart, tailStart < file.fileSize {
+      tailIsTorn = reader.isTorn(from: tailStart)
+      if !tailIsTorn { damaged.append(tailStart..<file.fileSize) }
+    }
+
+    // Decode times and durations, checked against the neighbours and re-derived.
+    var timeline = FragmentTimeline(
+      fragments: kept, tracks: headers.map(\.id),
+      timescales: Dictionary(headers.map { ($0.id, $0.timescale) }, uniquingKeysWith: { a, _ in a }))
+    timeline.repair()
+    kept = timeline.fragments
+    repairs = reader.repairs + timeline.repairs
+
     for fragment in kept {
-      for (track, samples) in fragment.tracks { Self.append(samples, to: &tracks[track, default: TrackSamples()]) }
+      for run in fragment.runs { Self.append(run, to: &tracks[run.track, default: TrackSamples()]) }
     }
     fragments = kept.count
-    fragmentsEnd = kept.last?.range.upperBound ?? moov.end
+    let timelineTrack = video ?? headers.first
     losses = Self.losses(
-      damaged, kept: kept, upTo: fragmentsEnd, track: timeline?.id ?? 1, timescale: timeline?.timescale ?? 0)
-
-    // The tail: a box cut off by the end of the file, an index from an interrupted
-    // finish, or whole boxes that did not parse.
-    let tail = max(tailStart, fragmentsEnd)
-    if tail < file.fileSize, let header = try file.boxHeader(at: tail) {
-      if header.type == "moov" && header.end == file.fileSize {
-        staleIndexOffset = tail
-      } else {
-        tailIsTorn = header.end > file.fileSize || !Self.walksToEnd(from: tail, in: file)
-      }
-    }
+      damaged, kept: kept, track: timelineTrack?.id ?? 1, timescale: timelineTrack?.timescale ?? 0,
+      firstDecodeTime: marker.firstDecodeTimes[timelineTrack?.id ?? 1] ?? 0, kinds: Dictionary(
+        headers.map { ($0.id, $0.kind) }, uniquingKeysWith: { a, _ in a }))
   }
 
-  /// True when `fragment` starts, on every track the two share, no earlier than `previous` ends.
-  private static func follows(_ fragment: Fragment, _ previous: Fragment) -> Bool {
-    for track in fragment.tracks.keys {
-      guard let a = previous.span(of: track), let b = fragment.span(of: track) else { continue }
-      if b.start < a.end { return false }
+  /// Adds one fragment's samples of a track to what the index will list.
+  private static func append(_ run: MovieFragment.Run, to track: inout TrackSamples) {
+    var added = TrackSamples()
+    added.firstFragmentDecodeTime = run.decodeTime
+    added.chunks = run.chunks
+    for i in 0..<run.count {
+      // sample_is_non_sync_sample is bit 16 of the sample flags.
+      added.appendSample(
+        duration: run.durations[i], size: run.sizes[i], compositionOffset: run.compositionOffsets[i],
+        sync: run.sampleFlags[i] & 0x1_0000 == 0)
     }
-    return true
+    // A fragment that starts later than the samples before it end (`tfdt` after a
+    // gap, or after a fragment that was left out) keeps the gap: the sample before it
+    // lasts until then, as a regular MP4 holds a gap in a track.
+    if let start = track.firstFragmentDecodeTime, let next = added.firstFragmentDecodeTime, !track.durations.isEmpty {
+      let (end, overflow) = start.addingReportingOverflow(track.mediaDuration)
+      if !overflow && next > end { track.lengthenLastSample(by: next - end) }
+    }
+    track.append(added)
   }
 
-  /// True when `next` starts exactly where `fragment` ends on every shared track (as
-  /// consecutive fragments of a recording do).
-  private static func meets(_ fragment: Fragment, _ next: Fragment) -> Bool {
-    for track in fragment.tracks.keys {
-      guard let a = fragment.span(of: track), let b = next.span(of: track) else { continue }
-      if b.start != a.end { return false }
-    }
-    return true
-  }
-
-  /// True when whole boxes follow each other from `offset` to the end of the file.
-  private static func walksToEnd(from offset: Int64, in file: MP4FileReader) -> Bool {
-    var position = offset
-    while position < file.fileSize {
-      guard let header = try? file.boxHeader(at: position), header.end <= file.fileSize else { return false }
-      position = header.end
-    }
-    return true
-  }
-
-  /// The trusted fragment that starts at `offset`, or nil.
-  private static func fragment(
-    at offset: Int64, in file: MP4FileReader, defaults: [UInt32: TrackDefaults]
-  ) throws(MP4FormatError) -> Fragment? {
-    guard let header = try file.boxHeader(at: offset), header.type == "moof", header.end <= file.fileSize,
-      header.size <= 64 << 20,
-      let mdat = try file.boxHeader(at: header.end), mdat.type == "mdat", mdat.end <= file.fileSize,
-      let moof = try? file.readBox(header),
-      let (tracks, data) = try? parseFragment(moof, at: header.offset, defaults: defaults, mdat: mdat)
-    else { return nil }
-    // The samples fill the mdat exactly: a size or offset that was hit leaves a hole or an overlap.
-    var end = mdat.payloadOffset
-    for range in data.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-      guard range.lowerBound == end else { return nil }
-      end = range.upperBound
-    }
-    guard end == mdat.end else { return nil }
-    return Fragment(range: header.offset..<mdat.end, tracks: tracks)
-  }
-
-  /// The next trusted fragment whose `moof` starts after `position`.
-  private static func nextFragment(
-    after position: Int64, in file: MP4FileReader, defaults: [UInt32: TrackDefaults]
-  ) throws(MP4FormatError) -> Fragment? {
-    let moof: [UInt8] = Array("moof".utf8)
-    var typeAt = position + 1 + 4  // a box's type is 4 bytes into it
-    let window = 1 << 20
-    while typeAt + 4 <= file.fileSize {
-      let bytes = try file.read(at: typeAt, count: window + 3)
-      guard bytes.count >= 4 else { break }
-      for i in 0...(bytes.count - 4)
-      where bytes[i] == moof[0] && bytes[i + 1] == moof[1] && bytes[i + 2] == moof[2] && bytes[i + 3] == moof[3] {
-        if let fragment = try fragment(at: typeAt + Int64(i) - 4, in: file, defaults: defaults) { return fragment }
-      }
-      typeAt += Int64(bytes.count - 3)
-    }
-    return nil
-  }
-
-  /// Each damaged stretch with the gap it leaves on `track`'s timeline.
+  /// Each damaged stretch, and each track left out of a kept fragment, with the time
+  /// it covers in the file's timeline (seconds from the recording's start).
   private static func losses(
-    _ damaged: [Range<Int64>], kept: [Fragment], upTo end: Int64, track: UInt32, timescale: UInt32
+    _ damaged: [Range<Int64>], kept: [KeptFragment], track: UInt32, timescale: UInt32, firstDecodeTime: Int64,
+    kinds: [UInt32: String]
   ) -> [FragmentedMovieFinisher.Loss] {
+    // A decode time of the fragments (which start at 0 where the first packet, at
+    // `firstDecodeTime`, is) as seconds of the file.
+    func seconds(_ t: UInt64) -> Double? {
+      guard timescale > 0, let t = Int64(exactly: t) else { return nil }
+      return max(0, Double(t + firstDecodeTime) / Double(timescale))
+    }
     var merged: [Range<Int64>] = []
-    for range in damaged.sorted(by: { $0.lowerBound < $1.lowerBound }) where range.lowerBound < end {
+    for range in damaged.sorted(by: { $0.lowerBound < $1.lowerBound }) {
       if let last = merged.last, last.upperBound >= range.lowerBound {
         merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
       } else {
         merged.append(range)
       }
     }
-    let origin = kept.first?.span(of: track)?.start ?? 0
-    return merged.map { bytes in
-      let before = kept.last { $0.range.upperBound <= bytes.lowerBound }?.span(of: track)
-      let after = kept.first { $0.range.lowerBound >= bytes.upperBound }?.span(of: track)
-      var seconds: Range<Double>? = nil
-      if timescale > 0, let after, after.start >= origin {
-        let from = Double((before?.end ?? origin) &- origin) / Double(timescale)
-        let to = Double(after.start - origin) / Double(timescale)
-        if to >= from { seconds = from..<to }
-      }
-      return FragmentedMovieFinisher.Loss(bytes: bytes, seconds: seconds)
+    var result: [FragmentedMovieFinisher.Loss] = merged.map { bytes in
+      let before = kept.last { $0.range.upperBound <= bytes.lowerBound }?.run(of: track)
+      let after = kept.first { $0.range.lowerBound >= bytes.upperBound }?.run(of: track)
+      let from = before.map { seconds(($0.decodeTime ?? 0) + $0.totalDuration) } ?? seconds(0)
+      let to = after.flatMap { seconds($0.decodeTime ?? 0) }
+      return FragmentedMovieFinisher.Loss(bytes: bytes, from: from ?? nil, to: to)
     }
+    for fragment in kept where !fragment.lostTracks.isEmpty {
+      let span = fragment.run(of: track) ?? fragment.runs.first
+      let start = span.flatMap { seconds($0.decodeTime ?? 0) }
+      let end = span.flatMap { seconds(($0.decodeTime ?? 0) + $0.totalDuration) }
+      result.append(
+        FragmentedMovieFinisher.Loss(
+          bytes: fragment.range, from: start, to: end, tracks: fragment.lostTracks.map { kinds[$0] ?? "data" }))
+    }
+    return result.sorted { $0.bytes.lowerBound < $1.bytes.lowerBound }
   }
 
   /// What the initial index says of one track.
@@ -312,6 +295,8 @@ struct FragmentedMovieScan {
     var kind: String
     /// Its media timescale (`mdhd`); 0 when unreadable.
     var timescale: UInt32
+    /// How its samples frame themselves (`stsd`'s first entry).
+    var framing = SampleFraming.opaque
   }
 
   /// Each `trak` of `moov`, in order.
@@ -332,6 +317,8 @@ struct FragmentedMovieScan {
           case "soun": header.kind = "audio"
           default: break
           }
+        } else if box.type == "minf" {
+          header.framing = sampleFraming(moov, minf: box.range)
         }
       }
       result.append(header)
@@ -339,20 +326,35 @@ struct FragmentedMovieScan {
     return result
   }
 
-  private static func append(_ added: TrackSamples, to track: inout TrackSamples) {
-    // A fragment that starts later than the samples before it end (`tfdt` after a
-    // gap) keeps the gap: the sample before it lasts until then, as a regular MP4
-    // holds a gap in a track.
-    if let start = track.firstFragmentDecodeTime, let next = added.firstFragmentDecodeTime, !track.durations.isEmpty {
-      let (end, overflow) = start.addingReportingOverflow(track.mediaDuration)
-      if !overflow && next > end { track.lengthenLastSample(by: next - end) }
+  /// The framing of the first sample entry in `minf`'s `stsd`: H.264 (`avc1`/`avc3`
+  /// with `avcC`) or HEVC (`hvc1`/`hev1` with `hvcC`), else opaque.
+  private static func sampleFraming(_ moov: [UInt8], minf: Range<Int>) -> SampleFraming {
+    guard let stbl = (try? mp4Children(of: moov, payloadStart: minf.lowerBound + 8, end: minf.upperBound))?
+      .first(where: { $0.type == "stbl" }),
+      let stsd = (try? mp4Children(of: moov, payloadStart: stbl.range.lowerBound + 8, end: stbl.range.upperBound))?
+        .first(where: { $0.type == "stsd" }),
+      let entry = (try? mp4Children(of: moov, payloadStart: stsd.range.lowerBound + 16, end: stsd.range.upperBound))?.first
+    else { return .opaque }
+    let codec: SampleFraming.Codec
+    switch entry.type {
+    case "avc1", "avc3": codec = .h264
+    case "hvc1", "hev1": codec = .hevc
+    default: return .opaque
     }
-    track.append(added)
+    // A visual sample entry's boxes follow its 78 bytes of fields.
+    guard let config = (try? mp4Children(of: moov, payloadStart: entry.range.lowerBound + 8 + 78, end: entry.range.upperBound))?
+      .first(where: { $0.type == (codec == .h264 ? "avcC" : "hvcC") })
+    else { return .opaque }
+    // lengthSizeMinusOne: avcC byte 4, hvcC byte 21 (low two bits).
+    let at = config.range.lowerBound + 8 + (codec == .h264 ? 4 : 21)
+    guard at < config.range.upperBound else { return .opaque }
+    let lengthSize = Int(moov[at] & 0x3) + 1
+    return lengthSize == 3 ? .opaque : SampleFraming(codec: codec, lengthSize: lengthSize)
   }
 
   /// `trex` defaults per track ID, from the initial `moov`'s `mvex`.
-  private static func trackDefaults(_ moov: [UInt8]) throws(MP4FormatError) -> [UInt32: TrackDefaults] {
-    var result: [UInt32: TrackDefaults] = [:]
+  private static func trackDefaults(_ moov: [UInt8]) throws(MP4FormatError) -> [UInt32: MovieFragment.TrackDefaults] {
+    var result: [UInt32: MovieFragment.TrackDefaults] = [:]
     for child in try mp4Children(of: moov, payloadStart: 8) where child.type == "mvex" {
       for trex in try mp4Children(of: moov, payloadStart: child.range.lowerBound + 8, end: child.range.upperBound)
       where trex.type == "trex" {
@@ -360,81 +362,10 @@ struct FragmentedMovieScan {
         _ = try r.versionAndFlags()
         let track = try r.u32()
         _ = try r.u32()  // default sample description index
-        result[track] = TrackDefaults(duration: try r.u32(), size: try r.u32(), flags: try r.u32())
+        result[track] = MovieFragment.TrackDefaults(duration: try r.u32(), size: try r.u32(), flags: try r.u32())
       }
     }
     guard !result.isEmpty else { throw MP4FormatError("the index has no 'mvex': not a fragmented MP4") }
     return result
-  }
-
-  /// The samples of one `moof`, whose data must lie inside `mdat`, and the byte range
-  /// of each `trun`'s samples.
-  private static func parseFragment(
-    _ moof: [UInt8], at moofOffset: Int64, defaults: [UInt32: TrackDefaults], mdat: MP4FileReader.BoxHeader
-  ) throws(MP4FormatError) -> ([UInt32: TrackSamples], [Range<Int64>]) {
-    var result: [UInt32: TrackSamples] = [:]
-    var data: [Range<Int64>] = []
-    var previousDataEnd = moofOffset
-    for traf in try mp4Children(of: moof, payloadStart: 8) where traf.type == "traf" {
-      let children = try mp4Children(of: moof, payloadStart: traf.range.lowerBound + 8, end: traf.range.upperBound)
-      guard let tfhd = children.first(where: { $0.type == "tfhd" }) else { throw MP4FormatError("'traf' without 'tfhd'") }
-      var r = MP4ByteReader(moof, at: tfhd.range.lowerBound + 8)
-      let (_, tfhdFlags) = try r.versionAndFlags()
-      let track = try r.u32()
-      guard var d = defaults[track] else { throw MP4FormatError("fragment of unknown track \(track)") }
-      var base = tfhdFlags & 0x2_0000 != 0 ? moofOffset : previousDataEnd
-      if tfhdFlags & 0x1 != 0 { base = Int64(bitPattern: try r.u64()) }
-      guard base >= 0, base <= mdat.end else { throw MP4FormatError("fragment data outside its 'mdat'") }
-      if tfhdFlags & 0x2 != 0 { _ = try r.u32() }
-      if tfhdFlags & 0x8 != 0 { d.duration = try r.u32() }
-      if tfhdFlags & 0x10 != 0 { d.size = try r.u32() }
-      if tfhdFlags & 0x20 != 0 { d.flags = try r.u32() }
-      var samples = result[track] ?? TrackSamples()
-      if let tfdt = children.first(where: { $0.type == "tfdt" }) {
-        var t = MP4ByteReader(moof, at: tfdt.range.lowerBound + 8)
-        let (version, _) = try t.versionAndFlags()
-        let time = version == 1 ? try t.u64() : UInt64(try t.u32())
-        if samples.firstFragmentDecodeTime == nil { samples.firstFragmentDecodeTime = time }
-      }
-      var dataPosition = base
-      for trun in children where trun.type == "trun" {
-        var t = MP4ByteReader(moof, at: trun.range.lowerBound + 8)
-        let (_, flags) = try t.versionAndFlags()
-        let count = try t.u32()
-        if flags & 0x1 != 0 { dataPosition = base + Int64(Int32(bitPattern: try t.u32())) }
-        let firstFlags: UInt32? = flags & 0x4 != 0 ? try t.u32() : nil
-        let start = dataPosition
-        // The table must be in the box, and the samples (at least a byte each) in the mdat.
-        let fieldsPerSample = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count
-        guard Int64(count) * Int64(fieldsPerSample * 4) <= Int64(t.remaining), Int64(count) <= mdat.end - start
-        else { throw MP4FormatError("a 'trun' with more samples than its fragment holds") }
-        for i in 0..<count {
-          let duration = flags & 0x100 != 0 ? try t.u32() : d.duration
-          let size = flags & 0x200 != 0 ? try t.u32() : d.size
-          var sampleFlags = flags & 0x400 != 0 ? try t.u32() : d.flags
-          if i == 0, let firstFlags { sampleFlags = firstFlags }
-          var offset: Int32 = 0
-          if flags & 0x800 != 0 {
-            // Some muxers write negative offsets in version 0 too: read the bits as signed.
-            offset = Int32(bitPattern: try t.u32())
-          }
-          // sample_is_non_sync_sample is bit 16 of the sample flags.
-          samples.appendSample(
-            duration: duration, size: size, compositionOffset: offset, sync: sampleFlags & 0x1_0000 == 0)
-          dataPosition += Int64(size)
-          guard dataPosition <= mdat.end else { throw MP4FormatError("fragment data outside its 'mdat'") }
-        }
-        guard start >= mdat.payloadOffset, dataPosition <= mdat.end else {
-          throw MP4FormatError("fragment data outside its 'mdat'")
-        }
-        if count > 0 {
-          samples.chunks.append((start, count))
-          data.append(start..<dataPosition)
-        }
-      }
-      previousDataEnd = dataPosition
-      result[track] = samples
-    }
-    return (result, data)
   }
 }

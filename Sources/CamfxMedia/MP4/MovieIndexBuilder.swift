@@ -61,7 +61,13 @@ struct MovieIndexBuilder {
       abs(marker.firstDecodeTimes[trackID] ?? 0) < limit, mediaDuration < UInt64(limit),
       movieTimescale > 0, mediaTimescale > 0
     else { throw MP4FormatError("track \(trackID) has impossible times") }
-    let startInMedia = firstFragmentTime - (marker.firstDecodeTimes[trackID] ?? 0)
+    // The fragments' decode times start at 0 with the first packet, whose decode time
+    // in the stream was `firstDecodeTimes` (negative by an encoder's delay), so the
+    // recording's time 0 lies at -firstDecodeTimes on their timeline; the new index's
+    // media time starts at the first kept fragment. When that is not the first
+    // fragment (the first was damaged), the gap before it stays as an empty edit and
+    // the file keeps its timeline.
+    let startInMedia = -(marker.firstDecodeTimes[trackID] ?? 0) - firstFragmentTime
     // Presentation ends where the last sample in display order ends (with B-frames,
     // beyond the last decode time by the reordering delay).
     var decodeTime: Int64 = 0
