@@ -50,7 +50,7 @@ struct FragmentReader {
       // (the caller checks that no fragment follows).
       if fragment.runs.contains(where: { $0.dataRanges.contains { $0.upperBound > file.fileSize } }) { torn = true }
       return nil
-    }
+    } loss: { $0.lostTracks.count }
     guard let (parsed, kept) = read else { return torn ? .torn : .notAFragment }
     fragmentsRead += 1
     for run in parsed.runs {

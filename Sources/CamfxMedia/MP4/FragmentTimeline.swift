@@ -12,19 +12,30 @@ struct FragmentTimeline {
   var fragments: [FragmentedMovieScan.KeptFragment]
   let tracks: [UInt32]
   let timescales: [UInt32: UInt32]
+  /// Each track's encoder delay in its ticks (the marker's first decode time, negated):
+  /// its first picture is presented that long after the fragments' decode time 0, and
+  /// its last no later than that long after its last decode time.
+  let delays: [UInt32: Int64]
   /// What was re-derived, for the report.
   private(set) var repairs: [String] = []
+  /// Samples whose times could not be known, left out: fragment, track, decode times.
+  private(set) var lostSamples: [(fragment: Int, track: UInt32, from: UInt64, to: UInt64)] = []
 
-  init(fragments: [FragmentedMovieScan.KeptFragment], tracks: [UInt32], timescales: [UInt32: UInt32]) {
+  init(
+    fragments: [FragmentedMovieScan.KeptFragment], tracks: [UInt32], timescales: [UInt32: UInt32],
+    delays: [UInt32: Int64]
+  ) {
     self.fragments = fragments
     self.tracks = tracks
     self.timescales = timescales
+    self.delays = delays
   }
 
   mutating func repair() {
     for track in tracks {
       repairStarts(of: track)
       repairDurations(of: track)
+      repairCompositionOffsets(of: track)
     }
   }
 
@@ -87,9 +98,14 @@ struct FragmentTimeline {
         // The first fragment starts the timeline at 0.
         chosen = stated == 0 || (confirmedByNext && agreesWithOtherTrack) ? (stated ?? 0) : 0
       } else if prevAdjacent, let prevEnd {
-        // A start that differs from the previous end is a gap only when the next
-        // fragment confirms it (then the previous durations may be the damaged ones).
-        chosen = stated == prevEnd || confirmedByNext ? stated! : prevEnd
+        // A start that differs from the previous end is right when the next fragment
+        // confirms it (a gap, or the previous durations were damaged), or when the
+        // previous durations, repaired as their neighbours have them, end there.
+        let previousDamaged = stated.map { stated in
+          stated >= starts[n - 1]
+            && repairedDurations(of: run(idx[n - 1], track), toLast: stated - starts[n - 1], in: idx[n - 1]) != nil
+        } ?? false
+        chosen = stated == prevEnd || confirmedByNext || previousDamaged ? stated! : prevEnd
       } else {
         // After damage: the stated start, where something confirms it and it lies no
         // further than the damaged bytes could hold.
@@ -131,6 +147,33 @@ struct FragmentTimeline {
     return counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key
   }
 
+  /// The durations of `run` (in fragment `k`) repaired to add up to `expected`, the
+  /// way its neighbours have them: their default for every sample, or one damaged
+  /// sample set back to the usual duration; nil when neither adds up.
+  private func repairedDurations(of run: MovieFragment.Run, toLast expected: UInt64, in k: Int) -> [UInt32]? {
+    guard run.count > 0, run.totalDuration != expected else { return nil }
+    if run.durationsFromDefault {
+      let neighbours = [k - 1, k + 1].filter { fragments.indices.contains($0) }.compactMap { fragments[$0].run(of: run.track) }
+      for other in neighbours where other.durationsFromDefault {
+        if let d = other.durations.first, UInt64(d) * UInt64(run.count) == expected {
+          return Array(repeating: d, count: run.count)
+        }
+      }
+      return nil
+    }
+    let delta = Int64(run.totalDuration) - Int64(expected)
+    for i in run.durations.indices {
+      var others = run.durations
+      others.remove(at: i)
+      if let usual = Self.mode(others), Int64(run.durations[i]) - delta == Int64(usual) {
+        var repaired = run.durations
+        repaired[i] = usual
+        return repaired
+      }
+    }
+    return nil
+  }
+
   private mutating func repairDurations(of track: UInt32) {
     let idx = indices(of: track)
     for (n, k) in idx.enumerated() {
@@ -139,42 +182,31 @@ struct FragmentTimeline {
       guard current.count > 0, let start = current.decodeTime else { continue }
       let nextAdjacent = n + 1 < idx.count && adjacent(k, idx[n + 1], track: track)
       let previous = n > 0 && adjacent(idx[n - 1], k, track: track) ? run(idx[n - 1], track) : nil
-      let following = nextAdjacent ? run(idx[n + 1], track) : nil
-      // The default duration the neighbours use, where they use one.
-      let neighbourDefaults = [previous, following].compactMap { $0 }.filter { $0.durationsFromDefault }.compactMap(\.durations.first)
-      if nextAdjacent, let nextStart = following?.decodeTime, nextStart >= start {
+      if nextAdjacent, let nextStart = run(idx[n + 1], track).decodeTime, nextStart >= start {
         let expected = nextStart - start
         guard total != expected else { continue }
-        if current.durationsFromDefault {
-          if let d = neighbourDefaults.first(where: { UInt64($0) * UInt64(current.count) == expected }) {
-            current.durations = Array(repeating: d, count: current.count)
-          } else if total > expected, expected % UInt64(current.count) == 0, expected > 0 {
-            current.durations = Array(repeating: UInt32(expected / UInt64(current.count)), count: current.count)
-          }
+        if let repaired = repairedDurations(of: current, toLast: expected, in: k) {
+          current.durations = repaired
+        } else if total < expected {
+          continue  // a gap: the last sample lasts until the next fragment (`append`)
+        } else if current.durationsFromDefault, expected % UInt64(current.count) == 0, expected > 0 {
+          current.durations = Array(repeating: UInt32(expected / UInt64(current.count)), count: current.count)
         } else {
-          // One damaged duration: the one that, set back by the difference, is like the others.
-          let delta = Int64(total) - Int64(expected)
-          for i in current.durations.indices {
-            var others = current.durations
-            others.remove(at: i)
-            if let usual = Self.mode(others), Int64(current.durations[i]) - delta == Int64(usual) {
-              current.durations[i] = usual
-              break
-            }
+          // Overrunning the next fragment: the last samples end where it starts.
+          var excess = Int64(total) - Int64(expected)
+          var i = current.durations.count - 1
+          while excess > 0 && i >= 0 {
+            let cut = max(0, min(excess, Int64(current.durations[i]) - 1))
+            current.durations[i] -= UInt32(cut)
+            excess -= cut
+            i -= 1
           }
         }
-        // Still overrunning the next fragment: the last samples end where it starts.
-        var excess = Int64(current.totalDuration) - Int64(expected)
-        var i = current.durations.count - 1
-        while excess > 0 && i >= 0 {
-          let cut = min(excess, Int64(current.durations[i]) - 1)
-          current.durations[i] -= UInt32(max(0, cut))
-          excess -= max(0, cut)
-          i -= 1
-        }
-      } else if current.durationsFromDefault, let usual = neighbourDefaults.first, usual != current.durations.first {
+      } else if current.durationsFromDefault, let usual = previous.flatMap({ $0.durationsFromDefault ? $0.durations.first : nil }),
+        usual != current.durations.first
+      {
         // The last fragment (or the last before damage): no next start to check its
-        // durations against, but its default should be its neighbour's, unless
+        // durations against, but its default should be the one before it, unless
         // another track ends where this default makes it end.
         let own = start &+ total
         let theirs = start &+ UInt64(usual) * UInt64(current.count)
@@ -200,6 +232,108 @@ struct FragmentTimeline {
         setRun(k, current)
       }
     }
+  }
+
+  /// Composition offsets (B-frames) checked against each other: on a track at a
+  /// constant frame rate every picture's presentation time falls on the same grid,
+  /// once. An offset that puts a picture off the grid, or onto another picture's
+  /// time, was damaged: the picture goes to the one free place on the grid within the
+  /// reordering window around it.
+  private mutating func repairCompositionOffsets(of track: UInt32) {
+    let idx = indices(of: track)
+    var all: [(k: Int, i: Int, dts: Int64, cto: Int64)] = []
+    var usualDurations: [UInt32] = []
+    for k in idx {
+      let r = run(k, track)
+      guard let start = r.decodeTime, let start64 = Int64(exactly: start) else { return }
+      var dts = start64
+      for i in 0..<r.count {
+        all.append((k, i, dts, Int64(r.compositionOffsets[i])))
+        dts += Int64(r.durations[i])
+      }
+      usualDurations += r.durations
+    }
+    guard all.count >= 8, all.contains(where: { $0.cto != 0 }), let d = Self.mode(usualDurations).map(Int64.init), d > 0 else {
+      return
+    }
+    func residue(_ t: Int64) -> Int64 { ((t % d) + d) % d }
+    var residues: [Int64: Int] = [:]
+    for s in all { residues[residue(s.dts + s.cto), default: 0] += 1 }
+    guard let grid = residues.max(by: { $0.value < $1.value }), grid.value * 10 >= all.count * 9 else { return }
+    var ctoCounts: [Int64: Int] = [:]
+    for s in all { ctoCounts[s.cto, default: 0] += 1 }
+    var taken: [Int64: Int] = [:]
+    for s in all { taken[s.dts + s.cto, default: 0] += 1 }
+    // No picture is presented before the recording starts. (After its last decode
+    // time a file cut by a crash may still present pictures whose neighbours were
+    // never written: the end gives no bound.)
+    let earliest = all.first?.k == 0 ? (delays[track] ?? 0) : Int64.min
+    let valid = all.filter { residue($0.dts + $0.cto) == grid.key && $0.dts + $0.cto >= earliest }
+    guard let lowest = valid.map(\.cto).min(), let highest = valid.map(\.cto).max() else { return }
+    var removed: [(k: Int, i: Int)] = []
+    for s in all {
+      let pts = s.dts + s.cto
+      let offGrid = residue(pts) != grid.key
+      // Two pictures at one time: the one whose offset no other picture has.
+      let collides = (taken[pts] ?? 0) > 1 && ctoCounts[s.cto] == 1
+        && all.contains { $0.dts + $0.cto == pts && $0.i != s.i && (ctoCounts[$0.cto] ?? 0) > 1 }
+      guard offGrid || collides || pts < earliest else { continue }
+      // The grid points no other picture takes in the window the other pictures' offsets
+      // span, widened by a frame each way (the damaged offset may have been the only
+      // one of its length).
+      var free: [Int64] = []
+      var point = s.dts + lowest - d + ((grid.key - residue(s.dts + lowest - d)) + d) % d
+      while point <= s.dts + highest + d {
+        if point >= earliest && (taken[point] ?? 0) == 0 { free.append(point) }
+        point += d
+      }
+      taken[pts, default: 1] -= 1
+      guard free.count == 1, let place = free.first, let offset = Int32(exactly: place - s.dts) else {
+        // Its time cannot be known: the picture is left out rather than shown at a
+        // time it never had.
+        removed.append((s.k, s.i))
+        continue
+      }
+      var r = run(s.k, track)
+      r.compositionOffsets[s.i] = offset
+      setRun(s.k, r)
+      taken[place, default: 0] += 1
+      repairs.append("fragment \(s.k + 1): track \(track)'s picture \(s.i + 1) had a damaged composition offset; re-derived")
+    }
+    for (k, i) in removed.reversed() { removeSample(i, of: track, in: k) }
+  }
+
+  /// Leaves sample `i` of `track` in fragment `k` out of the index: the sample before it
+  /// lasts until the next (the decode times of the others stay), its bytes stay in the
+  /// file outside the index, and the loss is listed.
+  private mutating func removeSample(_ i: Int, of track: UInt32, in k: Int) {
+    var r = run(k, track)
+    guard r.sizes.indices.contains(i), let start = r.decodeTime else { return }
+    let ranges = r.sampleRanges
+    let sampleStart = start + r.durations[..<i].reduce(0) { $0 + UInt64($1) }
+    lostSamples.append((k, track, sampleStart, sampleStart + UInt64(r.durations[i])))
+    if i > 0 {
+      r.durations[i - 1] += r.durations[i]
+    } else {
+      r.decodeTime = start + UInt64(r.durations[0])
+    }
+    r.durations.remove(at: i)
+    r.sizes.remove(at: i)
+    r.sampleFlags.remove(at: i)
+    r.compositionOffsets.remove(at: i)
+    var kept = ranges
+    kept.remove(at: i)
+    r.chunks = []
+    var end: Int64 = -1
+    for range in kept {
+      if range.lowerBound == end, !r.chunks.isEmpty {
+        r.chunks[r.chunks.count - 1].samples += 1
+      } else {
+        r.chunks.append((range.lowerBound, 1))
+      }
+      end = range.upperBound
+    }
+    setRun(k, r)
   }
 
   /// Where another track's samples in fragment `k` end, in `track`'s ticks.

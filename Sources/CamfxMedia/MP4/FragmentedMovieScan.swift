@@ -213,7 +213,8 @@ struct FragmentedMovieScan {
     // Decode times and durations, checked against the neighbours and re-derived.
     var timeline = FragmentTimeline(
       fragments: kept, tracks: headers.map(\.id),
-      timescales: Dictionary(headers.map { ($0.id, $0.timescale) }, uniquingKeysWith: { a, _ in a }))
+      timescales: Dictionary(headers.map { ($0.id, $0.timescale) }, uniquingKeysWith: { a, _ in a }),
+      delays: marker.firstDecodeTimes.mapValues { -$0 })
     timeline.repair()
     kept = timeline.fragments
     repairs = reader.repairs + timeline.repairs
@@ -224,9 +225,8 @@ struct FragmentedMovieScan {
     fragments = kept.count
     let timelineTrack = video ?? headers.first
     losses = Self.losses(
-      damaged, kept: kept, track: timelineTrack?.id ?? 1, timescale: timelineTrack?.timescale ?? 0,
-      firstDecodeTime: marker.firstDecodeTimes[timelineTrack?.id ?? 1] ?? 0, kinds: Dictionary(
-        headers.map { ($0.id, $0.kind) }, uniquingKeysWith: { a, _ in a }))
+      damaged, kept: kept, lostSamples: timeline.lostSamples, timelineTrack: timelineTrack?.id ?? 1, headers: headers,
+      marker: marker)
   }
 
   /// Adds one fragment's samples of a track to what the index will list.
@@ -253,15 +253,22 @@ struct FragmentedMovieScan {
   /// Each damaged stretch, and each track left out of a kept fragment, with the time
   /// it covers in the file's timeline (seconds from the recording's start).
   private static func losses(
-    _ damaged: [Range<Int64>], kept: [KeptFragment], track: UInt32, timescale: UInt32, firstDecodeTime: Int64,
-    kinds: [UInt32: String]
+    _ damaged: [Range<Int64>], kept: [KeptFragment],
+    lostSamples: [(fragment: Int, track: UInt32, from: UInt64, to: UInt64)], timelineTrack: UInt32,
+    headers: [TrackHeader], marker: FragmentedMovieMarker
   ) -> [FragmentedMovieFinisher.Loss] {
-    // A decode time of the fragments (which start at 0 where the first packet, at
-    // `firstDecodeTime`, is) as seconds of the file.
-    func seconds(_ t: UInt64) -> Double? {
-      guard timescale > 0, let t = Int64(exactly: t) else { return nil }
-      return max(0, Double(t + firstDecodeTime) / Double(timescale))
+    // A decode time of a track's fragments (which start at 0 where its first packet,
+    // at `firstDecodeTimes`, is) as seconds of the file.
+    func seconds(_ t: UInt64, _ track: UInt32) -> Double? {
+      guard let scale = headers.first(where: { $0.id == track })?.timescale, scale > 0, let t = Int64(exactly: t) else {
+        return nil
+      }
+      return max(0, Double(t + (marker.firstDecodeTimes[track] ?? 0)) / Double(scale))
     }
+    func start(_ run: MovieFragment.Run) -> Double? { seconds(run.decodeTime ?? 0, run.track) }
+    func end(_ run: MovieFragment.Run) -> Double? { seconds((run.decodeTime ?? 0) &+ run.totalDuration, run.track) }
+    /// The run a fragment's time is read from: the timeline track's, else its first.
+    func span(_ fragment: KeptFragment) -> MovieFragment.Run? { fragment.run(of: timelineTrack) ?? fragment.runs.first }
     var merged: [Range<Int64>] = []
     for range in damaged.sorted(by: { $0.lowerBound < $1.lowerBound }) {
       if let last = merged.last, last.upperBound >= range.lowerBound {
@@ -271,19 +278,23 @@ struct FragmentedMovieScan {
       }
     }
     var result: [FragmentedMovieFinisher.Loss] = merged.map { bytes in
-      let before = kept.last { $0.range.upperBound <= bytes.lowerBound }?.run(of: track)
-      let after = kept.first { $0.range.lowerBound >= bytes.upperBound }?.run(of: track)
-      let from = before.map { seconds(($0.decodeTime ?? 0) + $0.totalDuration) } ?? seconds(0)
-      let to = after.flatMap { seconds($0.decodeTime ?? 0) }
-      return FragmentedMovieFinisher.Loss(bytes: bytes, from: from ?? nil, to: to)
+      let before = kept.last { $0.range.upperBound <= bytes.lowerBound }.flatMap(span)
+      let after = kept.first { $0.range.lowerBound >= bytes.upperBound }.flatMap(span)
+      let from = before.map { end($0) } ?? seconds(0, timelineTrack)
+      return FragmentedMovieFinisher.Loss(bytes: bytes, from: from ?? nil, to: after.flatMap(start))
     }
     for fragment in kept where !fragment.lostTracks.isEmpty {
-      let span = fragment.run(of: track) ?? fragment.runs.first
-      let start = span.flatMap { seconds($0.decodeTime ?? 0) }
-      let end = span.flatMap { seconds(($0.decodeTime ?? 0) + $0.totalDuration) }
+      let run = span(fragment)
       result.append(
         FragmentedMovieFinisher.Loss(
-          bytes: fragment.range, from: start, to: end, tracks: fragment.lostTracks.map { kinds[$0] ?? "data" }))
+          bytes: fragment.range, from: run.flatMap(start), to: run.flatMap(end),
+          tracks: fragment.lostTracks.map { track in headers.first { $0.id == track }?.kind ?? "data" }))
+    }
+    for lost in lostSamples {
+      result.append(
+        FragmentedMovieFinisher.Loss(
+          bytes: kept[lost.fragment].range, from: seconds(lost.from, lost.track), to: seconds(lost.to, lost.track),
+          tracks: [headers.first { $0.id == lost.track }?.kind ?? "data"]))
     }
     return result.sorted { $0.bytes.lowerBound < $1.bytes.lowerBound }
   }

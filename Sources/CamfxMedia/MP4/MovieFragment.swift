@@ -101,9 +101,11 @@ struct MovieFragment {
   /// - Parameter accept: whether a reading is right (its samples tile their `mdat`);
   ///   a reading with other flags is tried only where the box's own do not fit.
   /// - Returns: nil when its boxes do not parse with any flags tried, or no reading is accepted.
+  /// - Parameter loss: how much an accepted reading leaves out; of the readings with
+  ///   other flags, the one that leaves out least is taken.
   static func parse<Accepted>(
     _ moof: [UInt8], at moofOffset: Int64, defaults: [UInt32: TrackDefaults], usual: UsualFlags,
-    accept: (MovieFragment) -> Accepted?
+    accept: (MovieFragment) -> Accepted?, loss: (Accepted) -> Int
   ) -> (MovieFragment, Accepted)? {
     do {
       let fragment = try read(moof, at: moofOffset, defaults: defaults, patch: nil)
@@ -124,13 +126,16 @@ struct MovieFragment {
       for bit in isTfhd ? tfhdFieldBits : trunFieldBits { flags.append(misfit.flags ^ bit) }
       var tried: Set<UInt32> = [misfit.flags]
       for f in flags where tried.insert(f).inserted { patches.append(Patch(boxOffset: misfit.boxOffset, flags: f)) }
+      var best: (MovieFragment, Accepted, Int)? = nil
       for patch in patches {
         if var fragment = try? read(moof, at: moofOffset, defaults: defaults, patch: patch), let accepted = accept(fragment) {
           fragment.repairedFields.append(patch.countFromSize ? "its 'trun' sample count" : "its '\(misfit.type)' flags")
-          return (fragment, accepted)
+          let lost = loss(accepted)
+          if best == nil || lost < best!.2 { best = (fragment, accepted, lost) }
+          if lost == 0 { break }
         }
       }
-      return nil
+      return best.map { ($0.0, $0.1) }
     } catch {
       return nil
     }

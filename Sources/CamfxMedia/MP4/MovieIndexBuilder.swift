@@ -54,29 +54,38 @@ struct MovieIndexBuilder {
     let mediaTimescale = try Self.timescale(ofHeader: Array(mdiaBytes[mdhd.range]), timescaleField: 2)
     let mediaDuration = samples.mediaDuration
 
-    // Media time at which presentation time zero falls (see FragmentedMovieMarker).
     // Times far beyond any recording are a corrupt file, not arithmetic to trap on.
     let limit: Int64 = 1 << 52
     guard let firstFragmentTime = Int64(exactly: samples.firstFragmentDecodeTime ?? 0), firstFragmentTime < limit,
       abs(marker.firstDecodeTimes[trackID] ?? 0) < limit, mediaDuration < UInt64(limit),
       movieTimescale > 0, mediaTimescale > 0
     else { throw MP4FormatError("track \(trackID) has impossible times") }
-    // The fragments' decode times start at 0 with the first packet, whose decode time
-    // in the stream was `firstDecodeTimes` (negative by an encoder's delay), so the
-    // recording's time 0 lies at -firstDecodeTimes on their timeline; the new index's
-    // media time starts at the first kept fragment. When that is not the first
-    // fragment (the first was damaged), the gap before it stays as an empty edit and
-    // the file keeps its timeline.
-    let startInMedia = -(marker.firstDecodeTimes[trackID] ?? 0) - firstFragmentTime
     // Presentation ends where the last sample in display order ends (with B-frames,
-    // beyond the last decode time by the reordering delay).
+    // beyond the last decode time by the reordering delay), and starts at the
+    // earliest composition time.
     var decodeTime: Int64 = 0
     var presentationEnd: Int64 = 0
+    var presentationStart: Int64 = samples.durations.isEmpty ? 0 : .max
     for i in samples.durations.indices {
-      presentationEnd = max(presentationEnd, decodeTime + Int64(samples.compositionOffsets[i]) + Int64(samples.durations[i]))
+      let composition = decodeTime + Int64(samples.compositionOffsets[i])
+      presentationStart = min(presentationStart, composition)
+      presentationEnd = max(presentationEnd, composition + Int64(samples.durations[i]))
       decodeTime += Int64(samples.durations[i])
     }
-    let presented = UInt64(max(0, presentationEnd - max(0, startInMedia)))
+    presentationStart = max(0, presentationStart)
+    // The fragments' decode times start at 0 with the first packet, whose decode time
+    // in the stream was `firstDecodeTimes` (negative by an encoder's delay): a sample
+    // is presented at its composition time on that timeline plus `firstDecodeTimes`.
+    // The new index's media time starts at the first kept fragment's decode time, so
+    // its composition times are shifted by that. The edit starts the media at its
+    // earliest composition time (players that move a track's first picture to zero,
+    // as libavformat does, then agree with those that follow the edit), after an
+    // empty edit when the first kept fragment is not the first (one was damaged): the
+    // file keeps its timeline. Else it skips the encoder's delay (AAC's priming).
+    let lead = presentationStart + firstFragmentTime + (marker.firstDecodeTimes[trackID] ?? 0)
+    let emptyLeadInMedia = max(0, lead)
+    let mediaStart = lead >= 0 ? presentationStart : presentationStart - lead
+    let presented = UInt64(max(0, presentationEnd - mediaStart))
     let toMovie = { (t: UInt64) -> UInt64 in
       // In 128 bits: a day at 90 kHz times a 1 kHz movie timescale is well within 64,
       // but a corrupt duration need not be.
@@ -86,7 +95,7 @@ struct MovieIndexBuilder {
       guard dividend.high < UInt64(mediaTimescale) else { return UInt64.max }
       return UInt64(mediaTimescale).dividingFullWidth(dividend).quotient
     }
-    let emptyLead = startInMedia < 0 ? toMovie(UInt64(-startInMedia)) : 0
+    let emptyLead = toMovie(UInt64(emptyLeadInMedia))
     let trackDuration = emptyLead + toMovie(presented)
 
     let media = try buildMedia(mdiaBytes, mdiaChildren, samples: samples, mediaDuration: mediaDuration)
@@ -97,17 +106,17 @@ struct MovieIndexBuilder {
         switch child.type {
         case "tkhd":
           w.append(tkhdBytes)
-          if startInMedia != 0 && !samples.durations.isEmpty {
+          if (emptyLead > 0 || mediaStart != 0) && !samples.durations.isEmpty {
             w.box("edts") { w in
               w.fullBox("elst", version: 1) { w in
-                w.u32(startInMedia < 0 ? 2 : 1)
-                if startInMedia < 0 {
+                w.u32(emptyLead > 0 ? 2 : 1)
+                if emptyLead > 0 {
                   w.u64(emptyLead)
                   w.i64(-1)
                   w.u32(0x0001_0000)
                 }
                 w.u64(toMovie(presented))
-                w.i64(max(0, startInMedia))
+                w.i64(mediaStart)
                 w.u32(0x0001_0000)
               }
             }
