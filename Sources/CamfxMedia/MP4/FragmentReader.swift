@@ -11,16 +11,23 @@ struct FragmentReader {
   let file: MP4FileReader
   let defaults: [UInt32: MovieFragment.TrackDefaults]
   let framing: [UInt32: SampleFraming]
+  /// Sound tracks: every sample is a sync sample, and a sample starts with the same
+  /// first byte as the others (AAC's first syntax element, Opus's table of contents).
+  let soundTracks: Set<UInt32>
   /// The flags each track's boxes had in the fragments read so far.
   private var usual = MovieFragment.UsualFlags()
   /// What was read another way than its header said, for the report.
   private(set) var repairs: [String] = []
   private var fragmentsRead = 0
 
-  init(file: MP4FileReader, defaults: [UInt32: MovieFragment.TrackDefaults], framing: [UInt32: SampleFraming]) {
+  init(
+    file: MP4FileReader, defaults: [UInt32: MovieFragment.TrackDefaults], framing: [UInt32: SampleFraming],
+    soundTracks: Set<UInt32>
+  ) {
     self.file = file
     self.defaults = defaults
     self.framing = framing
+    self.soundTracks = soundTracks
   }
 
   enum Result {
@@ -172,6 +179,10 @@ struct FragmentReader {
         runs[i].sizes = sizes
         runs[i].chunks = [(region.lowerBound, UInt32(sizes.count))]
         notes.append("track \(runs[i].track)'s sample sizes did not fill its data; found again from its NAL units")
+      } else if soundTracks.contains(runs[i].track), let sizes = soundSizes(runs[i].sizes, in: region) {
+        runs[i].sizes = sizes
+        runs[i].chunks = [(region.lowerBound, UInt32(sizes.count))]
+        notes.append("track \(runs[i].track)'s sample sizes did not fill its data; found again from the sound frames' first bytes")
       } else {
         lost.append(runs[i].track)
       }
@@ -182,6 +193,46 @@ struct FragmentReader {
     return fragment
   }
 
+  /// Sound sample sizes of which one was damaged, set right by the frames themselves:
+  /// of the corrections that make the sizes fill `region`, the one after which every
+  /// frame starts like the others (the first byte's top seven bits: AAC's first
+  /// element and its tag, Opus's configuration); nil when no one correction does.
+  private func soundSizes(_ sizes: [UInt32], in region: Range<Int64>) -> [UInt32]? {
+    let delta = sizes.reduce(Int64(0)) { $0 + Int64($1) } - Int64(region.count)
+    guard delta != 0, sizes.count >= 4, region.count <= 16 << 20, let bytes = try? file.read(at: region.lowerBound, count: region.count),
+      bytes.count == region.count
+    else { return nil }
+    /// How many frames start with the most common first byte.
+    func agreeing(_ candidate: [UInt32]) -> Int {
+      var counts: [UInt8: Int] = [:]
+      var at = 0
+      for size in candidate {
+        guard at < bytes.count else { break }
+        counts[bytes[at] & 0xFE, default: 0] += 1
+        at += Int(size)
+      }
+      return counts.values.max() ?? 0
+    }
+    var best: [UInt32]? = nil
+    var bestScore = -1
+    var tie = false
+    for i in sizes.indices {
+      let corrected = Int64(sizes[i]) - delta
+      guard corrected > 0, corrected <= Int64(UInt32.max) else { continue }
+      var candidate = sizes
+      candidate[i] = UInt32(corrected)
+      let score = agreeing(candidate)
+      if score > bestScore {
+        (best, bestScore, tie) = (candidate, score, false)
+      } else if score == bestScore {
+        tie = true
+      }
+    }
+    // All but the first frame (an encoder's first frame may start otherwise).
+    guard !tie, bestScore >= sizes.count - 1 else { return nil }
+    return best
+  }
+
   private func kept(_ runs: [MovieFragment.Run], end: Int64, repair: String? = nil) -> FragmentedMovieScan.KeptFragment? {
     var fragment = FragmentedMovieScan.KeptFragment(range: 0..<end, runs: runs)
     fragment.repair = repair
@@ -189,9 +240,14 @@ struct FragmentReader {
   }
 
   /// Sets each H.264/HEVC sample's sync flag from its NAL units (a damaged flag would
-  /// make a frame that needs others a keyframe, or hide a keyframe from seeking).
+  /// make a frame that needs others a keyframe, or hide a keyframe from seeking), and
+  /// every sound sample's.
   private func markKeyframes(_ fragment: inout FragmentedMovieScan.KeptFragment) {
     for i in fragment.runs.indices {
+      if soundTracks.contains(fragment.runs[i].track) {
+        for j in fragment.runs[i].sampleFlags.indices { fragment.runs[i].sampleFlags[j] &= ~0x1_0000 }
+        continue
+      }
       guard let framing = framing[fragment.runs[i].track], framing.checksMedia else { continue }
       for (j, range) in fragment.runs[i].sampleRanges.enumerated() {
         guard let keyframe = framing.keyframe(sampleAt: range, in: file) else { continue }

@@ -155,7 +155,8 @@ struct FragmentedMovieScan {
     videoTimescale = video?.timescale ?? 0
     var reader = FragmentReader(
       file: file, defaults: try Self.trackDefaults(initialMovie),
-      framing: Dictionary(headers.map { ($0.id, $0.framing) }, uniquingKeysWith: { a, _ in a }))
+      framing: Dictionary(headers.map { ($0.id, $0.framing) }, uniquingKeysWith: { a, _ in a }),
+      soundTracks: Set(headers.filter { $0.kind == "audio" }.map(\.id)))
     for track in reader.defaults.keys { tracks[track] = TrackSamples() }
 
     // Fragments, in file order; past anything that is not one, the next that is.

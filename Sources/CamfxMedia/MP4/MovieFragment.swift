@@ -154,13 +154,85 @@ struct MovieFragment {
     return nil
   }
 
+  private static let knownTypes: Set<FourCC> = ["mfhd", "traf", "tfhd", "tfdt", "trun", "mdat"]
+
+  private static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32? {
+    guard at >= 0, at + 4 <= bytes.count else { return nil }
+    return UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
+  }
+
+  /// The size the box at `offset` has by its own fields (camfx writes nothing else in
+  /// them), or nil where they do not say.
+  private static func sizeByFields(_ bytes: [UInt8], at offset: Int, type: FourCC, end: Int) -> Int? {
+    guard let flagsWord = u32(bytes, offset + 8) else { return nil }
+    let flags = flagsWord & 0xFF_FFFF
+    switch type {
+    case "mfhd": return 16
+    case "tfdt": return flagsWord >> 24 == 1 ? 20 : 16
+    case "tfhd":
+      return 16 + (flags & 0x1 != 0 ? 8 : 0) + [0x2, 0x8, 0x10, 0x20].filter { flags & UInt32($0) != 0 }.count * 4
+    case "trun":
+      guard let count = u32(bytes, offset + 12), count < 1 << 20 else { return nil }
+      let fields = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count
+      return 16 + (flags & 0x1 != 0 ? 4 : 0) + (flags & 0x4 != 0 ? 4 : 0) + Int(count) * fields * 4
+    case "traf":
+      // Its boxes, each at its own size, up to the next `traf` or the end.
+      guard let children = try? children(of: bytes, from: offset + 8, end: end, stopAtTraf: true) else { return nil }
+      return (children.boxes.last?.range.upperBound ?? offset + 8) - offset
+    default: return nil
+    }
+  }
+
+  /// The boxes from `start` to `end`, each at its declared size, or, where that size
+  /// was damaged (it overruns, or disagrees with the box's fields and the box after
+  /// it), at the size its fields give.
+  private static func children(
+    of bytes: [UInt8], from start: Int, end: Int, stopAtTraf: Bool = false
+  ) throws -> (boxes: [(type: FourCC, range: Range<Int>)], repaired: Bool) {
+    var boxes: [(type: FourCC, range: Range<Int>)] = []
+    var repaired = false
+    var position = start
+    func boxFollows(_ at: Int) -> Bool {
+      if at == end { return true }
+      guard let size = u32(bytes, at), size >= 8, let type = u32(bytes, at + 4) else { return false }
+      return knownTypes.contains(FourCC(rawValue: type))
+    }
+    while position + 8 <= end {
+      guard let declared = u32(bytes, position).map(Int.init), let typeWord = u32(bytes, position + 4) else { break }
+      let type = FourCC(rawValue: typeWord)
+      if stopAtTraf && position > start && type == "traf" { break }
+      let computed = sizeByFields(bytes, at: position, type: type, end: end)
+      let declaredFits = declared >= 8 && position + declared <= end && boxFollows(position + declared)
+      let computedFits = computed.map { $0 >= 8 && position + $0 <= end && boxFollows(position + $0) } ?? false
+      let size: Int
+      if declaredFits && (computed == nil || computed == declared || !computedFits) {
+        size = declared
+      } else if computedFits, let computed {
+        size = computed
+        repaired = true
+      } else if declared >= 8 && position + declared <= end {
+        size = declared
+      } else {
+        throw MP4FormatError("'\(type)' box at \(position) overruns its parent")
+      }
+      boxes.append((type, position..<(position + size)))
+      position += size
+      if stopAtTraf && boxes.count >= 3 { break }
+    }
+    return (boxes, repaired)
+  }
+
   private static func read(
     _ moof: [UInt8], at moofOffset: Int64, defaults: [UInt32: TrackDefaults], patch: Patch?
   ) throws -> MovieFragment {
     var fragment = MovieFragment(runs: [])
     var previousDataEnd = moofOffset
     var seenTracks: Set<UInt32> = []
-    for child in try mp4Children(of: moof, payloadStart: 8) {
+    let (boxes, repaired) = try children(of: moof, from: 8, end: moof.count)
+    if repaired { fragment.repairedFields.append("a box size in its 'moof'") }
+    let trackOrder = defaults.keys.sorted()
+    var trafIndex = 0
+    for child in boxes {
       // A box whose type was damaged is known by its place: camfx's `moof` holds an
       // `mfhd` first, then a `traf` per track, each starting with its `tfhd`.
       var type = child.type
@@ -178,9 +250,13 @@ struct MovieFragment {
         fragment.sequence = try r.u32()
         try end(r, child)
       case "traf":
-        let run = try readTrackFragment(
+        // A track ID that was damaged is known by the order of the tracks.
+        let expected = trafIndex < trackOrder.count ? trackOrder[trafIndex] : nil
+        trafIndex += 1
+        let (run, trafRepaired) = try readTrackFragment(
           moof, child.range, moofOffset: moofOffset, previousDataEnd: previousDataEnd, defaults: defaults,
-          patch: patch)
+          patch: patch, expectedTrack: expected, seen: seenTracks)
+        if trafRepaired { fragment.repairedFields.append("a box size or track ID in its 'traf'") }
         guard seenTracks.insert(run.track).inserted else { throw MP4FormatError("two 'traf' of one track") }
         previousDataEnd = run.dataRanges.last?.upperBound ?? previousDataEnd
         fragment.runs.append(run)
@@ -194,15 +270,20 @@ struct MovieFragment {
 
   private static func readTrackFragment(
     _ moof: [UInt8], _ range: Range<Int>, moofOffset: Int64, previousDataEnd: Int64, defaults: [UInt32: TrackDefaults],
-    patch: Patch?
-  ) throws -> Run {
-    let children = try mp4Children(of: moof, payloadStart: range.lowerBound + 8, end: range.upperBound)
+    patch: Patch?, expectedTrack: UInt32?, seen: Set<UInt32>
+  ) throws -> (Run, Bool) {
+    let (children, childrenRepaired) = try Self.children(of: moof, from: range.lowerBound + 8, end: range.upperBound)
+    var repaired = childrenRepaired
     // The first box is the `tfhd`, whatever its type says.
     guard let tfhd = children.first else { throw MP4FormatError("an empty 'traf'") }
     var r = box(moof, tfhd.range)
     var (_, tfhdFlags) = try r.versionAndFlags()
     if let patch, patch.boxOffset == tfhd.range.lowerBound, let flags = patch.flags { tfhdFlags = flags }
-    let track = try r.u32()
+    var track = try r.u32()
+    if defaults[track] == nil || seen.contains(track), let expectedTrack, !seen.contains(expectedTrack) {
+      track = expectedTrack
+      repaired = true
+    }
     guard var d = defaults[track] else { throw MP4FormatError("fragment of unknown track \(track)") }
     var base = tfhdFlags & 0x2_0000 != 0 ? moofOffset : previousDataEnd
     do {
@@ -270,7 +351,7 @@ struct MovieFragment {
         break
       }
     }
-    return run
+    return (run, repaired)
   }
 
   /// A reader of one box's bytes alone, past its header.

@@ -7,12 +7,16 @@ import Glibc
 /// and run camfx's own MP4 reader (`camfx repair`) over it. Repair must never lose a
 /// byte of what it found: a finish may only turn the placeholder after `ftyp` into the
 /// media's header and append the index, so every other byte is still there after it.
+/// What it writes must be a finished file (a second repair leaves it as it is) with a
+/// finite timeline, which `--input` opens again when it opened the input.
 func fuzzMovie(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   guard let data else { return 0 }
   FFmpegLogging.fatalOnly()
   let before = Array(UnsafeBufferPointer(start: data, count: size))
   withInputFile(data, size, suffix: ".mp4") { path in
+    var openedBefore = false
     if let reader = try? MovieReader(path: path, audio: AudioOutputSettings(), poolCapacity: 4) {
+      openedBefore = true
       for _ in 0..<8 { guard (try? reader.nextSample()) != nil else { break } }
     }
     guard let report = try? FragmentedMovieFinisher.finish(path: path), !report.wasFinished else { return }
@@ -23,6 +27,17 @@ func fuzzMovie(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     if after.count < before.count { fatalError("repair cut the file from \(before.count) to \(after.count) bytes") }
     for i in before.indices where !placeholder.contains(i) && before[i] != after[i] {
       fatalError("repair changed byte \(i) of \(before.count)")
+    }
+    guard let again = try? FragmentedMovieFinisher.finish(path: path), again.wasFinished else {
+      fatalError("a repaired file is not a finished one")
+    }
+    guard report.seconds.isFinite, report.seconds >= 0, report.videoSeconds <= report.seconds + 1 else {
+      fatalError("repair's timeline is \(report.seconds) s for \(report.videoSeconds) s of video")
+    }
+    if let reader = try? MovieReader(path: path, audio: AudioOutputSettings(), poolCapacity: 4) {
+      for _ in 0..<4 { guard (try? reader.nextSample()) != nil else { break } }
+    } else if openedBefore && report.videoFrames > 0 {
+      fatalError("a repaired file with \(report.videoFrames) frames does not open")
     }
   }
   return 0
