@@ -37,7 +37,8 @@ struct EventOptions: ParsableArguments {
   var onEventEnd: String?
 
   @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp(
-    "How long a hook may run before it is stopped (default 30s).", valueName: "time"))
+    "How long a hook, with what it starts in the background, may run before it is stopped (default 30s).",
+    valueName: "time"))
   var hookTimeout: String?
 
   @Option(name: .customLong("mqtt"), help: ArgumentHelp(

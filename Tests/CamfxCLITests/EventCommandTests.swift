@@ -199,6 +199,41 @@ final class EventCommandTests: CLITestCase {
     XCTAssertEqual(try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path("stream.ts"), "-f", "null", "-"]).stderr, "")
   }
 
+  /// A hook runs in a process group of its own with only its standard files open: at
+  /// --hook-timeout it is stopped with what it left in the background, which holds
+  /// neither camfx up nor any descriptor of camfx's.
+  func testHooksAreStoppedWithWhatTheyLeftRunningAtTheTimeoutAndGetOnlyTheStandardFiles() throws {
+    let process = try CLI.start(
+      [
+        "record", "--source", "testsrc", "--size", "160x120", "--duration", "3s", "--pre-record", "1s",
+        "--event-output", "ev.mp4", "--x264-preset", "ultrafast", "--quiet", "--hook-timeout", "2s",
+        "--on-event-start", "sh -c 'sleep 20 >/dev/null 2>&1 & echo $! > background.pid; ls /proc/self/fd > fds.txt'",
+        "--on-event-end", "sleep 20", "-o", "all.mp4",
+      ], in: dir)
+    waitForFile("all.mp4")
+    let signalled = Date()
+    kill(process.processIdentifier, SIGUSR2)
+    process.waitUntilExit()
+    let took = Date().timeIntervalSince(signalled)
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    // The start hook's child and the end hook (when the recording ends, at most 3 s
+    // after the signal) each had 2 s; a second more for SIGTERM and the finish.
+    XCTAssertLessThan(took, 3 + 2 + 3, stderr)
+    XCTAssertTrue(
+      stderr.contains("camfx: warning: hook sh left processes running after 2 s (--hook-timeout); they were stopped\n"),
+      stderr)
+    XCTAssertTrue(stderr.contains("camfx: warning: hook sleep took longer than 2 s (--hook-timeout) and was stopped\n"), stderr)
+    // ls sees 0, 1 and 2, and 3: the folder it lists.
+    XCTAssertEqual(try String(contentsOfFile: path("fds.txt"), encoding: .utf8), "0\n1\n2\n3\n")
+    let background = try String(contentsOfFile: path("background.pid"), encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    // Gone, or a zombie that init has not reaped yet.
+    let stat = try? String(contentsOfFile: "/proc/\(background)/stat", encoding: .utf8)
+    XCTAssertTrue(stat.map { $0.contains(") Z ") } ?? true, stat ?? "")
+    XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("ev-000.mp4"))["video"]?.frames), 90)
+  }
+
   /// SIGUSR2 without event clips is said and ignored: its default action would end
   /// camfx without finishing the file.
   func testSIGUSR2WithoutEventClipsIsIgnored() throws {
