@@ -5,16 +5,13 @@ import Foundation
 /// `--on-event-end`): without a shell (the words of the command are its arguments, with
 /// '…' and "…" quoting and nothing expanded), with the event in its environment, on a
 /// thread of its own, in a process group of its own with only its standard files open,
-/// and stopped with everything it started after `timeout` seconds. A hook that fails, hangs or
-/// cannot start is reported as a warning; the recording goes on. Each run is counted in
-/// a `DispatchGroup` until it has ended, so that the recording can wait for the hooks
-/// still running when it ends (the last clip's end hook) before camfx exits.
+/// and stopped with everything it started after `timeout` seconds. A hook that fails,
+/// hangs or cannot start is reported as a warning; the recording goes on. Each run is
+/// counted in a `DispatchGroup` until it has ended, so that the recording can wait for
+/// the hooks still running when it ends (the last clip's end hook) before camfx exits.
 ///
-/// The environment: `CAMFX_EVENT` (`start` or `end`), `CAMFX_EVENT_PATH` (the clip),
-/// `CAMFX_EVENT_SIDECAR` (its JSON, at the end), `CAMFX_EVENT_START` and
-/// `CAMFX_EVENT_END` (seconds into the recording; the end only at the end),
-/// `CAMFX_EVENT_TRIGGER` (`http`, `signal`, `api` ...), `CAMFX_EVENT_SCORE` (the peak
-/// score, empty without a detector).
+/// The environment: the event's `CAMFX_EVENT_*` variables (`EventRecorder.hookEnvironment`
+/// lists them), each meaning the same in both hooks.
 public struct EventHook: Sendable, Equatable {
   /// The program and its arguments.
   public let arguments: [String]
