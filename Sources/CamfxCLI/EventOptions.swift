@@ -29,15 +29,22 @@ struct EventOptions: ParsableArguments {
   var preRecordMax: String?
 
   @Option(name: .customLong("on-event-start"), help: ArgumentHelp(
-    "A program to run when a clip starts (no shell; the event in CAMFX_EVENT_* variables).", valueName: "command"))
+    "A program to run when a clip starts (no shell). Its environment, the same in both hooks (seconds in the "
+      + "recording): CAMFX_EVENT (start|end), CAMFX_EVENT_PATH, CAMFX_EVENT_SIDECAR (the clip's JSON, written "
+      + "before the hook), CAMFX_EVENT_START (the clip's first picture), CAMFX_EVENT_TRIGGERED_AT (its first "
+      + "trigger), CAMFX_EVENT_END (end hook only), CAMFX_EVENT_TRIGGER (signal|http|api|motion), "
+      + "CAMFX_EVENT_SCORE (the peak motion score, end hook only).",
+    valueName: "command"))
   var onEventStart: String?
 
   @Option(name: .customLong("on-event-end"), help: ArgumentHelp(
-    "A program to run when a clip has ended (no shell; the event in CAMFX_EVENT_* variables).", valueName: "command"))
+    "A program to run when a clip has ended (no shell; the CAMFX_EVENT_* variables of --on-event-start).",
+    valueName: "command"))
   var onEventEnd: String?
 
   @Option(name: .customLong("hook-timeout"), parsing: .unconditional, help: ArgumentHelp(
-    "How long a hook may run before it is stopped (default 30s).", valueName: "time"))
+    "How long a hook, with what it starts in the background, may run before it is stopped (default 30s).",
+    valueName: "time"))
   var hookTimeout: String?
 
   @Option(name: .customLong("mqtt"), help: ArgumentHelp(

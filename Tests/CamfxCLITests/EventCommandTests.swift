@@ -199,6 +199,96 @@ final class EventCommandTests: CLITestCase {
     XCTAssertEqual(try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path("stream.ts"), "-f", "null", "-"]).stderr, "")
   }
 
+  /// A hook runs in a process group of its own with only its standard files open: at
+  /// --hook-timeout it is stopped with what it left in the background, which holds
+  /// neither camfx up nor any descriptor of camfx's.
+  func testHooksAreStoppedWithWhatTheyLeftRunningAtTheTimeoutAndGetOnlyTheStandardFiles() throws {
+    let process = try CLI.start(
+      [
+        "record", "--source", "testsrc", "--size", "160x120", "--duration", "3s", "--pre-record", "1s",
+        "--event-output", "ev.mp4", "--x264-preset", "ultrafast", "--quiet", "--hook-timeout", "2s",
+        "--on-event-start", "sh -c 'sleep 20 >/dev/null 2>&1 & echo $! > background.pid; ls /proc/self/fd > fds.txt'",
+        "--on-event-end", "sleep 20", "-o", "all.mp4",
+      ], in: dir)
+    waitForFile("all.mp4")
+    let signalled = Date()
+    kill(process.processIdentifier, SIGUSR2)
+    process.waitUntilExit()
+    let took = Date().timeIntervalSince(signalled)
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    // The start hook's child and the end hook (when the recording ends, at most 3 s
+    // after the signal) each had 2 s; a second more for SIGTERM and the finish.
+    XCTAssertLessThan(took, 3 + 2 + 3, stderr)
+    XCTAssertTrue(
+      stderr.contains("camfx: warning: hook sh left processes running after 2 s (--hook-timeout); they were stopped\n"),
+      stderr)
+    XCTAssertTrue(stderr.contains("camfx: warning: hook sleep took longer than 2 s (--hook-timeout) and was stopped\n"), stderr)
+    // ls sees 0, 1 and 2, and 3: the folder it lists.
+    XCTAssertEqual(try String(contentsOfFile: path("fds.txt"), encoding: .utf8), "0\n1\n2\n3\n")
+    let background = try String(contentsOfFile: path("background.pid"), encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    // Gone, or a zombie that init has not reaped yet.
+    let stat = try? String(contentsOfFile: "/proc/\(background)/stat", encoding: .utf8)
+    XCTAssertTrue(stat.map { $0.contains(") Z ") } ?? true, stat ?? "")
+    XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("ev-000.mp4"))["video"]?.frames), 90)
+  }
+
+  /// Both hooks get the same variables with the same meanings: the clip's start in the
+  /// recording, its trigger's time, its sidecar (at the start the one that says it is in
+  /// progress), as the clip's final sidecar has them.
+  func testBothHooksGetTheClipsStartTriggerTimeAndSidecar() throws {
+    let hook = "sh -c 'env | grep ^CAMFX_EVENT | sort > $CAMFX_EVENT.env; cat \"$CAMFX_EVENT_SIDECAR\" > $CAMFX_EVENT.json'"
+    let process = try CLI.start(
+      [
+        "record", "--source", "testsrc", "--size", "160x120", "--duration", "6s", "--pre-record", "1s",
+        "--post-record", "1s", "--event-output", "ev.mp4", "--x264-preset", "ultrafast", "--quiet",
+        "--on-event-start", hook, "--on-event-end", hook, "-o", "all.mp4",
+      ], in: dir)
+    waitForFile("all.mp4")
+    usleep(2_500_000)
+    kill(process.processIdentifier, SIGUSR2)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+
+    func variables(_ kind: String) throws -> [String: String] {
+      let text = try String(contentsOfFile: path("\(kind).env"), encoding: .utf8)
+      var variables: [String: String] = [:]
+      for line in text.split(separator: "\n") {
+        let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        variables[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+      }
+      return variables
+    }
+    let start = try variables("start"), end = try variables("end")
+    let event = try sidecar("ev-000.json")
+    let clipStart = try XCTUnwrap(event["start"] as? Double), triggeredAt = try XCTUnwrap(event["triggered_at"] as? Double)
+    // The clip begins at a keyframe 1 s or more before its trigger.
+    XCTAssertLessThanOrEqual(clipStart, triggeredAt - 1 + 1e-6, "\(event)")
+    for (kind, variables) in [("start", start), ("end", end)] {
+      XCTAssertEqual(variables["CAMFX_EVENT"], kind)
+      XCTAssertEqual(variables["CAMFX_EVENT_PATH"], "ev-000.mp4", "\(kind): \(variables)")
+      XCTAssertEqual(variables["CAMFX_EVENT_SIDECAR"], "ev-000.json", "\(kind): \(variables)")
+      XCTAssertEqual(variables["CAMFX_EVENT_TRIGGER"], "signal", "\(kind): \(variables)")
+      XCTAssertEqual(Double(variables["CAMFX_EVENT_START"] ?? "") ?? -1, clipStart, accuracy: 0.0005 + 1e-9, "\(kind): \(variables)")
+      XCTAssertEqual(
+        Double(variables["CAMFX_EVENT_TRIGGERED_AT"] ?? "") ?? -1, triggeredAt, accuracy: 0.0005 + 1e-9, "\(kind): \(variables)")
+      XCTAssertEqual(variables["CAMFX_EVENT_SCORE"], "", "no motion detector")
+    }
+    XCTAssertNil(start["CAMFX_EVENT_END"], "the start hook is not told an end yet")
+    XCTAssertEqual(Double(end["CAMFX_EVENT_END"] ?? "") ?? -1, try XCTUnwrap(event["end"] as? Double), accuracy: 0.0005 + 1e-9)
+    // The sidecar each hook read: in progress at the start, final at the end.
+    let startSidecar = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("start.json")))) as? [String: Any])
+    XCTAssertEqual(startSidecar["in_progress"] as? Bool, true)
+    XCTAssertEqual(startSidecar["start"] as? Double ?? -1, clipStart, accuracy: 1e-9)
+    let endSidecar = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path("end.json")))) as? [String: Any])
+    XCTAssertNil(endSidecar["in_progress"])
+    XCTAssertEqual(endSidecar["frames"] as? Int, try XCTUnwrap(MovieOracle.probe(path("ev-000.mp4"))["video"]?.frames))
+  }
+
   /// SIGUSR2 without event clips is said and ignored: its default action would end
   /// camfx without finishing the file.
   func testSIGUSR2WithoutEventClipsIsIgnored() throws {

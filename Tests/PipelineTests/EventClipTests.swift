@@ -38,12 +38,14 @@ final class EventClipTests: XCTestCase {
   /// `clip-NNN.mp4`, firing the triggers at their frames.
   private func record(
     seconds: Int, preRecord: Double = 3, postRecord: Double = 2, gap: Double? = nil, gop: Int? = nil,
-    pattern: String = "clip.mp4", triggers: [Int: (EventRecorder) -> Void]
+    pattern: String = "clip.mp4", preset: String? = "ultrafast", sound: RecordingPipeline.Configuration.Sound = .none,
+    triggers: [Int: (EventRecorder) -> Void]
   ) throws -> (RecordingSummary, [EventRecorder.Event]) {
     var recording = RecordingPipeline.Configuration(source: .live(.testPattern))
     recording.size = FrameGeometry(width: 160, height: 120)
     recording.realtime = false
-    recording.video.preset = "ultrafast"
+    recording.sound = sound
+    recording.video.preset = preset
     recording.video.gop = gop
     recording.limits.duration = MediaTime(value: Int64(seconds), timescale: 1)
     recording.outputs = try RecordingOutputPlan(names: [path("main.mp4")])
@@ -102,6 +104,37 @@ final class EventClipTests: XCTestCase {
       with: Data(contentsOf: URL(fileURLWithPath: EventRecorder.sidecarPath(of: event.path)))) as? [String: Any]
     XCTAssertEqual(sidecar?["trigger"] as? String, "api")
     XCTAssertEqual(sidecar?["frames"] as? Int, clip.count)
+  }
+
+  /// The presentation times of the `stream` packets (`v` or `a`) of `file`, in order.
+  private func times(_ file: String, stream: String) throws -> [Double] {
+    let text = String(
+      decoding: try runTool(
+        "ffprobe", ["-v", "error", "-select_streams", stream, "-show_entries", "packet=pts_time", "-of", "csv=p=0", file]),
+      as: UTF8.self)
+    return text.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .punctuationCharacters)) }
+  }
+
+  func testAClipsSoundStartsWithItsPicture() throws {
+    // x264's lookahead (the default preset's) holds pictures back, so the sound of a
+    // time reaches the bus well before its picture; the clip still takes its sound from
+    // its keyframe's time on.
+    let (_, events) = try record(
+      seconds: 8, preRecord: 2, postRecord: 1, preset: nil, sound: .tone(frequency: 440),
+      triggers: [150: { $0.trigger("api") }])
+    let event = try XCTUnwrap(events.first, "\(events)")
+    let clipVideo = try times(event.path, stream: "v"), clipSound = try times(event.path, stream: "a")
+    XCTAssertEqual(clipVideo.min() ?? -1, 0, accuracy: 1e-6)
+    // The main recording's sound from the clip's first picture on is the clip's, from
+    // its start: the first such packet begins the clip's sound.
+    let mainSound = try times(path("main.mp4"), stream: "a")
+    let expected = try XCTUnwrap(mainSound.first { $0 >= event.start - 1e-6 }) - event.start
+    let soundStart = try XCTUnwrap(clipSound.first)
+    XCTAssertEqual(soundStart, expected, accuracy: 1e-3, "the sound starts \(soundStart) s after the picture")
+    XCTAssertLessThan(soundStart, 1024.0 / 48000, "within one AAC frame of the picture")
+    // And it goes on to the clip's end without a hole.
+    for (a, b) in zip(clipSound, clipSound.dropFirst()) { XCTAssertEqual(b - a, 1024.0 / 48000, accuracy: 1e-3) }
+    XCTAssertEqual(clipSound.last ?? 0, event.end - event.start, accuracy: 0.05)
   }
 
   func testTriggersFurtherApartThanTheGapMakeTwoClipsAndAWiderGapOne() throws {

@@ -4,16 +4,14 @@ import Foundation
 /// A program run when an event clip starts or ends (`--on-event-start`,
 /// `--on-event-end`): without a shell (the words of the command are its arguments, with
 /// '…' and "…" quoting and nothing expanded), with the event in its environment, on a
-/// thread of its own, and killed after `timeout` seconds. A hook that fails, hangs or
-/// cannot start is reported as a warning; the recording goes on. Each run is counted in
-/// a `DispatchGroup` until it has ended, so that the recording can wait for the hooks
-/// still running when it ends (the last clip's end hook) before camfx exits.
+/// thread of its own, in a process group of its own with only its standard files open,
+/// and stopped with everything it started after `timeout` seconds. A hook that fails,
+/// hangs or cannot start is reported as a warning; the recording goes on. Each run is
+/// counted in a `DispatchGroup` until it has ended, so that the recording can wait for
+/// the hooks still running when it ends (the last clip's end hook) before camfx exits.
 ///
-/// The environment: `CAMFX_EVENT` (`start` or `end`), `CAMFX_EVENT_PATH` (the clip),
-/// `CAMFX_EVENT_SIDECAR` (its JSON, at the end), `CAMFX_EVENT_START` and
-/// `CAMFX_EVENT_END` (seconds into the recording; the end only at the end),
-/// `CAMFX_EVENT_TRIGGER` (`http`, `signal`, `api` ...), `CAMFX_EVENT_SCORE` (the peak
-/// score, empty without a detector).
+/// The environment: the event's `CAMFX_EVENT_*` variables (`EventRecorder.hookEnvironment`
+/// lists them), each meaning the same in both hooks.
 public struct EventHook: Sendable, Equatable {
   /// The program and its arguments.
   public let arguments: [String]
@@ -32,37 +30,40 @@ public struct EventHook: Sendable, Equatable {
   }
 
   /// Runs the hook with `environment` added to camfx's own, on a thread of its own, in
-  /// `running` until it has ended.
+  /// `running` until it has ended (`HookProcess`: its own process group, only its
+  /// standard files open). The hook and what it leaves running in the background
+  /// (`sh -c 'upload … &'`) get `timeout` seconds in all; then the whole group is
+  /// stopped (SIGTERM, SIGKILL a second later), so that camfx never waits longer.
   func run(_ environment: [String: String], in running: DispatchGroup, report: @escaping @Sendable (String) -> Void) {
     let arguments = arguments, timeout = timeout
     running.enter()
     do {
       try NamedThread("camfx.hook") {
         defer { running.leave() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        // What a hook prints goes with camfx's messages, never into `-o -`'s stream.
-        process.standardOutput = FileHandle.standardError
         let name = URL(fileURLWithPath: arguments[0]).lastPathComponent
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
+        let process: HookProcess
         do {
-          try process.run()
+          process = try HookProcess(arguments: arguments, environment: variables)
         } catch {
-          report("warning: hook \(name) did not start: \(error.localizedDescription)")
+          report("warning: hook \(name) did not start: \(error)")
           return
         }
-        let deadline = MonotonicClock.seconds() + timeout
-        while process.isRunning && MonotonicClock.seconds() < deadline { MonotonicClock.sleep(seconds: 0.05) }
-        if process.isRunning {
-          kill(process.processIdentifier, SIGKILL)
-          process.waitUntilExit()
-          report("warning: hook \(name) took longer than \(Int(timeout)) s and was stopped")
-          return
+        let seconds = RecordingStatusLine.fixed(timeout, timeout == timeout.rounded() ? 0 : 1)
+        if !process.wait(until: MonotonicClock.seconds() + timeout) {
+          let programRan = !process.reap()
+          process.stopGroup()
+          report(
+            programRan
+              ? "warning: hook \(name) took longer than \(seconds) s (--hook-timeout) and was stopped"
+              : "warning: hook \(name) left processes running after \(seconds) s (--hook-timeout); they were stopped")
+          if programRan { return }
         }
-        if process.terminationStatus != 0 {
-          report("warning: hook \(name) exited with status \(process.terminationStatus)")
+        guard let status = process.waitStatus else { return }
+        if status & 0x7f != 0 {
+          report("warning: hook \(name) was killed by signal \(status & 0x7f)")
+        } else if (status >> 8) & 0xff != 0 {
+          report("warning: hook \(name) exited with status \((status >> 8) & 0xff)")
         }
       }.detach()
     } catch {

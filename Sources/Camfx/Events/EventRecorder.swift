@@ -259,17 +259,16 @@ public final class EventRecorder: @unchecked Sendable {
       report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started.path)")
       announcements.async { [self] in
         // A sidecar from the start, so that a clip cut short by a crash is still listed.
+        var sidecarWritten = true
         do {
           try Self.writeSidecar(started)
         } catch {
+          sidecarWritten = false
           report("event clip '\(started.path)': cannot write its sidecar: \(error)")
         }
         messages?.started(started)
         options.onStart?.run(
-          [
-            "CAMFX_EVENT": "start", "CAMFX_EVENT_PATH": started.path, "CAMFX_EVENT_START": RecordingStatusLine.fixed(now, 3),
-            "CAMFX_EVENT_TRIGGER": source, "CAMFX_EVENT_SCORE": "",
-          ], in: hooks, report: report)
+          Self.hookEnvironment("start", started, sidecarWritten: sidecarWritten), in: hooks, report: report)
       }
     }
     if let extended { announcements.async { [self] in messages?.updated(extended) } }
@@ -410,25 +409,44 @@ public final class EventRecorder: @unchecked Sendable {
       pictures.write(peak.frame, to: Self.picturePath(of: open.path), wait: true)
     }
     // After the start's sidecar and message, which may still be on their way.
-    announcements.sync {
+    let sidecarWritten = announcements.sync {
       do {
         try Self.writeSidecar(event)
+        return true
       } catch {
         report("event clip '\(open.path)': cannot write its sidecar: \(error)")
+        return false
       }
     }
     messages?.ended(event)
-    let score = event.score.map { RecordingStatusLine.fixed($0, 2) } ?? ""
-    options.onEnd?.run(
-      [
-        "CAMFX_EVENT": "end", "CAMFX_EVENT_PATH": event.path, "CAMFX_EVENT_SIDECAR": Self.sidecarPath(of: event.path),
-        "CAMFX_EVENT_START": RecordingStatusLine.fixed(event.start, 3), "CAMFX_EVENT_END": RecordingStatusLine.fixed(event.end, 3),
-        "CAMFX_EVENT_TRIGGER": event.trigger, "CAMFX_EVENT_SCORE": score,
-      ], in: hooks, report: report)
+    options.onEnd?.run(Self.hookEnvironment("end", event, sidecarWritten: sidecarWritten), in: hooks, report: report)
     report(
       "event clip \(open.path): \(RecordingStatusLine.fixed(event.start, 2))–\(RecordingStatusLine.fixed(event.end, 2)) s, "
         + "\(event.frames) frames" + (event.score.map { ", peak score \(RecordingStatusLine.fixed($0, 2))" } ?? "")
         + (event.error.map { "; \($0)" } ?? ""))
+  }
+
+  /// What a hook is told of `event`, the same in both hooks (`kind`: `start` or `end`):
+  ///
+  ///     CAMFX_EVENT            start | end
+  ///     CAMFX_EVENT_PATH       the clip
+  ///     CAMFX_EVENT_SIDECAR    its JSON sidecar, as written just before the hook (at the
+  ///                            start with "in_progress": true); unset if it could not be
+  ///     CAMFX_EVENT_START      where the clip begins in the recording (s): its first picture
+  ///     CAMFX_EVENT_TRIGGERED_AT  when its first trigger came, in the recording (s)
+  ///     CAMFX_EVENT_END        where it ends in the recording (s); the end hook only
+  ///     CAMFX_EVENT_TRIGGER    what triggered it: signal, http, api, motion
+  ///     CAMFX_EVENT_SCORE      the motion detector's peak score; empty at the start, and
+  ///                            without the detector
+  static func hookEnvironment(_ kind: String, _ event: Event, sidecarWritten: Bool) -> [String: String] {
+    var environment = [
+      "CAMFX_EVENT": kind, "CAMFX_EVENT_PATH": event.path, "CAMFX_EVENT_START": RecordingStatusLine.fixed(event.start, 3),
+      "CAMFX_EVENT_TRIGGERED_AT": RecordingStatusLine.fixed(event.triggeredAt, 3), "CAMFX_EVENT_TRIGGER": event.trigger,
+      "CAMFX_EVENT_SCORE": kind == "end" ? event.score.map { RecordingStatusLine.fixed($0, 2) } ?? "" : "",
+    ]
+    if sidecarWritten { environment["CAMFX_EVENT_SIDECAR"] = sidecarPath(of: event.path) }
+    if kind == "end" { environment["CAMFX_EVENT_END"] = RecordingStatusLine.fixed(event.end, 3) }
+    return environment
   }
 
   /// The files an event writes: the clip, its picture and its sidecar.

@@ -74,7 +74,8 @@ public final class PacketBus: @unchecked Sendable {
 
   private struct Shared {
     var subscriptions: [PacketSubscription] = []
-    /// Packets since the oldest kept keyframe, in publish order.
+    /// Packets since the oldest kept keyframe, in publish order, after the sound
+    /// published before it that plays from it on (`replay`).
     var kept: [EncodedPacket] = []
     /// Positions in `kept` of its video keyframes.
     var keyframes: [Int] = []
@@ -153,7 +154,7 @@ public final class PacketBus: @unchecked Sendable {
       case .at(let before):
         from = s.keyframes.last { s.kept[$0].presentationSeconds <= before + 1e-9 } ?? s.keyframes.first
       }
-      subscription.join(with: from.map { Array(s.kept[$0...]) } ?? [], waitForKeyframe: s.sawVideo || start == .nextKeyframe)
+      subscription.join(with: from.map { replay(from: $0, in: s) } ?? [], waitForKeyframe: s.sawVideo || start == .nextKeyframe)
       s.subscriptions.append(subscription)
       return false
     }
@@ -222,27 +223,43 @@ public final class PacketBus: @unchecked Sendable {
     shared.withLock { s in s.retention = (seconds, maximumBytes) }
   }
 
+  /// What a joiner starting at the kept keyframe at `index` is given: the keyframe, then
+  /// the sound kept before it that plays at or after it, then everything kept after it.
+  ///
+  /// The sound encoder's packets reach the bus before the video encoder's of the same
+  /// time (x264's lookahead and frame threads hold pictures back by a few tenths of a
+  /// second), so the sound that goes with a GOP's first pictures was published before
+  /// its keyframe: chosen by position it would be lost, and a clip's sound would start
+  /// that much after its picture. Each stream stays in its own order.
+  private func replay(from index: Int, in s: Shared) -> [EncodedPacket] {
+    let keyframe = s.kept[index]
+    let start = keyframe.presentationSeconds
+    let earlySound = s.kept[..<index].filter { $0.stream.kind != .video && $0.presentationSeconds >= start - 1e-9 }
+    return [keyframe] + earlySound + s.kept[(index + 1)...]
+  }
+
   /// Keeps `packet` for outputs that start in the past, and trims what is kept.
+  ///
+  /// Sound is kept while video waits for a keyframe (at the start, or after an
+  /// oversized GOP): it comes before the pictures of the same time (`replay`), and the
+  /// next keyframe keeps the part of it that plays from then on.
   private func keep(_ packet: EncodedPacket, in s: inout Shared) {
     let isVideo = packet.stream.kind == .video
     if isVideo {
       s.sawVideo = true
       s.newestVideoSeconds = max(s.newestVideoSeconds, packet.presentationSeconds)
     }
-    guard s.sawVideo else { return }
-    if isVideo && packet.isKeyframe {
-      if s.retention == nil {
-        s.kept.removeAll(keepingCapacity: true)
-        s.keyframes.removeAll(keepingCapacity: true)
-        s.keptBytes = 0
-      }
+    let isKeyframe = isVideo && packet.isKeyframe
+    if isKeyframe {
       s.lastGOPComplete = true
       s.keyframes.append(s.kept.count)
     }
-    guard s.lastGOPComplete, !s.keyframes.isEmpty else { return }
+    guard !isVideo || (s.lastGOPComplete && !s.keyframes.isEmpty) else { return }
     s.kept.append(packet)
     s.keptBytes += packet.byteCount
-    if let retention = s.retention {
+    if let retention = s.retention, !s.keyframes.isEmpty {
+      // Before the first keyframe: only the sound that plays from it on stays.
+      if isKeyframe && s.keyframes.count == 1 { dropKept(before: s.keyframes[0], in: &s) }
       // Drop the oldest GOP while the next keyframe is old enough to start from, or
       // while the bytes are over (keeping the newest GOP whatever it weighs).
       while s.keyframes.count >= 2 {
@@ -251,9 +268,15 @@ public final class PacketBus: @unchecked Sendable {
         let tooBig = s.keptBytes > retention.bytes
         guard oldEnough || tooBig else { break }
         if !oldEnough { s.figures.keptGOPsDroppedForBytes += 1 }
-        dropOldestGOP(&s)
+        dropKept(before: s.keyframes[1], in: &s)
       }
-    } else if s.kept.count > lastGOPLimit.packets || s.keptBytes > lastGOPLimit.bytes {
+    } else if isKeyframe {
+      // Without `keepPackets`, the last GOP only.
+      dropKept(before: s.keyframes[s.keyframes.count - 1], in: &s)
+    }
+    if s.kept.count > lastGOPLimit.packets || s.keptBytes > lastGOPLimit.bytes,
+      s.retention == nil || s.keyframes.isEmpty
+    {
       s.kept.removeAll()
       s.keyframes.removeAll()
       s.keptBytes = 0
@@ -265,12 +288,22 @@ public final class PacketBus: @unchecked Sendable {
     s.figures.keptSeconds = s.keyframes.first.map { s.newestVideoSeconds - s.kept[$0].presentationSeconds } ?? 0
   }
 
-  private func dropOldestGOP(_ s: inout Shared) {
-    let cut = s.keyframes[1]
-    for packet in s.kept[..<cut] { s.keptBytes -= packet.byteCount }
-    s.kept.removeFirst(cut)
-    s.keyframes.removeFirst()
-    for i in s.keyframes.indices { s.keyframes[i] -= cut }
+  /// Drops the kept packets before position `cut` (a keyframe's), but for the sound
+  /// that plays at or after that keyframe (`replay`).
+  private func dropKept(before cut: Int, in s: inout Shared) {
+    let start = s.kept[cut].presentationSeconds
+    var left: [EncodedPacket] = []
+    for packet in s.kept[..<cut] {
+      if packet.stream.kind != .video && packet.presentationSeconds >= start - 1e-9 {
+        left.append(packet)
+      } else {
+        s.keptBytes -= packet.byteCount
+      }
+    }
+    s.kept.replaceSubrange(..<cut, with: left)
+    let moved = cut - left.count
+    s.keyframes.removeAll { $0 < cut }
+    for i in s.keyframes.indices { s.keyframes[i] -= moved }
   }
 
   /// Detaches every output, draining each and finishing it; waits for them all.
