@@ -50,9 +50,9 @@ struct MotionCommand: ParsableCommand {
 
   func run() throws {
     let options = try motion.options()
-    let pre = try preRecord.map { try RecordingLimits.parseDurationOrZero($0).seconds }
-    let post = try postRecord.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 10
-    let gap = try eventGap.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? post
+    let pre = try preRecord.map { try RecordingLimits.parseDurationOrZero($0, option: "--pre-record").seconds }
+    let post = try postRecord.map { try RecordingLimits.parseDurationOrZero($0, option: "--post-record").seconds } ?? 10
+    let gap = try eventGap.map { try RecordingLimits.parseDurationOrZero($0, option: "--event-gap").seconds } ?? post
     if gap < post {
       throw RecordingOptionError(
         "--event-gap \(eventGap ?? "") is shorter than --post-record \(postRecord ?? "10s"): a clip stays open at least its post-roll")

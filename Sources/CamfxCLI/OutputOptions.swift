@@ -34,7 +34,7 @@ struct OutputOptions: ParsableArguments {
       throw RecordingOptionError("invalid --hls-segment-type '\(hlsSegmentType)' (expected ts or fmp4)")
     }
     let hls = StreamDestination.HLSOptions(
-      segmentSeconds: try hlsTime.map { try RecordingLimits.parseDuration($0).seconds } ?? 2,
+      segmentSeconds: try hlsTime.map { try RecordingLimits.parseDuration($0, option: "--hls-time").seconds } ?? 2,
       listSize: hlsListSize, segmentType: segmentType)
     return try RecordingOutputPlan(names: names, format: format, hls: hls, overwrite: overwrite)
   }

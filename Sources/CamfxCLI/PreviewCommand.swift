@@ -63,7 +63,7 @@ struct PreviewCommand: ParsableCommand {
     recording.framesPerSecond = fps
     recording.camera = try camera.settings()
     recording.chain = try FilterRegistry.builtin.makeChain(filters)
-    recording.limits = RecordingLimits(duration: try duration.map(RecordingLimits.parseDuration))
+    recording.limits = RecordingLimits(duration: try duration.map { try RecordingLimits.parseDuration($0, option: "--duration") })
     if motion {
       recording.motion = try motionOptions.options()
     } else if let first = motionOptions.given.first {

@@ -8,6 +8,40 @@ final class EventCommandTests: CLITestCase {
     try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path(name)))) as? [String: Any])
   }
 
+  /// Writes `name`.json as `camfx record` writes an event's sidecar, for the clip
+  /// `name`.mp4 triggered `ago` seconds ago; `files` as the sidecar lists them
+  /// (default: the clip's own three).
+  private func writeSidecar(
+    _ name: String, ago: Double, frames: Int = 30, inProgress: Bool? = nil, files: [String]? = nil
+  ) throws {
+    var event: [String: Any] = [
+      "path": name + ".mp4", "start": 0.0, "end": 1.0, "triggered_at": 0.0,
+      "triggered_at_epoch": Date().timeIntervalSince1970 - ago, "trigger": "signal", "triggers": 1, "frames": frames,
+      "bytes": 1000, "files": files ?? [name + ".mp4", name + ".png", name + ".json"],
+    ]
+    if let inProgress { event["in_progress"] = inProgress }
+    try JSONSerialization.data(withJSONObject: event).write(to: URL(fileURLWithPath: path(name + ".json")))
+  }
+
+  /// Bad values of `camfx events` name their option, negative numbers included, and
+  /// are refused before anything is deleted.
+  func testEventsOptionsAreCheckedBeforeAnythingIsDeleted() throws {
+    try Data("movie".utf8).write(to: URL(fileURLWithPath: path("ev.mp4")))
+    try writeSidecar("ev", ago: 60)
+    let cases: [([String], String)] = [
+      (["--min-score", "-5"], "--min-score '-5' must be a percentage from 0 to 100"),
+      (["--since", "-5m"],
+       "invalid --since '-5m': a time ago has no sign (5m means that long ago), or give a local time such as 2026-11-26 10:00"),
+      (["--until", "-1h"],
+       "invalid --until '-1h': a time ago has no sign (1h means that long ago), or give a local time such as 2026-11-26 10:00"),
+      (["--max-total", "0"], "--max-total: invalid size '0': expected a byte count such as 50M, 1.5G, 800k or 64MiB"),
+      (["--min-free", "-1G"], "--min-free: invalid size '-1G': expected a byte count such as 50M, 1.5G, 800k or 64MiB"),
+    ]
+    for (args, message) in cases {
+      try assertFails(["events", ".", "--keep", "0"] + args, stderr: "camfx: error: " + message, keep: ["ev.json", "ev.mp4"])
+    }
+  }
+
   func testHTTPAndSignalTriggersMakeClipsThatStartBeforeThem() throws {
     let port = try LocalServer.freePort()
     let process = try CLI.start(
