@@ -184,6 +184,60 @@ final class EventCommandTests: CLITestCase {
     let listed = try CLI.run(["events", "."], in: dir)
     XCTAssertEqual(listed.status, 0, "\(listed)")
     XCTAssertTrue(listed.stdout.contains("(recording, or cut short: camfx repair finishes it)  signal  ./\(clip ?? "")"), listed.stdout)
+    // Once repaired, the movie says the clip is finished, though its sidecar does not:
+    // it is listed with the movie's own frames.
+    let repaired = try CLI.run(["repair", clip ?? ""], in: dir)
+    XCTAssertEqual(repaired.status, 0, "\(repaired)")
+    let repairedFrames = try XCTUnwrap(MovieOracle.probe(path(clip ?? ""))["video"]?.frames)
+    let relisted = try CLI.run(["events", "."], in: dir)
+    XCTAssertEqual(relisted.status, 0, "\(relisted)")
+    XCTAssertFalse(relisted.stdout.contains("(recording"), relisted.stdout)
+    XCTAssertTrue(relisted.stdout.contains(" s  signal  \(repairedFrames) frames  ./\(clip ?? "")\n"), relisted.stdout)
+  }
+
+  /// A sidecar whose movie was deleted by hand stands for nothing: it is not listed and
+  /// does not count toward --keep (which would delete a real clip in its place).
+  func testAClipWhoseMovieIsGoneIsNeitherListedNorCounted() throws {
+    try Data("movie".utf8).write(to: URL(fileURLWithPath: path("ev-1.mp4")))
+    try writeSidecar("ev-1", ago: 120)
+    try writeSidecar("ev-2", ago: 60)
+    let listed = try CLI.run(["events", "."], in: dir)
+    XCTAssertEqual(listed.status, 0, "\(listed)")
+    XCTAssertEqual(listed.stdout.split(separator: "\n").count, 1, listed.stdout)
+    XCTAssertTrue(listed.stdout.hasSuffix("  ./ev-1.mp4\n"), listed.stdout)
+    let pruned = try CLI.run(["events", ".", "--keep", "1"], in: dir)
+    XCTAssertEqual(pruned.status, 0, "\(pruned)")
+    XCTAssertEqual(pruned.stderr, "")
+    XCTAssertEqual(try listing(), ["ev-1.json", "ev-1.mp4", "ev-2.json"])
+  }
+
+  /// --keep deletes a clip's own files, named from the sidecar's own name: never the
+  /// names its `files` or `path` list.
+  func testPruningDeletesOnlyTheClipsOwnFiles() throws {
+    for name in ["ev-1.mp4", "ev-1.png", "ev-2.mp4", "notes.txt", "keep-me.mp4"] {
+      try Data(name.utf8).write(to: URL(fileURLWithPath: path(name)))
+    }
+    try writeSidecar("ev-1", ago: 120, files: ["ev-1.mp4", "notes.txt", "../outside.txt", "ev-1.json"])
+    try writeSidecar("ev-2", ago: 60)
+    // A sidecar naming another file as its clip is no event's.
+    try JSONSerialization.data(withJSONObject: [
+      "path": "keep-me.mp4", "start": 0.0, "end": 1.0, "triggered_at": 0.0,
+      "triggered_at_epoch": Date().timeIntervalSince1970 - 300, "trigger": "signal", "triggers": 1, "frames": 30,
+      "bytes": 1000, "files": ["keep-me.mp4"],
+    ]).write(to: URL(fileURLWithPath: path("crafted.json")))
+    let pruned = try CLI.run(["events", ".", "--keep", "1"], in: dir)
+    XCTAssertEqual(pruned.status, 0, "\(pruned)")
+    XCTAssertEqual(pruned.stderr, "camfx: deleted ./ev-1.mp4\n")
+    XCTAssertEqual(try listing(), ["crafted.json", "ev-2.json", "ev-2.mp4", "keep-me.mp4", "notes.txt"])
+    XCTAssertTrue(pruned.stdout.hasSuffix("  ./ev-2.mp4\n"), pruned.stdout)
+  }
+
+  /// `camfx events` given a file, or a folder that is not there: one line, status 1.
+  func testEventsOfAFileOrAMissingFolderIsOneLineError() throws {
+    try Data("movie".utf8).write(to: URL(fileURLWithPath: path("ev.mp4")))
+    try assertFails(["events", "ev.mp4"], stderr: "camfx: error: 'ev.mp4' is not a folder", keep: ["ev.mp4"])
+    try assertFails(
+      ["events", "clips"], stderr: "camfx: error: cannot read the folder 'clips': No such file or directory", keep: ["ev.mp4"])
   }
 
   /// A clip whose folder went away ends alone: the recording goes on to its end, and
