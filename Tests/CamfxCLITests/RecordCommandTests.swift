@@ -222,6 +222,9 @@ final class RecordCommandTests: CLITestCase {
       ["record", "--audio", "none", "--channels", "1", "-o", "out.mp4"],
       stderr: "camfx: error: --channels sets the sound, and this recording has none (add --audio sine, --audio default or --audio hw:CARD,DEV)")
     try assertFails(
+      ["record", "--audio", "hw:99,0", "--frames", "3", "-o", "out.mp4"],
+      stderr: "camfx: error: cannot open sound device 'hw:99,0': Invalid argument")
+    try assertFails(
       ["record", "--duration", "abc", "-o", "out.mp4"],
       stderr: "camfx: error: --duration: invalid duration 'abc': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
     try assertFails(
