@@ -65,6 +65,7 @@ struct SnapshotCommand: ParsableCommand {
     }()
     let chain = try FilterRegistry.builtin.makeChain(filters)
     let destination = try OutputFile(path: output, overwrite: overwrite)
+    try destination.requireWritableDirectory()
     let picture = try Snapshot.take(
       sourceSpec, size: geometry, camera: cameraSettings, frame: frame, chain: chain,
       report: { printToStandardError("camfx: \($0)") })

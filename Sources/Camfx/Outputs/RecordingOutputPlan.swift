@@ -46,7 +46,7 @@ public struct RecordingOutputPlan: Sendable {
         if destination.kind == .hls { try OutputFile(path: name, overwrite: overwrite).requireWritableDirectory() }
         targets.append(.stream(destination))
       } else {
-        _ = try OutputFile(path: name, overwrite: overwrite)
+        try OutputFile(path: name, overwrite: overwrite).requireWritableDirectory()
         _ = try MovieContainer(path: name)
         targets.append(.file(name))
       }
