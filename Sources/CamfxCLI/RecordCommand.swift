@@ -209,10 +209,10 @@ struct RecordCommand: ParsableCommand {
         throw RecordingOptionError("--timelapse keeps frames of a live source: a camera, testsrc, or --input with --realtime")
       }
     }
-    let plan = try outputOptions.plan(names: names, overwrite: overwrite)
+    let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0, option: "--segment").seconds }
+    let plan = try outputOptions.plan(names: names, overwrite: overwrite, segmented: segmentInterval != nil)
     if let input { try plan.requireDistinct(fromInput: input) }
     if let still { try OutputFile.requireNamePattern(still, option: "--still") }
-    let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0, option: "--segment").seconds }
     if segmentInterval != nil && plan.files.isEmpty {
       throw RecordingOptionError("--segment cuts movie files: add -o with a .mp4, .mov or .mkv name")
     }

@@ -64,7 +64,8 @@ struct SnapshotCommand: ParsableCommand {
       return chosen.spec
     }()
     let chain = try FilterRegistry.builtin.makeChain(filters)
-    let destination = try OutputFile(path: output, overwrite: overwrite)
+    try NamePattern.check(output, option: "-o")
+    let destination = try OutputFile(path: NamePattern.expand(output, at: time(nil)), overwrite: overwrite)
     try destination.requireWritableDirectory()
     let picture = try Snapshot.take(
       sourceSpec, size: geometry, camera: cameraSettings, frame: frame, chain: chain,

@@ -200,7 +200,7 @@ public struct OutputFile: Sendable {
   }
 
   /// Checks a name pattern for files made later (`--still`, `--event-output`): the
-  /// names it makes (`SegmentNames.validate`), and their folder, which must exist and
+  /// names it makes (`NamePattern.check`), and their folder, which must exist and
   /// take new files. At a signal or an event that may come hours into a recording it
   /// is too late to learn that the folder is missing or read-only.
   /// - Returns: the first name the pattern makes now.
@@ -208,7 +208,7 @@ public struct OutputFile: Sendable {
   ///   option and the folder.
   @discardableResult
   public static func requireNamePattern(_ pattern: String, option: String) throws -> String {
-    try SegmentNames.validate(pattern: pattern, option: option)
+    try NamePattern.check(pattern, option: option)
     var names = SegmentNames(pattern: pattern, overwrite: false)
     let first = names.next(at: time(nil))
     do {
