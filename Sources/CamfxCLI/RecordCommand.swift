@@ -212,7 +212,13 @@ struct RecordCommand: ParsableCommand {
     let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0, option: "--segment").seconds }
     let plan = try outputOptions.plan(names: names, overwrite: overwrite, segmented: segmentInterval != nil)
     if let input { try plan.requireDistinct(fromInput: input) }
-    if let still { try OutputFile.requireNamePattern(still, option: "--still") }
+    if let still {
+      // A still is a PNG (StillCapture): a name that says otherwise would lie.
+      guard still.lowercased().hasSuffix(".png") else {
+        throw RecordingOptionError("--still '\(still)': stills are written as PNG; give a .png name")
+      }
+      try OutputFile.requireNamePattern(still, option: "--still")
+    }
     if segmentInterval != nil && plan.files.isEmpty {
       throw RecordingOptionError("--segment cuts movie files: add -o with a .mp4, .mov or .mkv name")
     }
