@@ -131,7 +131,7 @@ struct ComposeCommand: ParsableCommand {
 
     // 2. Open the items: their lengths make the timeline, the first movie the defaults.
     let input = try CompositionInput(
-      composition, size: try size.map { try FrameGeometry(parsing: $0) }, maximumSize: exportPreset?.maximumSize,
+      composition, size: try size.map { try FrameGeometry(parsing: $0, option: "--size") }, maximumSize: exportPreset?.maximumSize,
       frameDuration: try fps.map(Self.frameDuration), background: background,
       audio: noAudio ? nil : AudioMix(sampleRate: sampleRate, channels: channels))
     let timeline = input.timeline, renderSize = input.video.renderSize, frameDuration = input.video.frameDuration

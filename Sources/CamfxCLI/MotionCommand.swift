@@ -57,7 +57,7 @@ struct MotionCommand: ParsableCommand {
       throw RecordingOptionError(
         "--event-gap \(eventGap ?? "") is shorter than --post-record \(postRecord ?? "10s"): a clip stays open at least its post-roll")
     }
-    let size = try plotSize.map { try FrameGeometry(parsing: $0) } ?? FrameGeometry(width: 960, height: 240)
+    let size = try plotSize.map { try FrameGeometry(parsing: $0, option: "--plot-size") } ?? FrameGeometry(width: 960, height: 240)
     guard (64...8192).contains(size.width), (32...4096).contains(size.height) else {
       throw RecordingOptionError("--plot-size \(plotSize ?? "") must be from 64x32 to 8192x4096")
     }

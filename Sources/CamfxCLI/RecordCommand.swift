@@ -351,7 +351,7 @@ struct RecordCommand: ParsableCommand {
       if audio == "none" { recording.sound = .none }
     } else {
       recording = .init(source: .live(try source.map { try SourceSpec(parsing: $0) }))
-      recording.size = try size.map { try FrameGeometry(parsing: $0) }
+      recording.size = try size.map { try FrameGeometry(parsing: $0, option: "--size") }
       if let device = audio.flatMap(MicrophoneOption.device) {
         recording.sound = .microphone(device: device)
       } else if let frequency = try audio.flatMap(AudioOption.parse) {
@@ -424,13 +424,14 @@ struct RecordCommand: ParsableCommand {
   static func inputScale(_ text: String) throws -> Scale {
     let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
     guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= -2, h >= -2 else {
-      throw GeometryError(text: text, reason: "expected WIDTHxHEIGHT, e.g. 1280x720 (-1 or -2 for one side keeps the aspect ratio)")
+      throw GeometryError(
+        text: text, reason: "expected WIDTHxHEIGHT, e.g. 1280x720 (-1 or -2 for one side keeps the aspect ratio)", option: "--size")
     }
-    if w > 0 && h > 0 { try FrameGeometry(width: w, height: h).validate(text: text) }
+    if w > 0 && h > 0 { _ = try FrameGeometry(parsing: text, option: "--size") }
     do {
       return try Scale(width: w, height: h)
     } catch let error as FilterError {
-      throw GeometryError(text: text, reason: error.reason)
+      throw GeometryError(text: text, reason: error.reason, option: "--size")
     }
   }
 

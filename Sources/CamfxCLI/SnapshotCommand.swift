@@ -57,7 +57,7 @@ struct SnapshotCommand: ParsableCommand {
 
   func run() throws {
     // Everything that can be checked without touching the disk comes first.
-    let geometry = try size.map { try FrameGeometry(parsing: $0) }
+    let geometry = try size.map { try FrameGeometry(parsing: $0, option: "--size") }
     let cameraSettings = try camera.settings()
     let sourceSpec = try source.map { try SourceSpec(parsing: $0) } ?? {
       let chosen = try SourceSpec.defaultSource()

@@ -23,15 +23,15 @@ final class BadInputTests: CLITestCase {
   // MARK: sizes
 
   func testZeroSize() throws {
-    try snapshotFails(["--size", "0x0"], "camfx: error: invalid size '0x0': width and height must be at least 1")
+    try snapshotFails(["--size", "0x0"], "camfx: error: --size: invalid size '0x0': width and height must be at least 1")
   }
 
   func testHugeSize() throws {
-    try snapshotFails(["--size", "99999x99999"], "camfx: error: invalid size '99999x99999': width and height must be at most 16384")
+    try snapshotFails(["--size", "99999x99999"], "camfx: error: --size: invalid size '99999x99999': width and height must be at most 16384")
   }
 
   func testMalformedSize() throws {
-    try snapshotFails(["--size", "abc"], "camfx: error: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720")
+    try snapshotFails(["--size", "abc"], "camfx: error: --size: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720")
   }
 
   // MARK: filter specs

@@ -260,7 +260,7 @@ final class RecordCommandTests: CLITestCase {
   /// A negative number is a bad value of its option, not a missing one.
   func testNegativeNumbersAreNamedAsBadValues() throws {
     let cases: [([String], String)] = [
-      (["record", "--size", "-640x360"], "invalid size '-640x360': width and height must be at least 1"),
+      (["record", "--size", "-640x360"], "--size: invalid size '-640x360': width and height must be at least 1"),
       (["record", "--fps", "-5"], "source 'testsrc': frame rate -5 must be in 1...1000"),
       (["record", "--frames", "-1"], "--frames must be at least 1 (see camfx --help)"),
       (["record", "--crf", "-1"], "invalid crf '-1.0': must be between 0 and 51"),
