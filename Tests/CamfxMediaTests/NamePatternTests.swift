@@ -20,6 +20,7 @@ final class NamePatternTests: XCTestCase {
       ("cam-%Q.mp4", "-o 'cam-%Q.mp4': unknown field '%Q' (strftime fields such as %Y %m %d %H %M %S; %% for a percent sign)"),
       ("a-%n.mp4", "-o 'a-%n.mp4': unknown field '%n' (strftime fields such as %Y %m %d %H %M %S; %% for a percent sign)"),
       ("a-%-Q.mp4", "-o 'a-%-Q.mp4': unknown field '%-Q' (strftime fields such as %Y %m %d %H %M %S; %% for a percent sign)"),
+      ("a-%+.mp4", "-o 'a-%+.mp4': unknown field '%+' (strftime fields such as %Y %m %d %H %M %S; %% for a percent sign)"),
       ("100%", "-o '100%' ends with a lone '%': write %% for a percent sign"),
     ]
     for (pattern, message) in cases {

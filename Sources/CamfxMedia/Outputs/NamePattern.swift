@@ -17,7 +17,7 @@ import Glibc
 /// number (`SegmentNames`).
 public enum NamePattern {
   /// strftime's conversions that can be part of a file name.
-  static let conversions = Set("aAbBcCdDeFgGhHIjklmMpPrRsSTuUVwWxXyYzZ+")
+  static let conversions = Set("aAbBcCdDeFgGhHIjklmMpPrRsSTuUVwWxXyYzZ")
 
   /// True when `pattern` has fields (not only `%%`).
   public static func hasFields(_ pattern: String) -> Bool {
