@@ -17,7 +17,7 @@ struct CameraOptions: ParsableArguments {
     "Camera size preset: vga, 720p, 1080p, high (largest), medium (640x480), low (320x240).", valueName: "preset"))
   var preset: String?
 
-  @Option(help: ArgumentHelp("Camera frames to discard first, while exposure settles.", valueName: "n"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Camera frames to discard first, while exposure settles.", valueName: "n"))
   var skip = 0
 
   @Option(name: .customLong("control"), help: ArgumentHelp(

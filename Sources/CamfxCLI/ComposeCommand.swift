@@ -97,8 +97,8 @@ struct ComposeCommand: ParsableCommand {
     var composition = Composition(items: try items.map(CompositionItem.init(parsing:)))
     for item in composition.items { try Self.requireReadable(item.asset.path) }
     if let transition { composition.transition = try Self.fade(transition) }
-    composition.fadeIn = try fadeIn.map(RecordingLimits.parseDurationOrZero) ?? .zero
-    composition.fadeOut = try fadeOut.map(RecordingLimits.parseDurationOrZero) ?? .zero
+    composition.fadeIn = try fadeIn.map { try RecordingLimits.parseDurationOrZero($0, option: "--fade-in") } ?? .zero
+    composition.fadeOut = try fadeOut.map { try RecordingLimits.parseDurationOrZero($0, option: "--fade-out") } ?? .zero
     if let music {
       var track = try Composition.Music(parsing: music)
       try Self.requireReadable(track.path)
@@ -131,7 +131,7 @@ struct ComposeCommand: ParsableCommand {
 
     // 2. Open the items: their lengths make the timeline, the first movie the defaults.
     let input = try CompositionInput(
-      composition, size: try size.map { try FrameGeometry(parsing: $0) }, maximumSize: exportPreset?.maximumSize,
+      composition, size: try size.map { try FrameGeometry(parsing: $0, option: "--size") }, maximumSize: exportPreset?.maximumSize,
       frameDuration: try fps.map(Self.frameDuration), background: background,
       audio: noAudio ? nil : AudioMix(sampleRate: sampleRate, channels: channels))
     let timeline = input.timeline, renderSize = input.video.renderSize, frameDuration = input.video.frameDuration
@@ -204,7 +204,7 @@ struct ComposeCommand: ParsableCommand {
     guard text.hasPrefix("fade=") else {
       throw RecordingOptionError("invalid --transition '\(text)' (expected fade=TIME, e.g. fade=0.5s)")
     }
-    return try RecordingLimits.parseDurationOrZero(String(text.dropFirst(5)))
+    return try RecordingLimits.parseDurationOrZero(String(text.dropFirst(5)), option: "--transition")
   }
 
   /// `30`, `25`, `29.97` or `30000/1001` frames per second as one frame's duration.

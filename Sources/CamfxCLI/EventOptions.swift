@@ -66,19 +66,19 @@ struct EventOptions: ParsableArguments {
       }
       return nil
     }
-    let pre = try RecordingLimits.parseDurationOrZero(preRecord).seconds
+    let pre = try RecordingLimits.parseDurationOrZero(preRecord, option: "--pre-record").seconds
     guard pre > 0, pre <= 600 else { throw RecordingOptionError("--pre-record must be more than 0 and at most 10m") }
-    let post = try postRecord.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 10
-    let gap = try eventGap.map { try RecordingLimits.parseDurationOrZero($0).seconds }
+    let post = try postRecord.map { try RecordingLimits.parseDurationOrZero($0, option: "--post-record").seconds } ?? 10
+    let gap = try eventGap.map { try RecordingLimits.parseDurationOrZero($0, option: "--event-gap").seconds }
     if let gap, gap < post {
       throw RecordingOptionError(
         "--event-gap \(eventGap ?? "") is shorter than --post-record \(postRecord ?? "10s"): a clip stays open at least its post-roll")
     }
-    let maximum = try preRecordMax.map(RecordingLimits.parseByteCount) ?? 64_000_000
+    let maximum = try preRecordMax.map { try RecordingLimits.parseByteCount($0, option: "--pre-record-max") } ?? 64_000_000
     guard maximum >= 1_000_000 else { throw RecordingOptionError("--pre-record-max must be at least 1M") }
     let pattern = eventOutput ?? "event-%Y%m%d-%H%M%S.mp4"
     _ = try MovieContainer(path: pattern)
-    let timeout = try hookTimeout.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 30
+    let timeout = try hookTimeout.map { try RecordingLimits.parseDurationOrZero($0, option: "--hook-timeout").seconds } ?? 30
     guard timeout > 0 else { throw RecordingOptionError("--hook-timeout must be more than 0") }
     var options = EventRecorder.Options(
       preRecord: pre, postRecord: post, gap: gap, pattern: pattern, maximumPreRecordBytes: Int(maximum),

@@ -20,14 +20,14 @@ struct EventsCommand: ParsableCommand {
   @Argument(help: ArgumentHelp("The folder of the clips (--event-output's).", valueName: "dir"))
   var directory: String
 
-  @Option(help: ArgumentHelp(
+  @Option(parsing: .unconditional, help: ArgumentHelp(
     "Only events triggered since: a time ago (30m, 2h) or a local time (2026-11-26 10:00[:00]).", valueName: "time"))
   var since: String?
 
-  @Option(help: ArgumentHelp("Only events triggered before: as --since.", valueName: "time"))
+  @Option(parsing: .unconditional, help: ArgumentHelp("Only events triggered before: as --since.", valueName: "time"))
   var until: String?
 
-  @Option(name: .customLong("min-score"), help: ArgumentHelp(
+  @Option(name: .customLong("min-score"), parsing: .unconditional, help: ArgumentHelp(
     "Only motion events whose peak score reached this (percent of the picture that changed).", valueName: "percent"))
   var minScore: String?
 
@@ -46,17 +46,18 @@ struct EventsCommand: ParsableCommand {
   var minFree: String?
 
   func run() throws {
+    // Every value is checked before anything is deleted.
     if let keep, keep < 0 { throw RecordingOptionError("--keep must be 0 or more") }
-    var index = try EventIndex(directory: directory)
-    let deleted = index.prune(
-      keep: keep, maximumTotalBytes: try maxTotal.map(RecordingLimits.parseByteCount),
-      minimumFreeBytes: try minFree.map(RecordingLimits.parseByteCount))
-    for event in deleted { printToStandardError("camfx: deleted \(event.path)") }
+    let maximumTotalBytes = try maxTotal.map { try RecordingLimits.parseByteCount($0, option: "--max-total") }
+    let minimumFreeBytes = try minFree.map { try RecordingLimits.parseByteCount($0, option: "--min-free") }
     let now = Date().timeIntervalSince1970
-    let listed = index.events(
-      since: try since.map { try Self.time($0, now: now, option: "--since") },
-      until: try until.map { try Self.time($0, now: now, option: "--until") },
-      minimumScore: try minScore.map { try MotionDetector.Options.percent($0, option: "--min-score", range: 0...100) })
+    let sinceTime = try since.map { try Self.time($0, now: now, option: "--since") }
+    let untilTime = try until.map { try Self.time($0, now: now, option: "--until") }
+    let minimumScore = try minScore.map { try MotionDetector.Options.percent($0, option: "--min-score", range: 0...100) }
+    var index = try EventIndex(directory: directory)
+    let deleted = index.prune(keep: keep, maximumTotalBytes: maximumTotalBytes, minimumFreeBytes: minimumFreeBytes)
+    for event in deleted { printToStandardError("camfx: deleted \(event.path)") }
+    let listed = index.events(since: sinceTime, until: untilTime, minimumScore: minimumScore)
     if json {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -79,11 +80,15 @@ struct EventsCommand: ParsableCommand {
 
   /// `30m`, `2h` (ago) or `2026-11-26 10:00[:00]` (local) as seconds since 1970.
   static func time(_ text: String, now: Double, option: String) throws -> Double {
-    if let ago = try? RecordingLimits.parseDuration(text) { return now - ago.seconds }
+    if let ago = try? RecordingLimits.parseDuration(text, option: option) { return now - ago.seconds }
     let formatter = DateFormatter()
     for format in ["yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"] {
       formatter.dateFormat = format
       if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
+    }
+    if text.hasPrefix("-") {
+      throw RecordingOptionError(
+        "invalid \(option) '\(text)': a time ago has no sign (\(text.dropFirst()) means that long ago), or give a local time such as 2026-11-26 10:00")
     }
     throw RecordingOptionError("invalid \(option) '\(text)' (expected a time ago such as 2h, or a local time such as 2026-11-26 10:00)")
   }

@@ -50,14 +50,14 @@ struct MotionCommand: ParsableCommand {
 
   func run() throws {
     let options = try motion.options()
-    let pre = try preRecord.map { try RecordingLimits.parseDurationOrZero($0).seconds }
-    let post = try postRecord.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 10
-    let gap = try eventGap.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? post
+    let pre = try preRecord.map { try RecordingLimits.parseDurationOrZero($0, option: "--pre-record").seconds }
+    let post = try postRecord.map { try RecordingLimits.parseDurationOrZero($0, option: "--post-record").seconds } ?? 10
+    let gap = try eventGap.map { try RecordingLimits.parseDurationOrZero($0, option: "--event-gap").seconds } ?? post
     if gap < post {
       throw RecordingOptionError(
         "--event-gap \(eventGap ?? "") is shorter than --post-record \(postRecord ?? "10s"): a clip stays open at least its post-roll")
     }
-    let size = try plotSize.map { try FrameGeometry(parsing: $0) } ?? FrameGeometry(width: 960, height: 240)
+    let size = try plotSize.map { try FrameGeometry(parsing: $0, option: "--plot-size") } ?? FrameGeometry(width: 960, height: 240)
     guard (64...8192).contains(size.width), (32...4096).contains(size.height) else {
       throw RecordingOptionError("--plot-size \(plotSize ?? "") must be from 64x32 to 8192x4096")
     }

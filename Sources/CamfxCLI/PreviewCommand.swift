@@ -59,11 +59,11 @@ struct PreviewCommand: ParsableCommand {
     FFmpegLogging.configure(verbose: false)
     let address = try PreviewAddress(parsing: listen)
     var recording = RecordingPipeline.Configuration(source: .live(try source.map { try SourceSpec(parsing: $0) }))
-    recording.size = try size.map { try FrameGeometry(parsing: $0) }
+    recording.size = try size.map { try FrameGeometry(parsing: $0, option: "--size") }
     recording.framesPerSecond = fps
     recording.camera = try camera.settings()
     recording.chain = try FilterRegistry.builtin.makeChain(filters)
-    recording.limits = RecordingLimits(duration: try duration.map(RecordingLimits.parseDuration))
+    recording.limits = RecordingLimits(duration: try duration.map { try RecordingLimits.parseDuration($0, option: "--duration") })
     if motion {
       recording.motion = try motionOptions.options()
     } else if let first = motionOptions.given.first {

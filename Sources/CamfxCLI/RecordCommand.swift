@@ -192,14 +192,14 @@ struct RecordCommand: ParsableCommand {
     }
     // 1. Everything that can be checked without opening anything.
     let limits = RecordingLimits(
-      duration: try duration.map(RecordingLimits.parseDuration),
+      duration: try duration.map { try RecordingLimits.parseDuration($0, option: "--duration") },
       frames: frames,
-      bytes: try maxSize.map(RecordingLimits.parseByteCount))
+      bytes: try maxSize.map { try RecordingLimits.parseByteCount($0, option: "--max-size") })
     if let bytes = limits.bytes, let text = maxSize, bytes < 16_000 {
       throw RecordingOptionError(
         "--max-size \(text) is too small for a movie: its header and first keyframe alone take more; give at least 16k")
     }
-    let timelapseInterval = try timelapse.map(RecordingLimits.parseDuration)
+    let timelapseInterval = try timelapse.map { try RecordingLimits.parseDuration($0, option: "--timelapse") }
     if let interval = timelapseInterval, interval.seconds <= 0 {
       throw RecordingOptionError("--timelapse must be longer than 0, e.g. 10s")
     }
@@ -209,15 +209,21 @@ struct RecordCommand: ParsableCommand {
         throw RecordingOptionError("--timelapse keeps frames of a live source: a camera, testsrc, or --input with --realtime")
       }
     }
-    let plan = try outputOptions.plan(names: names, overwrite: overwrite)
+    let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0, option: "--segment").seconds }
+    let plan = try outputOptions.plan(names: names, overwrite: overwrite, segmented: segmentInterval != nil)
     if let input { try plan.requireDistinct(fromInput: input) }
-    if let still { try OutputFile.requireNamePattern(still, option: "--still") }
-    let segmentInterval = try segment.map { try RecordingLimits.parseDuration($0).seconds }
+    if let still {
+      // A still is a PNG (StillCapture): a name that says otherwise would lie.
+      guard still.lowercased().hasSuffix(".png") else {
+        throw RecordingOptionError("--still '\(still)': stills are written as PNG; give a .png name")
+      }
+      try OutputFile.requireNamePattern(still, option: "--still")
+    }
     if segmentInterval != nil && plan.files.isEmpty {
       throw RecordingOptionError("--segment cuts movie files: add -o with a .mp4, .mov or .mkv name")
     }
-    let minimumFree = try minFree.map(RecordingLimits.parseByteCount)
-    let fragmentInterval = try fragment.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 1
+    let minimumFree = try minFree.map { try RecordingLimits.parseByteCount($0, option: "--min-free") }
+    let fragmentInterval = try fragment.map { try RecordingLimits.parseDurationOrZero($0, option: "--fragment").seconds } ?? 1
     // An unfragmented MP4 has its index only at the end: a crash or a full disk before
     // then loses all of it, and the default ends as a regular MP4 anyway.
     if fragmentInterval == 0, let mp4 = plan.files.first(where: { (try? MovieContainer(path: $0))?.isISOBMFF == true }) {
@@ -232,7 +238,7 @@ struct RecordCommand: ParsableCommand {
       maximumBytes: segmentInterval == nil ? limits.bytes : nil)
     let segments = try segmentInterval.map {
       SegmentedMovieOutput.Options(
-        interval: $0, keep: keep, maximumTotalBytes: try maxTotal.map(RecordingLimits.parseByteCount),
+        interval: $0, keep: keep, maximumTotalBytes: try maxTotal.map { try RecordingLimits.parseByteCount($0, option: "--max-total") },
         minimumFreeBytes: minimumFree, file: fileOptions)
     }
     let statsFile = try RecordingRunner.statsFile(statsJSON)
@@ -345,7 +351,7 @@ struct RecordCommand: ParsableCommand {
       if audio == "none" { recording.sound = .none }
     } else {
       recording = .init(source: .live(try source.map { try SourceSpec(parsing: $0) }))
-      recording.size = try size.map { try FrameGeometry(parsing: $0) }
+      recording.size = try size.map { try FrameGeometry(parsing: $0, option: "--size") }
       if let device = audio.flatMap(MicrophoneOption.device) {
         recording.sound = .microphone(device: device)
       } else if let frequency = try audio.flatMap(AudioOption.parse) {
@@ -355,7 +361,7 @@ struct RecordCommand: ParsableCommand {
     recording.framesPerSecond = fps
     recording.realtime = realtime
     recording.camera = try camera.settings()
-    recording.reconnectTimeout = try reconnect.map { try RecordingLimits.parseDurationOrZero($0).seconds } ?? 30
+    recording.reconnectTimeout = try reconnect.map { try RecordingLimits.parseDurationOrZero($0, option: "--reconnect-timeout").seconds } ?? 30
     recording.chain = try FilterRegistry.builtin.makeChain(filters)
     try encoding.apply(to: &recording.video)
     // Live sources default to veryfast, as OBS does: what 1080p30 needs on small
@@ -418,13 +424,14 @@ struct RecordCommand: ParsableCommand {
   static func inputScale(_ text: String) throws -> Scale {
     let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
     guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= -2, h >= -2 else {
-      throw GeometryError(text: text, reason: "expected WIDTHxHEIGHT, e.g. 1280x720 (-1 or -2 for one side keeps the aspect ratio)")
+      throw GeometryError(
+        text: text, reason: "expected WIDTHxHEIGHT, e.g. 1280x720 (-1 or -2 for one side keeps the aspect ratio)", option: "--size")
     }
-    if w > 0 && h > 0 { try FrameGeometry(width: w, height: h).validate(text: text) }
+    if w > 0 && h > 0 { _ = try FrameGeometry(parsing: text, option: "--size") }
     do {
       return try Scale(width: w, height: h)
     } catch let error as FilterError {
-      throw GeometryError(text: text, reason: error.reason)
+      throw GeometryError(text: text, reason: error.reason, option: "--size")
     }
   }
 

@@ -8,18 +8,19 @@ import Synchronization
 import Glibc
 #endif
 
-/// `camfx snapshot`: one frame from a source, through the filter chain, into a PNG.
+/// `camfx snapshot`: one frame from a source, through the filter chain, into a PNG or
+/// a JPEG (by the name's extension).
 ///
 ///     camfx snapshot --filter watermark --filter grayscale -o shot.png
 ///     camfx snapshot --source photo.png --filter mirror -y -o mirrored.png
 struct SnapshotCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "snapshot",
-    abstract: "Write one filtered frame as a PNG.",
+    abstract: "Write one filtered frame as a PNG or a JPEG.",
     discussion: """
-      The PNG is RGB, or RGBA when the frame has any transparent pixel (or with \
-      --alpha). It is written to a temporary file and renamed into place, so a failed \
-      snapshot leaves no file behind.
+      The name's extension picks the format: .png (RGB, or RGBA when the frame has any \
+      transparent pixel, or with --alpha) or .jpg/.jpeg (quality 90). It is written to \
+      a temporary file and renamed into place, so a failed snapshot leaves no file behind.
       """)
 
   @Option(help: ArgumentHelp(
@@ -47,7 +48,7 @@ struct SnapshotCommand: ParsableCommand {
   @Flag(name: [.customShort("y"), .long], help: "Replace the output file if it exists.")
   var overwrite = false
 
-  @Option(name: [.short, .long], help: ArgumentHelp("The PNG file to write.", valueName: "out.png"))
+  @Option(name: [.short, .long], help: ArgumentHelp("The picture to write: a .png or .jpg name (strftime fields allowed).", valueName: "out.png"))
   var output: String
 
   func validate() throws {
@@ -56,7 +57,7 @@ struct SnapshotCommand: ParsableCommand {
 
   func run() throws {
     // Everything that can be checked without touching the disk comes first.
-    let geometry = try size.map { try FrameGeometry(parsing: $0) }
+    let geometry = try size.map { try FrameGeometry(parsing: $0, option: "--size") }
     let cameraSettings = try camera.settings()
     let sourceSpec = try source.map { try SourceSpec(parsing: $0) } ?? {
       let chosen = try SourceSpec.defaultSource()
@@ -64,7 +65,11 @@ struct SnapshotCommand: ParsableCommand {
       return chosen.spec
     }()
     let chain = try FilterRegistry.builtin.makeChain(filters)
-    let destination = try OutputFile(path: output, overwrite: overwrite)
+    try NamePattern.check(output, option: "-o")
+    let format = try SnapshotImageFormat(path: output)
+    if alpha && format == .jpeg { throw RecordingOptionError("--alpha keeps transparency, which a JPEG cannot hold: give a .png name") }
+    let destination = try OutputFile(path: NamePattern.expand(output, at: time(nil)), overwrite: overwrite)
+    try destination.requireWritableDirectory()
     let picture = try Snapshot.take(
       sourceSpec, size: geometry, camera: cameraSettings, frame: frame, chain: chain,
       report: { printToStandardError("camfx: \($0)") })
@@ -77,7 +82,7 @@ struct SnapshotCommand: ParsableCommand {
     defer { signals.cancel() }
     let staged = try destination.begin()
     do {
-      try PNGFile.write(picture, to: staged.temporaryPath, alpha: keepAlpha)
+      try format.write(picture, to: staged.temporaryPath, alpha: keepAlpha)
     } catch {
       staged.discard()
       throw error

@@ -65,6 +65,10 @@ public struct ALSAError: Error, Sendable, CustomStringConvertible {
         + "(sudo usermod -aG \(group) $USER) and log in again"
     case .disconnected:
       return "audio device \(device) was disconnected (\(operation): \(systemMessage))"
+    case .failed where operation == "snd_pcm_open":
+      // Users asked for a device, not for a call: say what could not be done, and why
+      // in alsa-lib's words (hw:99,0, past the last possible card: "Invalid argument").
+      return "cannot open sound device '\(device)': \(systemMessage)\(suffix)"
     case .failed:
       let why = code == 0 ? "" : ": \(systemMessage)"
       return "audio device \(device): \(operation) failed\(why)\(suffix)"

@@ -12,14 +12,22 @@ public struct FrameGeometry: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// Parses `WxH` (e.g. `1280x720`) and validates it.
-  /// - Throws: `GeometryError` naming the text when it is malformed, zero or too large.
-  public init(parsing text: String) throws {
+  /// - Parameter option: the option the text was given to (`--size`), named first in
+  ///   the error.
+  /// - Throws: `GeometryError` naming the option and the text when it is malformed,
+  ///   zero or too large.
+  public init(parsing text: String, option: String? = nil) throws {
     let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
     guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]) else {
-      throw GeometryError(text: text, reason: "expected WIDTHxHEIGHT, e.g. 1280x720")
+      throw GeometryError(text: text, reason: "expected WIDTHxHEIGHT, e.g. 1280x720", option: option)
     }
     let g = FrameGeometry(width: w, height: h)
-    try g.validate(text: text)
+    do {
+      try g.validate(text: text)
+    } catch var error as GeometryError {
+      error.option = option
+      throw error
+    }
     self = g
   }
 
@@ -42,9 +50,12 @@ public struct FrameGeometry: Sendable, Hashable, CustomStringConvertible {
 public struct GeometryError: Error, CustomStringConvertible {
   public var text: String
   public var reason: String
-  public init(text: String, reason: String) {
+  /// The option the size was given to (`--size`), when it came from one.
+  public var option: String?
+  public init(text: String, reason: String, option: String? = nil) {
     self.text = text
     self.reason = reason
+    self.option = option
   }
-  public var description: String { "invalid size '\(text)': \(reason)" }
+  public var description: String { (option.map { "\($0): " } ?? "") + "invalid size '\(text)': \(reason)" }
 }

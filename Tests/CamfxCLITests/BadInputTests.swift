@@ -23,15 +23,15 @@ final class BadInputTests: CLITestCase {
   // MARK: sizes
 
   func testZeroSize() throws {
-    try snapshotFails(["--size", "0x0"], "camfx: error: invalid size '0x0': width and height must be at least 1")
+    try snapshotFails(["--size", "0x0"], "camfx: error: --size: invalid size '0x0': width and height must be at least 1")
   }
 
   func testHugeSize() throws {
-    try snapshotFails(["--size", "99999x99999"], "camfx: error: invalid size '99999x99999': width and height must be at most 16384")
+    try snapshotFails(["--size", "99999x99999"], "camfx: error: --size: invalid size '99999x99999': width and height must be at most 16384")
   }
 
   func testMalformedSize() throws {
-    try snapshotFails(["--size", "abc"], "camfx: error: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720")
+    try snapshotFails(["--size", "abc"], "camfx: error: --size: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720")
   }
 
   // MARK: filter specs
@@ -193,7 +193,9 @@ final class BadInputTests: CLITestCase {
       stderr: "camfx: error: --event-output 'missing/e.mp4': output directory 'missing' does not exist")
     try FileManager.default.createDirectory(atPath: path("ro"), withIntermediateDirectories: false)
     chmod(path("ro"), 0o555)
-    // As root, run camfx as `nobody` so the permission bits apply.
+    // As root, run camfx as `nobody` so the permission bits apply; -o's folder is
+    // nobody's to write in, as it is checked first.
+    chmod(dir.path, 0o777)
     try assertFails(
       ["record", "--duration", "2s", "--pre-record", "1s", "--event-output", "ro/e-%H%M%S.mp4", "-o", "a.mp4"],
       stderr: "camfx: error: --event-output 'ro/e-%H%M%S.mp4': output directory 'ro' is not writable (Permission denied)",
@@ -206,6 +208,7 @@ final class BadInputTests: CLITestCase {
   func testStatsThatCannotBeWrittenAreCheckedFirstAndSaidLast() throws {
     try FileManager.default.createDirectory(atPath: path("ro"), withIntermediateDirectories: false)
     chmod(path("ro"), 0o555)
+    chmod(dir.path, 0o777)  // -o's folder is checked first: nobody may write there
     try assertFails(
       ["record", "--duration", "1s", "--stats-json", "ro/s.json", "-o", "a.mp4"],
       stderr: "camfx: error: --stats-json 'ro/s.json': output directory 'ro' is not writable (Permission denied)",
@@ -226,6 +229,25 @@ final class BadInputTests: CLITestCase {
     XCTAssertTrue(lines.dropFirst().first?.hasPrefix("recorded 60 frames (2.00 s) to a.mp4") == true, stderr)
     XCTAssertEqual(lines.last, "camfx: error: --stats-json 'stats/s.json' not written: output directory 'stats' does not exist")
     XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("a.mp4"))["video"]?.frames), 60)
+  }
+
+  /// A folder on a kernel file system (/proc) exists, and root passes `access`, but it
+  /// takes no new file: every output there is refused up front with that reason, not
+  /// after the recording with a false "output directory '/proc' does not exist".
+  func testOutputsUnderProcAreRefusedBeforeRecording() throws {
+    let refused = "output directory '/proc' is on proc, a kernel file system that takes no new files"
+    try assertFails(["record", "--frames", "3", "-o", "/proc/a.mp4"], stderr: "camfx: error: " + refused)
+    try assertFails(["record", "--frames", "3", "--segment", "1s", "-o", "/proc/a-%03d.mp4"], stderr: "camfx: error: " + refused)
+    try assertFails(
+      ["record", "--frames", "3", "--stats-json", "/proc/s.json", "-o", "a.mp4"],
+      stderr: "camfx: error: --stats-json '/proc/s.json': " + refused)
+    try assertFails(
+      ["record", "--frames", "3", "--pre-record", "1s", "--event-output", "/proc/ev.mp4", "-o", "a.mp4"],
+      stderr: "camfx: error: --event-output '/proc/ev.mp4': " + refused)
+    try assertFails(["snapshot", "-o", "/proc/s.png"], stderr: "camfx: error: " + refused)
+    try assertFails(
+      ["record", "--frames", "3", "--still", "/proc/still-%H%M%S.png", "-o", "a.mp4"],
+      stderr: "camfx: error: --still '/proc/still-%H%M%S.png': " + refused)
   }
 
   func testFailureAfterOutputChecksLeavesNoFile() throws {

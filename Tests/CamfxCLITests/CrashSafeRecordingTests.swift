@@ -259,6 +259,38 @@ final class CrashSafeRecordingTests: CLITestCase {
     XCTAssertEqual(try listing(), [])
   }
 
+  /// One rule for every name pattern: a single -o file and a snapshot take their
+  /// fields' values as --segment, --event-output and --still do, and an unknown field
+  /// is an error naming its option, whichever it is, before anything is recorded.
+  func testEveryNamePatternFollowsOneRule() throws {
+    let day = DateFormatter()
+    day.dateFormat = "yyyyMMdd"
+    let today = day.string(from: Date())
+    let recorded = try CLI.run(["record", "--size", "160x120", "--frames", "3", "-o", "cam-%Y%m%d.mp4"] + fast, in: dir)
+    XCTAssertEqual(recorded.status, 0, "\(recorded)")
+    XCTAssertEqual(try listing(), ["cam-\(today).mp4"])
+    XCTAssertEqual(try MovieOracle.probe(path("cam-\(today).mp4"))["video"]?.frames, 3)
+    let shot = try CLI.run(["snapshot", "--size", "32x24", "-o", "shot-%Y%m%d-100%%.png"], in: dir)
+    XCTAssertEqual(shot.status, 0, "\(shot)")
+    XCTAssertEqual(try listing(), ["cam-\(today).mp4", "shot-\(today)-100%.png"])
+    XCTAssertEqual(try MovieOracle.lumaFrames(path("shot-\(today)-100%.png"), width: 32, height: 24).count, 1)
+
+    let unknown = "unknown field '%Q' (strftime fields such as %Y %m %d %H %M %S; %% for a percent sign)"
+    let keep = ["cam-\(today).mp4", "shot-\(today)-100%.png"]
+    try assertFails(["record", "--frames", "3", "-o", "cam-%Q.mp4"], stderr: "camfx: error: -o 'cam-%Q.mp4': \(unknown)", keep: keep)
+    try assertFails(
+      ["record", "--frames", "3", "--segment", "1s", "-o", "cam-%Q.mp4"], stderr: "camfx: error: -o 'cam-%Q.mp4': \(unknown)", keep: keep)
+    try assertFails(
+      ["record", "--frames", "3", "--pre-record", "1s", "--event-output", "ev-%Q.mp4", "-o", "a.mp4"],
+      stderr: "camfx: error: --event-output 'ev-%Q.mp4': \(unknown)", keep: keep)
+    try assertFails(
+      ["record", "--frames", "3", "--still", "s-%Q.png", "-o", "a.mp4"], stderr: "camfx: error: --still 's-%Q.png': \(unknown)", keep: keep)
+    try assertFails(["snapshot", "-o", "s-%Q.png"], stderr: "camfx: error: -o 's-%Q.png': \(unknown)", keep: keep)
+    try assertFails(
+      ["record", "--frames", "3", "-o", "50%.mp4"], stderr: "camfx: error: -o '50%.mp4': unknown field '%.' (strftime fields such as %Y %m %d %H %M %S; %% for a percent sign)",
+      keep: keep)
+  }
+
   func testStrftimeSegmentNamesGetACounterWhenTheyCollide() throws {
     let result = try CLI.run(
       ["record", "--size", "160x120", "--duration", "2s", "--segment", "1s", "--no-realtime", "-o", "cam-%Y.mp4"] + fast,

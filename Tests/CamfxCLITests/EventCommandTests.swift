@@ -8,6 +8,40 @@ final class EventCommandTests: CLITestCase {
     try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path(name)))) as? [String: Any])
   }
 
+  /// Writes `name`.json as `camfx record` writes an event's sidecar, for the clip
+  /// `name`.mp4 triggered `ago` seconds ago; `files` as the sidecar lists them
+  /// (default: the clip's own three).
+  private func writeSidecar(
+    _ name: String, ago: Double, frames: Int = 30, inProgress: Bool? = nil, files: [String]? = nil
+  ) throws {
+    var event: [String: Any] = [
+      "path": name + ".mp4", "start": 0.0, "end": 1.0, "triggered_at": 0.0,
+      "triggered_at_epoch": Date().timeIntervalSince1970 - ago, "trigger": "signal", "triggers": 1, "frames": frames,
+      "bytes": 1000, "files": files ?? [name + ".mp4", name + ".png", name + ".json"],
+    ]
+    if let inProgress { event["in_progress"] = inProgress }
+    try JSONSerialization.data(withJSONObject: event).write(to: URL(fileURLWithPath: path(name + ".json")))
+  }
+
+  /// Bad values of `camfx events` name their option, negative numbers included, and
+  /// are refused before anything is deleted.
+  func testEventsOptionsAreCheckedBeforeAnythingIsDeleted() throws {
+    try Data("movie".utf8).write(to: URL(fileURLWithPath: path("ev.mp4")))
+    try writeSidecar("ev", ago: 60)
+    let cases: [([String], String)] = [
+      (["--min-score", "-5"], "--min-score '-5' must be a percentage from 0 to 100"),
+      (["--since", "-5m"],
+       "invalid --since '-5m': a time ago has no sign (5m means that long ago), or give a local time such as 2026-11-26 10:00"),
+      (["--until", "-1h"],
+       "invalid --until '-1h': a time ago has no sign (1h means that long ago), or give a local time such as 2026-11-26 10:00"),
+      (["--max-total", "0"], "--max-total: invalid size '0': expected a byte count such as 50M, 1.5G, 800k or 64MiB"),
+      (["--min-free", "-1G"], "--min-free: invalid size '-1G': expected a byte count such as 50M, 1.5G, 800k or 64MiB"),
+    ]
+    for (args, message) in cases {
+      try assertFails(["events", ".", "--keep", "0"] + args, stderr: "camfx: error: " + message, keep: ["ev.json", "ev.mp4"])
+    }
+  }
+
   func testHTTPAndSignalTriggersMakeClipsThatStartBeforeThem() throws {
     let port = try LocalServer.freePort()
     let process = try CLI.start(
@@ -150,6 +184,60 @@ final class EventCommandTests: CLITestCase {
     let listed = try CLI.run(["events", "."], in: dir)
     XCTAssertEqual(listed.status, 0, "\(listed)")
     XCTAssertTrue(listed.stdout.contains("(recording, or cut short: camfx repair finishes it)  signal  ./\(clip ?? "")"), listed.stdout)
+    // Once repaired, the movie says the clip is finished, though its sidecar does not:
+    // it is listed with the movie's own frames.
+    let repaired = try CLI.run(["repair", clip ?? ""], in: dir)
+    XCTAssertEqual(repaired.status, 0, "\(repaired)")
+    let repairedFrames = try XCTUnwrap(MovieOracle.probe(path(clip ?? ""))["video"]?.frames)
+    let relisted = try CLI.run(["events", "."], in: dir)
+    XCTAssertEqual(relisted.status, 0, "\(relisted)")
+    XCTAssertFalse(relisted.stdout.contains("(recording"), relisted.stdout)
+    XCTAssertTrue(relisted.stdout.contains(" s  signal  \(repairedFrames) frames  ./\(clip ?? "")\n"), relisted.stdout)
+  }
+
+  /// A sidecar whose movie was deleted by hand stands for nothing: it is not listed and
+  /// does not count toward --keep (which would delete a real clip in its place).
+  func testAClipWhoseMovieIsGoneIsNeitherListedNorCounted() throws {
+    try Data("movie".utf8).write(to: URL(fileURLWithPath: path("ev-1.mp4")))
+    try writeSidecar("ev-1", ago: 120)
+    try writeSidecar("ev-2", ago: 60)
+    let listed = try CLI.run(["events", "."], in: dir)
+    XCTAssertEqual(listed.status, 0, "\(listed)")
+    XCTAssertEqual(listed.stdout.split(separator: "\n").count, 1, listed.stdout)
+    XCTAssertTrue(listed.stdout.hasSuffix("  ./ev-1.mp4\n"), listed.stdout)
+    let pruned = try CLI.run(["events", ".", "--keep", "1"], in: dir)
+    XCTAssertEqual(pruned.status, 0, "\(pruned)")
+    XCTAssertEqual(pruned.stderr, "")
+    XCTAssertEqual(try listing(), ["ev-1.json", "ev-1.mp4", "ev-2.json"])
+  }
+
+  /// --keep deletes a clip's own files, named from the sidecar's own name: never the
+  /// names its `files` or `path` list.
+  func testPruningDeletesOnlyTheClipsOwnFiles() throws {
+    for name in ["ev-1.mp4", "ev-1.png", "ev-2.mp4", "notes.txt", "keep-me.mp4"] {
+      try Data(name.utf8).write(to: URL(fileURLWithPath: path(name)))
+    }
+    try writeSidecar("ev-1", ago: 120, files: ["ev-1.mp4", "notes.txt", "../outside.txt", "ev-1.json"])
+    try writeSidecar("ev-2", ago: 60)
+    // A sidecar naming another file as its clip is no event's.
+    try JSONSerialization.data(withJSONObject: [
+      "path": "keep-me.mp4", "start": 0.0, "end": 1.0, "triggered_at": 0.0,
+      "triggered_at_epoch": Date().timeIntervalSince1970 - 300, "trigger": "signal", "triggers": 1, "frames": 30,
+      "bytes": 1000, "files": ["keep-me.mp4"],
+    ]).write(to: URL(fileURLWithPath: path("crafted.json")))
+    let pruned = try CLI.run(["events", ".", "--keep", "1"], in: dir)
+    XCTAssertEqual(pruned.status, 0, "\(pruned)")
+    XCTAssertEqual(pruned.stderr, "camfx: deleted ./ev-1.mp4\n")
+    XCTAssertEqual(try listing(), ["crafted.json", "ev-2.json", "ev-2.mp4", "keep-me.mp4", "notes.txt"])
+    XCTAssertTrue(pruned.stdout.hasSuffix("  ./ev-2.mp4\n"), pruned.stdout)
+  }
+
+  /// `camfx events` given a file, or a folder that is not there: one line, status 1.
+  func testEventsOfAFileOrAMissingFolderIsOneLineError() throws {
+    try Data("movie".utf8).write(to: URL(fileURLWithPath: path("ev.mp4")))
+    try assertFails(["events", "ev.mp4"], stderr: "camfx: error: 'ev.mp4' is not a folder", keep: ["ev.mp4"])
+    try assertFails(
+      ["events", "clips"], stderr: "camfx: error: cannot read the folder 'clips': No such file or directory", keep: ["ev.mp4"])
   }
 
   /// A clip whose folder went away ends alone: the recording goes on to its end, and

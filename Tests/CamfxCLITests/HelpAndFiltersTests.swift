@@ -13,7 +13,7 @@ final class HelpAndFiltersTests: CLITestCase {
       USAGE: camfx <subcommand>
 
       """), result.stdout)
-    XCTAssertTrue(result.stdout.contains("  snapshot                Write one filtered frame as a PNG.\n"), result.stdout)
+    XCTAssertTrue(result.stdout.contains("  snapshot                Write one filtered frame as a PNG or a JPEG.\n"), result.stdout)
     XCTAssertTrue(result.stdout.contains("  filters                 List the filters"), result.stdout)
   }
 
@@ -55,11 +55,12 @@ final class HelpAndFiltersTests: CLITestCase {
     let result = try CLI.run(["snapshot", "--help"], in: dir, environment: ["COLUMNS": "80"])
     XCTAssertEqual(result.status, 0)
     XCTAssertEqual(result.stdout, """
-      OVERVIEW: Write one filtered frame as a PNG.
+      OVERVIEW: Write one filtered frame as a PNG or a JPEG.
 
-      The PNG is RGB, or RGBA when the frame has any transparent pixel (or with
-      --alpha). It is written to a temporary file and renamed into place, so a failed
-      snapshot leaves no file behind.
+      The name's extension picks the format: .png (RGB, or RGBA when the frame has
+      any transparent pixel, or with --alpha) or .jpg/.jpeg (quality 90). It is
+      written to a temporary file and renamed into place, so a failed snapshot leaves
+      no file behind.
 
       USAGE: camfx snapshot [--source <source>] [--size <WxH>] [--filter <spec> ...] [--frame <n>] [--input-format <format>] [--preset <preset>] [--skip <n>] [--control <name=value> ...] [--alpha] [--overwrite] --output <out.png>
 
@@ -85,7 +86,8 @@ final class HelpAndFiltersTests: CLITestCase {
                                 it). (default: 0)
         --alpha                 Always write an RGBA PNG.
         -y, --overwrite         Replace the output file if it exists.
-        -o, --output <out.png>  The PNG file to write.
+        -o, --output <out.png>  The picture to write: a .png or .jpg name (strftime
+                                fields allowed).
         --version               Show the version.
         -h, --help              Show help information.
 

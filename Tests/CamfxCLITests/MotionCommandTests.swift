@@ -228,6 +228,13 @@ final class MotionCommandTests: CLITestCase {
     try assertFails(
       ["motion", "box.mp4", "--motion-area", "0"],
       stderr: "camfx: error: --motion-area '0' must be a percentage from 0.01 to 100", keep: ["box.mp4"])
+    try assertFails(
+      ["motion", "box.mp4", "--plot", "p.png", "--plot-size", "0x240"],
+      stderr: "camfx: error: --plot-size: invalid size '0x240': width and height must be at least 1", keep: ["box.mp4"])
+    try assertFails(
+      ["motion", "box.mp4", "--post-record", "-1"],
+      stderr: "camfx: error: --post-record: invalid duration '-1': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)",
+      keep: ["box.mp4"])
     let kept = ["box.mp4", "small.pgm"]
     try "P5 64 48 255\n".write(toFile: path("small.pgm"), atomically: true, encoding: .utf8)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path("small.pgm")))

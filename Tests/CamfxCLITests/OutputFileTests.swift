@@ -82,6 +82,16 @@ final class OutputFileTests: CLITestCase {
     XCTAssertEqual(reason { _ = try OutputFile(path: path("d"), overwrite: true) }, .isDirectory)
   }
 
+  /// The folder check creates a file to know: `access` says yes to root on /proc.
+  func testAFolderThatTakesNoFilesIsRefusedWithItsReason() throws {
+    XCTAssertEqual(
+      reason { try OutputFile(path: "/proc/a.mp4", overwrite: true).requireWritableDirectory() },
+      .directoryRefusesFiles("/proc", fileSystem: "proc"))
+    XCTAssertEqual(reason { _ = try OutputFile(path: "/proc/a.mp4", overwrite: true).begin() }, .directoryRefusesFiles("/proc", fileSystem: "proc"))
+    XCTAssertNil(reason { try OutputFile(path: path("a.mp4"), overwrite: true).requireWritableDirectory() })
+    XCTAssertEqual(try listing(), [], "the probe file is gone")
+  }
+
   func testDirectoryAndFileNames() throws {
     let bare = try OutputFile(path: "x.png", overwrite: true)
     XCTAssertEqual(bare.directory, ".")

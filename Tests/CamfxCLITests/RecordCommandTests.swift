@@ -222,33 +222,57 @@ final class RecordCommandTests: CLITestCase {
       ["record", "--audio", "none", "--channels", "1", "-o", "out.mp4"],
       stderr: "camfx: error: --channels sets the sound, and this recording has none (add --audio sine, --audio default or --audio hw:CARD,DEV)")
     try assertFails(
+      ["record", "--audio", "hw:99,0", "--frames", "3", "-o", "out.mp4"],
+      stderr: "camfx: error: cannot open sound device 'hw:99,0': Invalid argument")
+    try assertFails(
       ["record", "--duration", "abc", "-o", "out.mp4"],
-      stderr: "camfx: error: invalid duration 'abc': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
+      stderr: "camfx: error: --duration: invalid duration 'abc': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
     try assertFails(
       ["record", "--duration", "-1s", "-o", "out.mp4"],
-      stderr: "camfx: error: invalid duration '-1s': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
+      stderr: "camfx: error: --duration: invalid duration '-1s': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
     try assertFails(
       ["record", "--max-size", "lots", "-o", "out.mp4"],
-      stderr: "camfx: error: invalid size 'lots': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
+      stderr: "camfx: error: --max-size: invalid size 'lots': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
     try assertFails(
       ["record", "--max-size", "1", "-o", "out.mp4"],
       stderr: "camfx: error: --max-size 1 is too small for a movie: its header and first keyframe alone take more; give at least 16k")
   }
 
+  /// A time or a size that cannot be used names its option first: several options take
+  /// the same kind of value, and the text alone does not say which one was wrong.
+  func testBadTimesAndSizesNameTheirOption() throws {
+    let expectedTime = "expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)"
+    let expectedSize = "expected a byte count such as 50M, 1.5G, 800k or 64MiB"
+    let cases: [([String], String)] = [
+      (["--pre-record", "2s", "--post-record", "-1"], "--post-record: invalid duration '-1': \(expectedTime)"),
+      (["--pre-record", "2s", "--event-gap", "soon"], "--event-gap: invalid duration 'soon': \(expectedTime)"),
+      (["--pre-record", "2s", "--pre-record-max", "0"], "--pre-record-max: invalid size '0': \(expectedSize)"),
+      (["--segment", "1s", "--max-total", "0"], "--max-total: invalid size '0': \(expectedSize)"),
+      (["--segment", "-1"], "--segment: invalid duration '-1': \(expectedTime)"),
+      (["--fragment", "x"], "--fragment: invalid duration 'x': \(expectedTime)"),
+      (["--timelapse", "0"], "--timelapse: invalid duration '0': \(expectedTime)"),
+    ]
+    for (args, message) in cases {
+      try assertFails(["record"] + args + ["-o", "out.mp4"], stderr: "camfx: error: " + message)
+    }
+  }
+
   /// A negative number is a bad value of its option, not a missing one.
   func testNegativeNumbersAreNamedAsBadValues() throws {
     let cases: [([String], String)] = [
-      (["record", "--size", "-640x360"], "invalid size '-640x360': width and height must be at least 1"),
+      (["record", "--size", "-640x360"], "--size: invalid size '-640x360': width and height must be at least 1"),
       (["record", "--fps", "-5"], "source 'testsrc': frame rate -5 must be in 1...1000"),
       (["record", "--frames", "-1"], "--frames must be at least 1 (see camfx --help)"),
       (["record", "--crf", "-1"], "invalid crf '-1.0': must be between 0 and 51"),
       (["record", "--gop", "-3"], "invalid gop -3: must be between 1 and 100000 frames"),
       (["record", "--reconnect-timeout", "-1s"],
-       "invalid duration '-1s': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)"),
-      (["record", "--min-free", "-1"], "invalid size '-1': expected a byte count such as 50M, 1.5G, 800k or 64MiB"),
+       "--reconnect-timeout: invalid duration '-1s': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)"),
+      (["record", "--min-free", "-1"], "--min-free: invalid size '-1': expected a byte count such as 50M, 1.5G, 800k or 64MiB"),
       (["record", "--video-bitrate", "-4M"],
        "invalid bitrate '-4M': expected a number with an optional k or M suffix, e.g. 4M or 800k"),
       (["snapshot", "--frame", "-1"], "--frame must be at least 0 (see camfx --help)"),
+      (["record", "--skip", "-1"], "--skip must be at least 0, got -1"),
+      (["snapshot", "--skip", "-1"], "--skip must be at least 0, got -1"),
     ]
     for (args, message) in cases {
       let output = args[0] == "snapshot" ? "out.png" : "out.mp4"
@@ -338,6 +362,7 @@ final class RecordInputTests: CLITestCase {
   func testUnreadableInput() throws {
     try makeInput("in.mp4", audio: false)
     chmod(path("in.mp4"), 0o000)
+    chmod(dir.path, 0o777)  // -o's folder is checked first: nobody may write there
     try assertFails(
       ["record", "--input", "in.mp4", "-o", "out.mp4"],
       stderr: "camfx: error: cannot open 'in.mp4': Permission denied", keep: ["in.mp4"],

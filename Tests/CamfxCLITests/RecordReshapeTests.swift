@@ -67,7 +67,7 @@ final class RecordReshapeTests: CLITestCase {
     try record("clip.mp4", [])
     try assertFails(
       ["record", "--input", "clip.mp4", "--size=-1x-1", "-o", "out.mp4"],
-      stderr: "camfx: error: invalid size '-1x-1': only one of width and height may be -1 or -2", keep: ["clip.mp4"])
+      stderr: "camfx: error: --size: invalid size '-1x-1': only one of width and height may be -1 or -2", keep: ["clip.mp4"])
   }
 
   /// Text drawn in a transcode (on the decoded planes) and in a live recording (in

@@ -45,6 +45,40 @@ final class SnapshotCommandTests: CLITestCase {
     XCTAssertEqual(image[0, 0], TestPatternSource.barColors[0])
   }
 
+  /// A .jpg name gets JPEG data (not a PNG under a JPEG name): ffmpeg decodes it as
+  /// JPEG, to the same picture as the PNG within JPEG's loss.
+  func testAJPEGNameWritesAJPEG() throws {
+    for name in ["shot.jpg", "shot.JPEG"] {
+      let result = try CLI.run(["snapshot", "--size", "96x64", "--frame", "5", "-o", name], in: dir)
+      XCTAssertEqual(result.status, 0, "\(result)")
+      XCTAssertEqual(result.stderr, "")
+      let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path(name))))
+      XCTAssertEqual(Array(bytes.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG's SOI marker")
+      let probed = try MovieOracle.probe(path(name))
+      XCTAssertEqual(probed["video"]?.codec, "mjpeg")
+      XCTAssertEqual(probed["video"]?.width, 96)
+      XCTAssertEqual(probed["video"]?.height, 64)
+    }
+    XCTAssertEqual(try CLI.run(["snapshot", "--size", "96x64", "--frame", "5", "-o", "shot.png"], in: dir).status, 0)
+    let jpeg = try XCTUnwrap(MovieOracle.lumaFrames(path("shot.jpg"), width: 96, height: 64).first)
+    let png = try XCTUnwrap(MovieOracle.lumaFrames(path("shot.png"), width: 96, height: 64).first)
+    XCTAssertLessThan(MovieOracle.meanDifference(jpeg, png), 4, "the same picture")
+    XCTAssertEqual(try listing(), ["shot.JPEG", "shot.jpg", "shot.png"])
+  }
+
+  func testOtherPictureNamesAreRefusedBeforeTheSnapshot() throws {
+    try assertFails(
+      ["snapshot", "-o", "shot.bmp"],
+      stderr: "camfx: error: -o 'shot.bmp': a snapshot is a PNG (.png) or a JPEG (.jpg, .jpeg); give a name with one of those extensions")
+    try assertFails(
+      ["snapshot", "--alpha", "-o", "shot.jpg"],
+      stderr: "camfx: error: --alpha keeps transparency, which a JPEG cannot hold: give a .png name")
+    // record's stills are PNGs too, and their names say so.
+    try assertFails(
+      ["record", "--frames", "3", "--still", "still.jpg", "-o", "a.mp4"],
+      stderr: "camfx: error: --still 'still.jpg': stills are written as PNG; give a .png name")
+  }
+
   func testAlphaFlagWritesRGBA() throws {
     let image = try snapshot(["--size", "8x8", "--alpha"])
     XCTAssertEqual(try colorType("out.png"), 6)

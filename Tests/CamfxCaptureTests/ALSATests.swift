@@ -15,6 +15,19 @@ final class ALSATests: XCTestCase {
     }
   }
 
+  /// A device alsa-lib refuses for another reason than a missing card (hw:99,0: card
+  /// numbers stop at 31) is named as the device that cannot be opened, with alsa-lib's
+  /// reason, never as the C call that failed.
+  func testADeviceThatCannotBeOpenedIsNamedWithTheReason() {
+    XCTAssertThrowsError(try ALSAMicrophone(device: "hw:99,0")) { error in
+      XCTAssertEqual((error as? ALSAError)?.kind, .failed, "\(error)")
+      XCTAssertEqual("\(error)", "cannot open sound device 'hw:99,0': Invalid argument")
+    }
+    XCTAssertEqual(
+      ALSAError(code: -EIO, operation: "snd_pcm_open", device: "plughw:1,0").description,
+      "cannot open sound device 'plughw:1,0': Input/output error")
+  }
+
   func testDiscoveryListsOnlyCaptureDevicesThatExist() {
     for device in AudioDevice.discover() {
       XCTAssertTrue(device.name.hasPrefix("hw:\(device.cardID),"), device.name)

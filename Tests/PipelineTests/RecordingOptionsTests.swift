@@ -11,38 +11,38 @@ final class RecordingOptionsTests: XCTestCase {
       ("1h30m15s", 5415), ("1d", 86_400), ("1d2h", 93_600), ("1:30:00", 5400), ("0:45", 45), ("10:00", 600),
     ]
     for (text, value) in seconds {
-      XCTAssertEqual(try RecordingLimits.parseDuration(text), MediaTime(value: value, timescale: 1), text)
+      XCTAssertEqual(try RecordingLimits.parseDuration(text, option: "--duration"), MediaTime(value: value, timescale: 1), text)
     }
-    XCTAssertEqual(try RecordingLimits.parseDuration("1.5s"), MediaTime(value: 3, timescale: 2))
-    XCTAssertEqual(try RecordingLimits.parseDuration("500ms"), MediaTime(value: 1, timescale: 2))
-    XCTAssertEqual(try RecordingLimits.parseDuration("1:02.5"), MediaTime(value: 125, timescale: 2))
-    XCTAssertEqual(try RecordingLimits.parseDuration("1m500ms"), MediaTime(value: 121, timescale: 2))
+    XCTAssertEqual(try RecordingLimits.parseDuration("1.5s", option: "--duration"), MediaTime(value: 3, timescale: 2))
+    XCTAssertEqual(try RecordingLimits.parseDuration("500ms", option: "--duration"), MediaTime(value: 1, timescale: 2))
+    XCTAssertEqual(try RecordingLimits.parseDuration("1:02.5", option: "--duration"), MediaTime(value: 125, timescale: 2))
+    XCTAssertEqual(try RecordingLimits.parseDuration("1m500ms", option: "--duration"), MediaTime(value: 121, timescale: 2))
     let bad = [
       "", "abc", "-1s", "0", "0s", "1.2.3s", "5x", "s", "1e3", " 5s", "0.0001s", "30m1h", "1h1h", "1h30", "1:60",
       "1:2", "1:60:00", "1::00", ":30", "1:30:00:00", "1d:2", "h",
     ]
     for text in bad {
-      XCTAssertThrowsError(try RecordingLimits.parseDuration(text), text) { error in
+      XCTAssertThrowsError(try RecordingLimits.parseDuration(text, option: "--duration"), text) { error in
         XCTAssertEqual(
           "\(error)",
-          "invalid duration '\(text)': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
+          "--duration: invalid duration '\(text)': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
       }
     }
   }
 
   func testByteCounts() throws {
-    XCTAssertEqual(try RecordingLimits.parseByteCount("50M"), 50_000_000)
-    XCTAssertEqual(try RecordingLimits.parseByteCount("1.5G"), 1_500_000_000)
-    XCTAssertEqual(try RecordingLimits.parseByteCount("800k"), 800_000)
-    XCTAssertEqual(try RecordingLimits.parseByteCount("800kB"), 800_000)
-    XCTAssertEqual(try RecordingLimits.parseByteCount("64MiB"), 64 * 1_048_576)
-    XCTAssertEqual(try RecordingLimits.parseByteCount("4096"), 4096)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("50M", option: "--max-size"), 50_000_000)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("1.5G", option: "--max-size"), 1_500_000_000)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("800k", option: "--max-size"), 800_000)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("800kB", option: "--max-size"), 800_000)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("64MiB", option: "--max-size"), 64 * 1_048_576)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("4096", option: "--max-size"), 4096)
     // A loop recording's --max-total on a large disk.
-    XCTAssertEqual(try RecordingLimits.parseByteCount("2T"), 2_000_000_000_000)
-    XCTAssertEqual(try RecordingLimits.parseByteCount("1.5TiB"), 1_649_267_441_664)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("2T", option: "--max-size"), 2_000_000_000_000)
+    XCTAssertEqual(try RecordingLimits.parseByteCount("1.5TiB", option: "--max-size"), 1_649_267_441_664)
     for bad in ["", "abc", "-5M", "0", "5X", "M", "1.5.5M"] {
-      XCTAssertThrowsError(try RecordingLimits.parseByteCount(bad), bad) { error in
-        XCTAssertEqual("\(error)", "invalid size '\(bad)': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
+      XCTAssertThrowsError(try RecordingLimits.parseByteCount(bad, option: "--max-size"), bad) { error in
+        XCTAssertEqual("\(error)", "--max-size: invalid size '\(bad)': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
       }
     }
   }

@@ -94,7 +94,7 @@ public struct CompositionItem: Sendable, Equatable, CustomStringConvertible {
   /// A time as `--duration` takes it (`5s`, `1m30s`, `1:02.5`), or `0`.
   private static func time(_ text: String, item: String, what: String) throws -> MediaTime {
     do {
-      return try RecordingLimits.parseDurationOrZero(text)
+      return try RecordingLimits.parseDurationOrZero(text, option: what)
     } catch {
       throw RecordingOptionError("item '\(item)': \(what) '\(text)' is not a time such as 5s, 1m30s or 1:02.5")
     }

@@ -68,13 +68,88 @@ public struct OutputFile: Sendable {
     if same { throw OutputFileError(path: path, reason: .sameAsInput(what)) }
   }
 
-  /// Checks that files can be created in the directory (an HLS playlist's segments are
-  /// written by libavformat as the recording goes, too late for a clear message).
-  /// - Throws: `OutputFileError.directoryNotWritable`.
+  /// Checks that files can be created in the directory, before anything is recorded
+  /// (an HLS playlist's segments, a movie, a `--stats-json` written at the end: too late
+  /// for a clear message, or after hours of recording).
+  ///
+  /// The test is to create an empty hidden file there and remove it: `access` says yes
+  /// to root everywhere, and a kernel file system (`/proc`, `/sys`) takes no new file,
+  /// whoever asks, failing with "No such file or directory" in a folder that exists.
+  /// - Throws: `OutputFileError.directoryMissing`, `.notADirectory`,
+  ///   `.directoryNotWritable` or `.directoryRefusesFiles`.
   public func requireWritableDirectory() throws {
-    guard access(directory, W_OK | X_OK) == 0 else {
-      throw OutputFileError(path: path, reason: .directoryNotWritable(directory, errno: errno))
+    var st = stat()
+    guard stat(directory, &st) == 0 else { throw OutputFileError(path: path, reason: .directoryMissing(directory)) }
+    guard st.st_mode & S_IFMT == S_IFDIR else { throw OutputFileError(path: path, reason: .notADirectory(directory)) }
+    let probe = "\(directoryPrefix).camfx-\(getpid())-\(StagedOutputFile.nextSerial())-probe"
+    let fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw OutputFileError(path: path, reason: creationFailure(errno: errno)) }
+    close(fd)
+    unlink(probe)
+  }
+
+  /// Why a file could not be created in the directory, from `open`'s `errno`: a missing
+  /// directory only when it is missing.
+  private func creationFailure(errno code: Int32) -> OutputFileError.Reason {
+    var st = stat()
+    guard code == ENOENT || code == EPERM || code == EACCES || code == EROFS else {
+      return .directoryNotWritable(directory, errno: code)
     }
+    if code == ENOENT && stat(directory, &st) != 0 { return .directoryMissing(directory) }
+    if let kind = Self.kernelFileSystem(of: directory) { return .directoryRefusesFiles(directory, fileSystem: kind) }
+    return .directoryNotWritable(directory, errno: code)
+  }
+
+  /// The kernel file system `path` is on (`proc`, `sysfs` ...), which holds no files
+  /// of ours, or nil for any other: the type of the deepest mount point above it in
+  /// `/proc/self/mounts` (the C `statfs` is not in Swift's Glibc module).
+  static func kernelFileSystem(of path: String) -> String? {
+    let kernelTypes: Set<String> = [
+      "proc", "sysfs", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs", "devpts", "bpf", "configfs",
+      "binfmt_misc", "pstore", "efivarfs", "fusectl", "mqueue", "hugetlbfs",
+    ]
+    guard let resolved = realpath(path, nil) else { return nil }
+    let target = String(cString: resolved)
+    free(resolved)
+    guard let fd = fopen("/proc/self/mounts", "r") else { return nil }
+    defer { fclose(fd) }
+    var best: (mountPoint: String, type: String)?
+    var line: UnsafeMutablePointer<CChar>?
+    var capacity = 0
+    defer { free(line) }
+    while getline(&line, &capacity, fd) > 0, let line {
+      let fields = String(cString: line).split(separator: " ")
+      guard fields.count >= 3 else { continue }
+      let mountPoint = Self.unescapedMountField(fields[1]), type = String(fields[2])
+      let contains = mountPoint == "/" || target == mountPoint || target.hasPrefix(mountPoint + "/")
+      if contains && mountPoint.count >= (best?.mountPoint.count ?? -1) { best = (mountPoint, type) }
+    }
+    return best.flatMap { kernelTypes.contains($0.type) ? $0.type : nil }
+  }
+
+  /// A field of `/proc/self/mounts`, whose spaces, tabs and backslashes are octal
+  /// escapes (`\040`).
+  private static func unescapedMountField(_ field: Substring) -> String {
+    var bytes: [UInt8] = []
+    let utf8 = Array(field.utf8)
+    var i = 0
+    while i < utf8.count {
+      if utf8[i] == UInt8(ascii: "\\"), i + 3 < utf8.count,
+        let code = UInt8(String(decoding: utf8[(i + 1)...(i + 3)], as: UTF8.self), radix: 8)
+      {
+        bytes.append(code)
+        i += 4
+      } else {
+        bytes.append(utf8[i])
+        i += 1
+      }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// The directory as a prefix for names in it: `""` for a bare name, else `dir/`.
+  private var directoryPrefix: String {
+    directory == "." && !path.hasPrefix("./") ? "" : directory + (directory == "/" ? "" : "/")
   }
 
   /// The path with its directory resolved (`./a.mp4`, `x/../a.mp4` and a symbolic link
@@ -108,7 +183,7 @@ public struct OutputFile: Sendable {
   /// discards it.
   /// - Throws: `OutputFileError.directoryNotWritable` when the file cannot be created.
   public func begin() throws -> StagedOutputFile {
-    let prefix = directory == "." && !path.hasPrefix("./") ? "" : directory + (directory == "/" ? "" : "/")
+    let prefix = directoryPrefix
     let pid = getpid()
     for attempt in 0..<100 {
       let candidate = "\(prefix).camfx-\(pid)-\(StagedOutputFile.nextSerial())-\(fileName)"
@@ -119,14 +194,13 @@ public struct OutputFile: Sendable {
       }
       let code = errno
       if code == EEXIST && attempt < 99 { continue }
-      if code == ENOENT { throw OutputFileError(path: path, reason: .directoryMissing(directory)) }
-      throw OutputFileError(path: path, reason: .directoryNotWritable(directory, errno: code))
+      throw OutputFileError(path: path, reason: creationFailure(errno: code))
     }
     throw OutputFileError(path: path, reason: .directoryNotWritable(directory, errno: EEXIST))
   }
 
   /// Checks a name pattern for files made later (`--still`, `--event-output`): the
-  /// names it makes (`SegmentNames.validate`), and their folder, which must exist and
+  /// names it makes (`NamePattern.check`), and their folder, which must exist and
   /// take new files. At a signal or an event that may come hours into a recording it
   /// is too late to learn that the folder is missing or read-only.
   /// - Returns: the first name the pattern makes now.
@@ -134,7 +208,7 @@ public struct OutputFile: Sendable {
   ///   option and the folder.
   @discardableResult
   public static func requireNamePattern(_ pattern: String, option: String) throws -> String {
-    try SegmentNames.validate(pattern: pattern, option: option)
+    try NamePattern.check(pattern, option: option)
     var names = SegmentNames(pattern: pattern, overwrite: false)
     let first = names.next(at: time(nil))
     do {

@@ -14,6 +14,9 @@ public struct OutputFileError: Error, CustomStringConvertible, Equatable {
     case notADirectory(String)
     /// A temporary file cannot be created in the directory (`errno`, e.g. `EACCES`).
     case directoryNotWritable(String, errno: Int32)
+    /// The directory is on a kernel file system (`proc`, `sysfs` ...) that takes no
+    /// new files.
+    case directoryRefusesFiles(String, fileSystem: String)
     /// The destination exists and overwriting was not asked for.
     case exists
     /// The destination is a directory.
@@ -44,6 +47,8 @@ public struct OutputFileError: Error, CustomStringConvertible, Equatable {
     case .notADirectory(let dir): return "output directory '\(dir)' is not a directory"
     case .directoryNotWritable(let dir, let code):
       return "output directory '\(dir)' is not writable (\(Self.text(code)))"
+    case .directoryRefusesFiles(let dir, let fileSystem):
+      return "output directory '\(dir)' is on \(fileSystem), a kernel file system that takes no new files"
     case .exists: return "output file '\(path)' already exists (use -y or --overwrite to replace it)"
     case .isDirectory: return "output path '\(path)' is a directory"
     case .notRegularFile: return "output '\(path)' exists and is not a regular file (a FIFO or device is never replaced)"

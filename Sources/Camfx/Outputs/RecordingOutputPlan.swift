@@ -1,4 +1,7 @@
 import CamfxMedia
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The outputs of one recording, from its `-o` values: movie files (one `MovieFileOutput`
 /// each, or a `SegmentedMovieOutput` with `--segment`) and live streams (network URLs,
@@ -34,19 +37,27 @@ public struct RecordingOutputPlan: Sendable {
   ///   - format: `--format`, the container of the stream outputs.
   ///   - hls: segmenting of `.m3u8` outputs.
   ///   - overwrite: whether existing files and playlists may be replaced.
+  ///   - segmented: the files are `--segment` patterns, named anew for each segment;
+  ///     else each file name's fields (`NamePattern`) are filled in with `startTime`.
   /// - Throws: `MediaSettingsError`, `OutputFileError` or `RecordingOptionError` naming
   ///   the bad value.
   public init(
-    names: [String], format: String? = nil, hls: StreamDestination.HLSOptions = .init(), overwrite: Bool = false
+    names: [String], format: String? = nil, hls: StreamDestination.HLSOptions = .init(), overwrite: Bool = false,
+    segmented: Bool = false, startTime: time_t = time(nil)
   ) throws {
     var targets: [Target] = []
+    let names = try names.map { name in
+      if StreamDestination.isStream(name) { return name }
+      try NamePattern.check(name, option: "-o")
+      return segmented ? name : NamePattern.expand(name, at: startTime)
+    }
     for name in names {
       if StreamDestination.isStream(name) {
         let destination = try StreamDestination(parsing: name, format: format, hls: hls)
         if destination.kind == .hls { try OutputFile(path: name, overwrite: overwrite).requireWritableDirectory() }
         targets.append(.stream(destination))
       } else {
-        _ = try OutputFile(path: name, overwrite: overwrite)
+        try OutputFile(path: name, overwrite: overwrite).requireWritableDirectory()
         _ = try MovieContainer(path: name)
         targets.append(.file(name))
       }

@@ -5,21 +5,23 @@ extension RecordingLimits {
   /// number with a unit, or several from the largest down, or a clock:
   /// `10s`, `10` (seconds), `1.5s`, `500ms`, `2m`, `90m`, `2h`, `1h30m`, `1h30m15s`, `1d`,
   /// `1:30:00` (h:mm:ss), `1:02.5` (m:ss.s).
+  /// - Parameter option: the option the text was given to, named first in the error
+  ///   (`--post-record: invalid duration '-1': ...`).
   /// - Returns: the duration in milliseconds.
-  /// - Throws: `RecordingOptionError` naming the text.
-  public static func parseDuration(_ text: String) throws -> MediaTime {
+  /// - Throws: `RecordingOptionError` naming the option and the text.
+  public static func parseDuration(_ text: String, option: String) throws -> MediaTime {
     guard let milliseconds = (text.contains(":") ? clockMilliseconds(text) : unitMilliseconds(text)),
       milliseconds >= 1, milliseconds < 1e15
     else {
       throw RecordingOptionError(
-        "invalid duration '\(text)': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
+        "\(option): invalid duration '\(text)': expected a positive time such as 10s, 500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)")
     }
     return MediaTime(value: Int64(milliseconds.rounded()), timescale: 1000)
   }
 
   /// `parseDuration`, or `0` for none (`--fragment 0`, a cut from a movie's start).
-  public static func parseDurationOrZero(_ text: String) throws -> MediaTime {
-    text == "0" ? .zero : try parseDuration(text)
+  public static func parseDurationOrZero(_ text: String, option: String) throws -> MediaTime {
+    text == "0" ? .zero : try parseDuration(text, option: option)
   }
 
   /// `1h30m15s`, `90m`, `1.5s`, `10`: numbers with units from the largest down; a lone
@@ -68,8 +70,9 @@ extension RecordingLimits {
 
   /// Parses `--max-size`: bytes with an optional decimal suffix `k` (1000), `M`, `G`,
   /// or binary `Ki` (1024), `Mi`, `Gi`, optionally followed by `B`: `50M`, `1.5G`, `64MiB`.
-  /// - Throws: `RecordingOptionError` naming the text.
-  public static func parseByteCount(_ text: String) throws -> Int64 {
+  /// - Parameter option: the option the text was given to, named first in the error.
+  /// - Throws: `RecordingOptionError` naming the option and the text.
+  public static func parseByteCount(_ text: String, option: String) throws -> Int64 {
     var body = Substring(text)
     if body.hasSuffix("B") { body = body.dropLast() }
     let suffixes: [(String, Double)] = [
@@ -83,7 +86,7 @@ extension RecordingLimits {
       break
     }
     guard let value = Self.decimal(body), value > 0, value * scale >= 1, value * scale < 9e18 else {
-      throw RecordingOptionError("invalid size '\(text)': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
+      throw RecordingOptionError("\(option): invalid size '\(text)': expected a byte count such as 50M, 1.5G, 800k or 64MiB")
     }
     return Int64((value * scale).rounded())
   }

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The file names of a segmented recording: `-o 'cam-%Y%m%d-%H%M%S.mp4'` takes the
-/// local time of each segment's first frame (strftime); a name without `%` fields gets
+/// local time of each segment's first frame (`NamePattern`); a name without fields gets
 /// a number, `rec.mp4` → `rec-000.mp4`, `rec-001.mp4`, ... A name that exists already
 /// (and may not be replaced) or that this recording used before gets `-1`, `-2`, ...
 /// before its extension, so no file is ever overwritten by accident.
@@ -18,35 +18,13 @@ public struct SegmentNames: Sendable {
     self.overwrite = overwrite
   }
 
-  /// True when the pattern has strftime fields.
-  public var usesTime: Bool { pattern.contains("%") }
-
-  /// Expands the pattern once, for now, and checks the name it makes, so that a bad
-  /// pattern is refused before recording instead of at its first file.
-  /// - Parameter option: how the command names the pattern (`-o`, `--still`).
-  /// - Throws: `MediaSettingsError` when a field puts a `/` into the name (`%D`), or
-  ///   the name is longer than the file system allows.
-  public static func validate(pattern: String, option: String) throws(MediaSettingsError) {
-    var names = SegmentNames(pattern: pattern, overwrite: true)
-    let name = names.next(at: time(nil))
-    if name.count(where: { $0 == "/" }) != pattern.count(where: { $0 == "/" }) {
-      throw MediaSettingsError(
-        "\(option) '\(pattern)' makes names with a '/' in them ('\(name)'): use strftime fields without one, e.g. %Y%m%d instead of %D")
-    }
-    // Room for the "-1", "-2", ... a name that exists gets.
-    let file = name.split(separator: "/").last.map { $0.utf8.count } ?? 0
-    if file + 6 > Int(NAME_MAX) {
-      throw MediaSettingsError(
-        "\(option) '\(pattern)' makes file names of \(file) bytes ('\(name)'); the file system allows \(NAME_MAX)")
-    }
-    if name.utf8.count + 6 > Int(PATH_MAX) {
-      throw MediaSettingsError("\(option) '\(pattern)' makes paths longer than the \(PATH_MAX) bytes the system allows")
-    }
-  }
+  /// True when the pattern has strftime fields (`NamePattern`).
+  public var usesTime: Bool { NamePattern.hasFields(pattern) }
 
   /// The name for the next segment, starting at `time` (seconds since the epoch).
   public mutating func next(at time: time_t) -> String {
-    let base = usesTime ? Self.format(pattern, time: time) : Self.insert(String(format3(counter)), into: pattern)
+    let base = usesTime
+      ? NamePattern.expand(pattern, at: time) : Self.insert(String(format3(counter)), into: NamePattern.expand(pattern, at: time))
     counter += 1
     var name = base
     var n = 1
@@ -69,15 +47,6 @@ public struct SegmentNames: Sendable {
       return String(name[..<dot]) + "-" + suffix + String(name[dot...])
     }
     return name + "-" + suffix
-  }
-
-  static func format(_ pattern: String, time: time_t) -> String {
-    var t = time
-    var parts = tm()
-    localtime_r(&t, &parts)
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = strftime(&buffer, buffer.count, pattern, &parts)
-    return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   static func exists(_ path: String) -> Bool {

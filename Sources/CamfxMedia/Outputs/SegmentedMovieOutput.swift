@@ -83,7 +83,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   /// - Throws: `MediaSettingsError` for an unsupported extension.
   public init(pattern: String, options: Options) throws {
     _ = try MovieContainer(path: pattern)
-    try SegmentNames.validate(pattern: pattern, option: "-o")
+    try NamePattern.check(pattern, option: "-o")
     self.options = options
     self.pattern = pattern
     names = SegmentNames(pattern: pattern, overwrite: options.file.overwrite)
