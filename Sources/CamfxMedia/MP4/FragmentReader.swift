@@ -57,7 +57,7 @@ struct FragmentReader {
       // (the caller checks that no fragment follows).
       if fragment.runs.contains(where: { $0.dataRanges.contains { $0.upperBound > file.fileSize } }) { torn = true }
       return nil
-    } loss: { $0.lostTracks.count }
+    } loss: { $0.lostTracks.count * 2 + ($0.repair == nil ? 0 : 1) }
     guard let (parsed, kept) = read else { return torn ? .torn : .notAFragment }
     fragmentsRead += 1
     for run in parsed.runs {
@@ -143,7 +143,6 @@ struct FragmentReader {
       if end <= file.fileSize, (try? fragmentMayEnd(at: end)) == true, (try? fragmentMayEnd(at: declaredEnd)) != true {
         return kept(parsed.runs, end: end, repair: "its 'mdat' size disagreed with its samples; ends where they do")
       }
-      return nil
     }
     guard declaredEnd <= file.fileSize, (try? fragmentMayEnd(at: declaredEnd)) == true else { return nil }
     // Data offsets: each track's samples follow the previous track's.

@@ -208,9 +208,13 @@ struct FragmentTimeline {
         // The last fragment (or the last before damage): no next start to check its
         // durations against, but its default should be the one before it, unless
         // another track ends where this default makes it end.
+        // (A frame rate that changed shows as another track ending with this one; a
+        // damaged low bit moves the end by less than a frame, which no other track
+        // can tell apart, and a frame rate does not change by that.)
         let own = start &+ total
         let theirs = start &+ UInt64(usual) * UInt64(current.count)
-        if let other = otherTrackEnd(k, than: track) {
+        let apart = own > theirs ? own - theirs : theirs - own
+        if apart >= UInt64(usual), let other = otherTrackEnd(k, than: track) {
           let distanceOwn = own > other ? own - other : other - own
           let distanceTheirs = theirs > other ? theirs - other : other - theirs
           guard distanceTheirs < distanceOwn else { continue }

@@ -101,8 +101,9 @@ struct MovieFragment {
   /// - Parameter accept: whether a reading is right (its samples tile their `mdat`);
   ///   a reading with other flags is tried only where the box's own do not fit.
   /// - Returns: nil when its boxes do not parse with any flags tried, or no reading is accepted.
-  /// - Parameter loss: how much an accepted reading leaves out; of the readings with
-  ///   other flags, the one that leaves out least is taken.
+  /// - Parameter loss: how much an accepted reading leaves out or had to repair; of the
+  ///   readings with other flags, the one with the least is taken (a reading whose
+  ///   samples fill the `mdat` as stated over one that needs its sizes found again).
   static func parse<Accepted>(
     _ moof: [UInt8], at moofOffset: Int64, defaults: [UInt32: TrackDefaults], usual: UsualFlags,
     accept: (MovieFragment) -> Accepted?, loss: (Accepted) -> Int
@@ -132,7 +133,6 @@ struct MovieFragment {
           fragment.repairedFields.append(patch.countFromSize ? "its 'trun' sample count" : "its '\(misfit.type)' flags")
           let lost = loss(accepted)
           if best == nil || lost < best!.2 { best = (fragment, accepted, lost) }
-          if lost == 0 { break }
         }
       }
       return best.map { ($0.0, $0.1) }
