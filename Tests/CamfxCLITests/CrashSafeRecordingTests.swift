@@ -145,18 +145,50 @@ final class CrashSafeRecordingTests: CLITestCase {
         + "or every fragment is damaged): nothing to keep; left unchanged",
       keep: ["done.mp4", "head.mp4", "live.mp4", "notes.mp4"])
     XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("head.mp4"))), Data(crashed.prefix(moofs[0] + 100)))
+    FileManager.default.createFile(atPath: path("whole.mp4"), contents: Data(crashed))
+    XCTAssertEqual(try CLI.run(["repair", "whole.mp4"], in: dir).status, 0)
+    let whole = try XCTUnwrap(MovieOracle.probe(path("whole.mp4"))["video"]).frames
+    // Video packets of the whole file: where they lie, and when they are shown.
+    let packets = String(decoding: try MovieOracle.run("ffprobe", [
+      "-v", "error", "-select_streams", "v", "-show_entries", "packet=pos,pts_time", "-of", "csv=p=0", path("whole.mp4"),
+    ]).stdout, as: UTF8.self).split(separator: "\n").map { $0.split(separator: ",").compactMap { Double($0) } }
+      .filter { $0.count == 2 }.map { (pts: $0[0], pos: Int($0[1])) }
+
+    // A fragment's size and its decode time hit: both are said twice in the file (by
+    // its boxes, by the fragments around it), repaired, and nothing is lost.
     var hit = crashed
     hit[moofs[1] + 2] ^= 0x40  // the second fragment's size
+    hit[moofs[2] + 60 + 12 + 1] ^= 0x40  // the third fragment's video tfdt, its high bits
     FileManager.default.createFile(atPath: path("hit.mp4"), contents: Data(hit))
     let repaired = try CLI.run(["repair", "hit.mp4"], in: dir)
-    XCTAssertEqual(repaired.status, 1, "\(repaired)")
-    XCTAssertTrue(
-      repaired.stderr.hasPrefix("camfx: error: 'hit.mp4' had damaged fragments, left out of the finished file: bytes \(moofs[1])-\(moofs[2])"),
-      repaired.stderr)
-    XCTAssertEqual(try decodeErrors("live.mp4"), "")
-    let whole = try XCTUnwrap(MovieOracle.probe(path("live.mp4"))["video"]).frames
-    let kept = try XCTUnwrap(MovieOracle.probe(path("hit.mp4"))["video"]).frames
-    XCTAssertGreaterThan(kept, whole - 40, "only the hit fragment is lost (\(kept) of \(whole) frames kept)")
+    XCTAssertEqual(repaired.status, 0, "\(repaired)")
+    XCTAssertTrue(repaired.stdout.contains("repaired: fragment 3: track 1's decode time said "), repaired.stdout)
+    XCTAssertEqual(try decodeErrors("hit.mp4"), "")
+    XCTAssertEqual(try XCTUnwrap(MovieOracle.probe(path("hit.mp4"))["video"]).frames, whole)
+    XCTAssertEqual(
+      try XCTUnwrap(MovieOracle.probe(path("hit.mp4"))["video"]).frameTimes.max(),
+      try XCTUnwrap(MovieOracle.probe(path("whole.mp4"))["video"]).frameTimes.max())
+
+    // A whole `moof` wiped: that fragment is left out, the ones after it are kept, and
+    // the loss is said with the seconds it held in the file's own timeline.
+    var wiped = crashed
+    for i in moofs[1]..<(moofs[1] + 300) { wiped[i] = 0 }
+    FileManager.default.createFile(atPath: path("wiped.mp4"), contents: Data(wiped))
+    let partial = try CLI.run(["repair", "wiped.mp4"], in: dir)
+    XCTAssertEqual(partial.status, 1, "\(partial)")
+    func clock(_ seconds: Double) -> String {
+      let tenths = Int((seconds * 10 + 1e-6).rounded(.down))
+      return String(format: "%02d:%02d:%02d.%d", tenths / 36000, tenths / 600 % 60, tenths / 10 % 60, tenths % 10)
+    }
+    let from = try XCTUnwrap(packets.filter { $0.pos >= moofs[1] && $0.pos < moofs[2] }.map(\.pts).min())
+    let to = try XCTUnwrap(packets.filter { $0.pos >= moofs[2] }.map(\.pts).min())
+    XCTAssertEqual(
+      partial.stderr,
+      "camfx: error: 'wiped.mp4' had damaged fragments, left out of the finished file: bytes \(moofs[1])-\(moofs[2]) "
+        + "(no frames from \(clock(from)) to \(clock(to)))\n")
+    let kept = try XCTUnwrap(MovieOracle.probe(path("wiped.mp4"))["video"])
+    XCTAssertEqual(kept.frames, whole - packets.filter { $0.pos >= moofs[1] && $0.pos < moofs[2] }.count)
+    XCTAssertEqual(kept.frameTimes.max(), try XCTUnwrap(MovieOracle.probe(path("whole.mp4"))["video"]).frameTimes.max())
   }
 
   /// 7 s at `--segment 2s`: 4 files that each play alone from a keyframe at time 0,
