@@ -4,10 +4,9 @@ import CamfxMedia
 import Foundation
 import XCTest
 
-/// Repair on a corpus of damaged recordings: one bit flipped at every byte of a
-/// fragment's `moof` and `mdat` header (first, middle and last fragment), and cuts
-/// inside every fragment. The generator knows which fragments are intact; the repaired
-/// file must be a regular MP4 holding every frame of every one of them.
+/// Repair on recordings cut inside every fragment (a crash while writing it): the
+/// repaired file must be a regular MP4 holding every frame of every fragment before
+/// the cut, and nothing is reported lost. (Damaged headers: `RepairOracleTests`.)
 extension MovieFileOutputTests {
   /// A recording as a crash leaves it: fragmented, fragments of 0.5 s, B-frames and sound.
   func crashedRecording(in dir: TemporaryDirectory) throws -> [UInt8] {
@@ -35,7 +34,7 @@ extension MovieFileOutputTests {
     return result
   }
 
-  func testRepairKeepsEveryIntactFragmentOfADamagedFile() throws {
+  func testRepairKeepsEveryFragmentBeforeACut() throws {
     FFmpegLogging.fatalOnly()
     let dir = try TemporaryDirectory()
     let original = try crashedRecording(in: dir)
@@ -65,20 +64,6 @@ extension MovieFileOutputTests {
       XCTAssertTrue(missing.isEmpty, "\(what): \(missing.count) packets of intact fragments missing")
       return report
     }
-
-    // One bit flipped at every byte of a moof, its mdat's header and a few media bytes.
-    var dropped = 0
-    for k in [0, parts.count / 2, parts.count - 1] {
-      let part = parts[k]
-      let positions = Array(part.moof..<(part.moofEnd + 8)) + [part.moofEnd + 20, (part.moofEnd + part.end) / 2, part.end - 1]
-      for at in positions {
-        var bytes = original
-        bytes[at] ^= UInt8(1 << (at % 8))
-        let report = try check(bytes, intact: 0..<parts.count, except: k, "fragment \(k), bit \(at % 8) of byte \(at)")
-        if !report.keptEverythingIntact { dropped += 1 }
-      }
-    }
-    _ = dropped
 
     // Cut inside every fragment (a crash while writing it): everything before it is
     // kept, and nothing is reported lost.
