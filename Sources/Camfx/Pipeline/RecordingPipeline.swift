@@ -174,6 +174,16 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       guard (1...1000).contains(rate) else {
         throw RecordingOptionError("the timelapse's frame rate \(rate) must be in 1...1000")
       }
+      // A timelapse keeps at most every frame: a shorter interval would want more frames
+      // than the source makes, and the frame count that stands for --duration would take
+      // longer than the duration to reach (--timelapse 1ms --duration 1s ran for 25 s).
+      if let frameDuration = opened.input.frameDuration, interval < frameDuration {
+        let milliseconds = frameDuration.seconds * 1000
+        throw RecordingOptionError(
+          "--timelapse \(RecordingStatusLine.fixed(interval.seconds * 1000, 1)) ms is shorter than the source's frame "
+            + "interval, \(RecordingStatusLine.fixed(milliseconds, 1)) ms (\(RecordingStatusLine.fixed(1 / frameDuration.seconds, 2)) "
+            + "fps): a timelapse keeps at most every frame; give --timelapse \(Int(milliseconds.rounded(.up)))ms or longer")
+      }
       opened.input = TimelapseSource(opened.input, interval: interval, frameDuration: MediaTime(value: 1, timescale: Int32(rate)))
       opened.fps = Double(rate)
     }
