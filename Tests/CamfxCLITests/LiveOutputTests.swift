@@ -219,6 +219,32 @@ final class LiveOutputTests: CLITestCase {
       result.stderr.hasSuffix("camfx: error: hls/live.m3u8: sending to 'hls/live.m3u8' failed: Is a directory\n"), result.stderr)
   }
 
+  /// A stream that never connects, as the only output, kept nothing anywhere: that was
+  /// "recorded 0 frames ... dropped 59" and exit 0.
+  func testAnOnlyOutputThatNeverConnectsIsAFailure() throws {
+    let url = "rtmp://127.0.0.1:1/x"  // nothing listens on port 1: connection refused
+    let result = try CLI.run(live + ["--source", "testsrc", "--duration", "2s", "--stats-json", "s.json", "-o", url], in: dir)
+    XCTAssertEqual(result.status, 1, "\(result)")
+    var lines = result.stderr.split(separator: "\n").map(String.init)
+    XCTAssertEqual(
+      lines.popLast(),
+      "camfx: error: nothing was recorded: \(url) took no frame (connecting to '\(url)' failed: Connection refused)")
+    // Before it, only the output's attempts (never a lost connection): again after 1 s,
+    // and once more as the recording finishes if packets were waiting for it then.
+    XCTAssertEqual(lines.first, "camfx: \(url): cannot connect (Connection refused); trying again in 1 s", result.stderr)
+    let again = "camfx: \(url): connecting to '\(url)' failed: Connection refused; "
+    for line in lines.dropFirst() {
+      XCTAssertTrue(
+        line.hasPrefix(again + "trying again in ") || line == again + "this output has stopped", result.stderr)
+    }
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("s.json"))) as? [String: Any])
+    XCTAssertEqual(
+      json["error"] as? String,
+      "nothing was recorded: \(url) took no frame (connecting to '\(url)' failed: Connection refused)")
+    XCTAssertEqual(try outputReports("s.json")[url]?["video_frames"] as? Int, 0)
+  }
+
   func testBadOutputsAreRefusedBeforeAnythingIsWritten() throws {
     try assertFails(
       ["--duration", "1s", "-o", "gopher2://x/y"],

@@ -198,6 +198,7 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
     if subscriptions.count > 1 || subscriptions.allSatisfy(\.delivery.isLive) {
       summary.outputs = subscriptions.map(\.report)
     }
+    summary.failWhenNothingWasKept(outputs: subscriptions.map(\.report), framesEncoded: read)
     return summary
   }
 

@@ -358,6 +358,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     {
       summary.error = "\(failed.name): \(failed.error ?? "failed")"
     }
+    summary.failWhenNothingWasKept(outputs: outputReports, framesEncoded: session.statistics.snapshot.framesWritten)
     if case .composition(let composition) = configuration.source, summary.error == nil {
       summary.durationSeconds = min(summary.durationSeconds, composition.timeline.total.seconds)
     }

@@ -136,6 +136,16 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
 }
 
 extension RecordingSummary {
+  /// Makes a recording whose outputs all took no frame, though frames were encoded, a
+  /// failure that names the first output that said why (a server that never answered):
+  /// nothing of it was kept anywhere, and exiting 0 would say it was.
+  mutating func failWhenNothingWasKept(outputs reports: [OutputReport], framesEncoded: Int) {
+    guard error == nil, framesEncoded > 0, !reports.isEmpty, reports.allSatisfy({ $0.videoFrames == 0 }),
+      let failed = reports.first(where: { $0.error != nil }), let reason = failed.error
+    else { return }
+    error = "nothing was recorded: \(failed.name) took no frame (\(reason))"
+  }
+
   /// Takes the figures of the recording's file (its segments, or what finishing and
   /// syncing it cost) into the summary.
   mutating func add(_ figures: FileOutputFigures) {

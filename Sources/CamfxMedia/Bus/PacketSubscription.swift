@@ -257,6 +257,8 @@ public final class PacketSubscription: @unchecked Sendable {
     }
     var backoff = Backoff(first: 1, maximum: 30)
     var reconnecting = false
+    // A server that never answered is not one that was lost.
+    var everConnected = false
     while true {
       var ending: Ending? = nil
       let packet: EncodedPacket? = state.withLock { s in
@@ -275,6 +277,7 @@ public final class PacketSubscription: @unchecked Sendable {
       do throws(FFmpegError) {
         try output.write(packet)
         backoff.reset()
+        everConnected = true
         updateFigures(connected: true)
         if reconnecting {
           reconnecting = false
@@ -290,7 +293,8 @@ public final class PacketSubscription: @unchecked Sendable {
           updateFigures(connected: false)
           let wait = backoff.next()
           events?(
-            "\(name): " + (reconnecting ? error.description : "connection lost (\(error.message))")
+            "\(name): "
+              + (reconnecting ? error.description : "\(everConnected ? "connection lost" : "cannot connect") (\(error.message))")
               + "; trying again in \(Int(wait)) s")
           reconnecting = true
           pause(seconds: wait)
