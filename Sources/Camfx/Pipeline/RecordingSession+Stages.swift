@@ -207,7 +207,7 @@ extension RecordingSession {
           for tap in taps where tap.wantsFrame { tap.take(.yuv420(frame)) }
           try sink.appendVideo(frame)
           statistics.writerBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
-          statistics.framesWritten.add(1, ordering: .relaxed)
+          statistics.countFrameWritten()
           didWork = true
         }
         var audioDone = true
