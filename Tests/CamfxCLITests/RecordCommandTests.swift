@@ -61,6 +61,55 @@ final class RecordCommandTests: CLITestCase {
     XCTAssertEqual(try MovieOracle.probe(path("out.mkv"))["video"]?.frames, 12)
   }
 
+  /// Two files: the summary credited the first with both files' bytes ("to a.mp4: 63.5
+  /// kB" for a 32.5 kB a.mp4), and so did `--stats-json`'s `bytes`. Each file has its own
+  /// figures now, compared with its size on disk and its frames by ffprobe.
+  func testEachFileHasItsOwnSizeAndBitRate() throws {
+    let result = try CLI.run(
+      ["record", "--size", "160x120", "--frames", "45", "--no-realtime", "--stats-json", "s.json", "-o", "a.mp4", "-o", "b.mkv"]
+        + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("s.json"))) as? [String: Any])
+    func size(_ name: String) throws -> Int64 {
+      try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int64)
+    }
+    let a = try size("a.mp4"), b = try size("b.mkv")
+    XCTAssertNotEqual(a, b, "the files differ, so crediting one with the other's size shows")
+    let seconds = try [("a.mp4", a), ("b.mkv", b)].map { name, bytes -> Double in
+      let frames = try XCTUnwrap(MovieOracle.probe(path(name))["video"]).frames
+      XCTAssertEqual(frames, 45, name)
+      return Double(frames) / 30
+    }
+    // The summary's figures, written as camfx writes them (one decimal, rounded half up).
+    func fixed(_ value: Double, _ digits: Int) -> String {
+      let scale = digits == 1 ? 10.0 : 100.0
+      let scaled = Int64((value * scale).rounded())
+      let fraction = String(scaled % Int64(scale))
+      return "\(scaled / Int64(scale))." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+    func figures(_ bytes: Int64, _ seconds: Double) -> String {
+      "\(fixed(Double(bytes) / 1e3, 1)) kB, \(fixed(Double(bytes) * 8 / seconds / 1e3, 1)) kbit/s"
+    }
+    let elapsed = try XCTUnwrap(json["elapsed_seconds"] as? Double)
+    XCTAssertEqual(
+      result.stderr,
+      "recorded 45 frames (\(fixed(seconds[0], 2)) s) to a.mp4: \(figures(a, seconds[0])), 0 dropped (late 0, "
+        + "out-of-buffers 0, corrupt 0); stopped by frames after \(fixed(elapsed, 1)) s\n"
+        + "b.mkv: 45 frames (\(fixed(seconds[1], 2)) s), \(figures(b, seconds[1]))\n")
+    // The JSON: the first file's bytes, the total, and each output's own.
+    XCTAssertEqual(json["bytes"] as? Int64, a)
+    XCTAssertEqual(json["total_bytes"] as? Int64, a + b)
+    let outputs = try XCTUnwrap(json["outputs"] as? [[String: Any]])
+    XCTAssertEqual(outputs.map { $0["name"] as? String }, ["a.mp4", "b.mkv"])
+    XCTAssertEqual(outputs.map { $0["bytes"] as? Int64 }, [a, b])
+    for (output, length) in zip(outputs, seconds) {
+      let bytes = try XCTUnwrap(output["bytes"] as? Int64)
+      XCTAssertEqual(output["video_seconds"] as? Double ?? 0, length, accuracy: 0.001, "\(output)")
+      XCTAssertEqual(output["bits_per_second"] as? Double ?? 0, Double(bytes) * 8 / length, accuracy: 1, "\(output)")
+    }
+  }
+
   func testMaxSizeStopsWithAPlayableFile() throws {
     let result = try CLI.run(
       ["record", "--size", "320x240", "--frames", "300", "--crf", "0", "--max-size", "40k", "--no-realtime",

@@ -195,6 +195,7 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
     summary.packetBus = RecordingSummary.PacketBusSummary(bus.figures)
     summary.bgraFrames = 0
     if let figures = files.first?.output.fileFigures { summary.add(figures) }
+    summary.add(measuredOutputs: (files.isEmpty ? subscriptions : files).map(\.report))
     if subscriptions.count > 1 || subscriptions.allSatisfy(\.delivery.isLive) {
       summary.outputs = subscriptions.map(\.report)
     }

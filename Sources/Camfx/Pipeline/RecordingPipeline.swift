@@ -344,7 +344,10 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
         "\(microphone.device): \(seconds) s of audio went missing (device overruns or stalls, or a machine too busy to "
           + "keep up) and were replaced by silence to keep sound and picture in sync")
     }
-    if let writer { summary.packetBus = RecordingSummary.PacketBusSummary(writer.bus.figures) }
+    if let writer {
+      summary.packetBus = RecordingSummary.PacketBusSummary(writer.bus.figures)
+      summary.add(measuredOutputs: writer.measuredOutputReports)
+    }
     let file = outputs.first { !$0.isLive }
     if outputs.count > 1 || (file == nil && !outputs.isEmpty) { summary.outputs = outputReports }
     if let figures = file?.fileFigures { summary.add(figures) }

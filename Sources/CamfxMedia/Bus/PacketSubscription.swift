@@ -94,10 +94,13 @@ public final class PacketSubscription: @unchecked Sendable {
 
   // MARK: Figures (any thread)
 
-  /// How the output is doing: its own report, with its queue's drops and stalls.
+  /// How the output is doing: its own report, with its queue's drops and stalls, and
+  /// its own length and bit rate.
   public var report: OutputReport {
     state.withLock { s in
       var report = s.report
+      report.videoSeconds = s.videoEnd
+      report.bitsPerSecond = s.videoEnd > 0 ? Double(report.bytes) * 8 / s.videoEnd : 0
       if delivery.isLive {
         report.droppedFrames = queue.droppedFrames
         report.droppedGroups = queue.droppedGroups

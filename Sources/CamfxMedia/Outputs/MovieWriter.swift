@@ -185,6 +185,10 @@ public final class MovieWriter: @unchecked Sendable {
     !recordedOutputs.isEmpty && recordedOutputs.allSatisfy(\.hasEnded)
   }
 
+  /// How each of the outputs the recording is measured by is doing (its files, or its
+  /// live outputs when it has no file), in the order they were attached.
+  public var measuredOutputReports: [OutputReport] { measuredOutputs.map(\.report) }
+
   /// How each output is doing, in the order they were attached.
   public var outputReports: [OutputReport] { recordedOutputs.map(\.report) }
 
