@@ -150,6 +150,42 @@ final class RecordCommandTests: CLITestCase {
     XCTAssertEqual(try MovieOracle.probe(path("live.mp4"))["video"]?.frames, written)
   }
 
+  /// A second Ctrl-C with a slow preset (x264's placebo holds 60 frames, 2 s, in its
+  /// lookahead): when the encoder was still taking frames, the file's sound went on past
+  /// its last frame (3.61 s of sound over 1.50 s of video, which the summary gave); when
+  /// it was already draining, the second signal waited 2.7 to 4 s for the drain to end.
+  /// The sound now ends with the picture, the summary gives what the file holds, and the
+  /// drain is cut at once.
+  func testASecondSignalKeepsNoSoundPastTheLastFrame() throws {
+    let run = try signalWhileWriting(
+      ["record", "--audio", "sine", "--x264-preset", "placebo", "--stats-json", "s.json", "-o", "x.mp4"],
+      signal: SIGINT, settle: 2, watching: "x.mp4", againAfter: [300_000], ready: { $0 > 0 })
+    XCTAssertEqual(run.reason, .exit, run.stderr)
+    XCTAssertEqual(run.status, 1, run.stderr)
+    // One placebo frame, and the file's finish (0.2 to 0.45 s here).
+    XCTAssertLessThan(run.secondsAfterLastSignal, 1.5, "the second signal did not stop at once")
+    let streams = try MovieOracle.probe(path("x.mp4"))
+    let video = try XCTUnwrap(streams["video"]), audio = try XCTUnwrap(streams["audio"])
+    XCTAssertGreaterThan(video.frames, 0)
+    XCTAssertLessThanOrEqual(audio.duration, video.duration + 0.001, "the sound runs past the last frame")
+    XCTAssertGreaterThan(audio.duration, video.duration - 0.05, "the sound ends with the picture, not before")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("s.json"))) as? [String: Any])
+    XCTAssertEqual(json["frames_out"] as? Int, video.frames)
+    XCTAssertEqual(json["duration_seconds"] as? Double ?? 0, video.duration, accuracy: 0.001)
+    let lines = run.stderr.split(separator: "\n").map(String.init)
+    XCTAssertEqual(lines.count, 2, run.stderr)
+    XCTAssertTrue(
+      lines[0].hasPrefix("recorded \(video.frames) frames (\(String(format: "%.2f", video.duration)) s) to x.mp4: "),
+      run.stderr)
+    XCTAssertEqual(
+      lines.last,
+      "camfx: error: interrupted twice: stopped at once, without the frames still in the encoder; kept \(video.frames) "
+        + "frames in x.mp4")
+    let decode = try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path("x.mp4"), "-f", "null", "-"])
+    XCTAssertEqual(decode.stderr, "")
+  }
+
   /// The same through coreutils `timeout` itself.
   func testTimeoutStopsCleanly() throws {
     let process = Process()

@@ -376,6 +376,10 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
 
   public func stopAtOnce() {
     session.abort(error: RecordingOptionError("interrupted twice: stopped at once, without the frames still in the encoder"))
+    // The writer stage may be finishing, in the encoder's drain, where no stage's flag
+    // reaches it (at x264's placebo a second Ctrl-C waited for the frames of its
+    // lookahead, and then said they were left out).
+    writer?.interrupt()
   }
 
   /// The sound track's settings, and the microphone that records it.
