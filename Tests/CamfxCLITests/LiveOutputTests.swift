@@ -245,6 +245,21 @@ final class LiveOutputTests: CLITestCase {
     XCTAssertEqual(try outputReports("s.json")[url]?["video_frames"] as? Int, 0)
   }
 
+  /// Event clips beside a stream that never connects were kept: not a failure.
+  func testClipsBesideAStreamThatNeverConnectsAreKept() throws {
+    let process = try CLI.start(
+      ["record", "--source", "testsrc", "--size", "160x120", "--duration", "3s", "--pre-record", "1s",
+       "--event-output", "ev.mp4", "--x264-preset", "ultrafast", "--quiet", "-o", "rtmp://127.0.0.1:1/x"], in: dir)
+    usleep(1_500_000)
+    kill(process.processIdentifier, SIGUSR2)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    let clip = try XCTUnwrap(try listing().first { $0.hasPrefix("ev") && $0.hasSuffix(".mp4") }, stderr)
+    XCTAssertGreaterThan(try MovieOracle.probe(path(clip))["video"]?.frames ?? 0, 30)
+    XCTAssertFalse(stderr.contains("error"), stderr)
+  }
+
   func testBadOutputsAreRefusedBeforeAnythingIsWritten() throws {
     try assertFails(
       ["--duration", "1s", "-o", "gopher2://x/y"],

@@ -144,8 +144,10 @@ extension RecordingSummary {
   /// Makes a recording whose outputs all took no frame, though frames were encoded, a
   /// failure that names the first output that said why (a server that never answered):
   /// nothing of it was kept anywhere, and exiting 0 would say it was.
+  /// Event clips that hold frames were kept: they are not nothing.
   mutating func failWhenNothingWasKept(outputs reports: [OutputReport], framesEncoded: Int) {
     guard error == nil, framesEncoded > 0, !reports.isEmpty, reports.allSatisfy({ $0.videoFrames == 0 }),
+      !(events ?? []).contains(where: { $0.frames > 0 }),
       let failed = reports.first(where: { $0.error != nil }), let reason = failed.error
     else { return }
     error = "nothing was recorded: \(failed.name) took no frame (\(reason))"
