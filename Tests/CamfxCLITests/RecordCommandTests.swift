@@ -124,6 +124,25 @@ final class RecordCommandTests: CLITestCase {
     XCTAssertEqual(try MovieOracle.probe(path("out.mp4"))["video"]?.frames, written)
   }
 
+  /// --max-size holds each file to the limit: with two files the recording stopped when
+  /// they reached it together (112 kB and 109 kB for --max-size 200k).
+  func testMaxSizeHoldsEachFileNotTheirSum() throws {
+    let result = try CLI.run(
+      ["record", "--size", "320x240", "--frames", "900", "--crf", "10", "--max-size", "200k", "--no-realtime",
+       "--stats-json", "s.json", "-o", "a.mp4", "-o", "b.mkv"] + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertTrue(result.stderr.contains("; stopped by max-size after "), result.stderr)
+    let sizes = try ["a.mp4", "b.mkv"].map { name -> Int in
+      try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int)
+    }
+    // Within a packet and the index of the limit: a 320x240 frame at --crf 10 is a few kB.
+    XCTAssertGreaterThan(sizes.max() ?? 0, 190_000, "\(sizes)")
+    XCTAssertLessThan(sizes.max() ?? 0, 230_000, "\(sizes)")
+    for name in ["a.mp4", "b.mkv"] {
+      XCTAssertGreaterThan(try MovieOracle.probe(path(name))["video"]?.frames ?? 0, 0, name)
+    }
+  }
+
   /// A live recording stopped with Ctrl-C: exit 0 and a file that decodes to the end.
   func testSIGINTFinishesAPlayableFile() throws {
     try assertSignalFinishesAPlayableFile(SIGINT)

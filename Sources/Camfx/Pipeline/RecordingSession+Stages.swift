@@ -227,7 +227,9 @@ extension RecordingSession {
         if didWork {
           let bytes = sink.bytesWritten
           statistics.bytesWritten.store(bytes, ordering: .relaxed)
-          if let limit = limits.bytes, bytes >= limit { requestStop(.maxSize) }
+          // Each file stops taking packets at the limit (MovieFileOutput); the recording
+          // ends when the largest has, not when the files together reach it.
+          if let limit = limits.bytes, sink.largestOutputBytes >= limit { requestStop(.maxSize) }
           if let reason = sink.stopRequest { requestStop(reason) }
         } else if videoClosed && audioDone {
           // A recording that failed before its first frame (a camera that never

@@ -173,6 +173,9 @@ public final class MovieWriter: @unchecked Sendable {
   /// live outputs' when there is no file.
   public var bytesWritten: Int64 { measuredOutputs.reduce(0) { $0 + $1.bytesWritten } }
 
+  /// Bytes of the largest of those outputs so far: what `--max-size` holds each file to.
+  public var largestOutputBytes: Int64 { measuredOutputs.map(\.bytesWritten).max() ?? 0 }
+
   /// Why an output wants the recording to end cleanly (`--min-free`, or every output
   /// has ended), if one does.
   public var stopRequest: String? {
