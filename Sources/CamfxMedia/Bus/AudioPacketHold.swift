@@ -9,12 +9,15 @@ import Synchronization
 /// picture on the bus, and a stop that could not wait for the video encoder (a second
 /// Ctrl-C) left a file whose sound went on seconds past its last frame (2.8 s of sound
 /// over 0.7 s of picture). Held here, an audio packet goes on once the video published
-/// reaches its end; everything goes on once the video has ended (`release`), and what
-/// is still held is dropped when the writer stops without the rest of the video
+/// reaches its end, or before a keyframe that comes after its start (`keyframeComing`):
+/// a segment is cut at a keyframe, and the sound that starts before the cut belongs to
+/// the segment before it. Everything goes on once the video has ended (`release`), and
+/// what is still held is dropped when the writer stops without the rest of the video
 /// (`discard`).
 ///
 ///     video packets ──publish──▶ bus         (each one moves `videoEnd` on)
-///     audio packets ──▶ hold ──publish──▶ bus  (once they end by `videoEnd`)
+///     audio packets ──▶ hold ──publish──▶ bus  (once they end by `videoEnd`, or start
+///                                              before the next keyframe)
 ///
 /// The packets the hold lets go are published by whichever side moved it, the video's
 /// or the audio's (`publishReady`); one thread at a time does, and it also publishes
@@ -25,6 +28,8 @@ final class AudioPacketHold: Sendable {
     var held: [EncodedPacket] = []
     /// Where the video published so far ends (seconds from the session start).
     var videoEnd = 0.0
+    /// Where the latest keyframe published (or about to be) starts.
+    var keyframe = -Double.infinity
     /// The video has ended: nothing is held from now on.
     var released = false
     /// The writer stopped: nothing more goes on.
@@ -43,6 +48,12 @@ final class AudioPacketHold: Sendable {
   /// The video published so far now ends at `seconds`.
   func videoReached(_ seconds: Double) {
     state.withLock { s in s.videoEnd = max(s.videoEnd, seconds) }
+  }
+
+  /// A keyframe starting at `seconds` is about to be published: the sound that starts
+  /// before it goes first.
+  func keyframeComing(at seconds: Double) {
+    state.withLock { s in s.keyframe = max(s.keyframe, seconds) }
   }
 
   /// The video has ended: nothing is held from now on (`publishReady` lets all go).
@@ -83,15 +94,17 @@ final class AudioPacketHold: Sendable {
     }
   }
 
-  /// The held packets that may go now, in order: those that end by the video's end (all
-  /// once released).
+  /// The held packets that may go now, in order: those that end by the video's end or
+  /// start before its latest keyframe (all once released).
   private static func takeReady(_ s: inout State) -> [EncodedPacket] {
     guard !s.discarded else { return [] }
     // A microsecond of slack: the two streams' time bases round differently.
-    let end = s.videoEnd + 1e-6
+    let end = s.videoEnd + 1e-6, keyframe = s.keyframe - 1e-6
     let count =
       s.released
-      ? s.held.count : s.held.firstIndex { $0.presentationSeconds + $0.durationSeconds > end } ?? s.held.count
+      ? s.held.count
+      : s.held.firstIndex { $0.presentationSeconds >= keyframe && $0.presentationSeconds + $0.durationSeconds > end }
+        ?? s.held.count
     let ready = Array(s.held[..<count])
     s.held.removeFirst(count)
     return ready

@@ -390,6 +390,10 @@ public final class MovieWriter: @unchecked Sendable {
       // goes on only as far as the picture has (AudioPacketHold).
       do throws(FFmpegError) {
         if stream.kind == .video {
+          if audio != nil && encoded.isKeyframe {
+            audioHold.keyframeComing(at: encoded.presentationSeconds)
+            try audioHold.publishReady(bus.publish)
+          }
           try bus.publish(encoded)
           audioHold.videoReached(encoded.presentationSeconds + encoded.durationSeconds)
         } else {
