@@ -316,10 +316,15 @@ struct RecordCommand: ParsableCommand {
           + "\(clips.count) clip(s)" + (clips.isEmpty ? "" : " (" + clips.map(\.path).joined(separator: ", ") + ")")
           + ", \(summary.droppedTotal) dropped; stopped by \(summary.stopReason.rawValue)\n")
     } else if summary.framesOut > 0 || summary.error == nil {
-      let line = RecordingStatusLine.summary(summary, output: output)
+      // The first file's own figures; with no file, the streams' together, as named.
+      let line = RecordingStatusLine.summary(
+        summary, output: output, bytes: file == nil ? summary.totalBytes ?? summary.bytes : summary.bytes)
       Self.printToStderr((encoding.copies ? line.replacingOccurrences(of: "recorded", with: "copied") : line) + "\n")
-      for report in job.outputReports where report.kind != "file" && report.kind != "segments" {
-        Self.printToStderr(RecordingStatusLine.outputSummary(report) + "\n")
+      // Then every other output, each with its own.
+      for report in job.outputReports where report.name != file?.name {
+        let isFile = report.kind == "file" || report.kind == "segments"
+        Self.printToStderr(
+          (isFile ? RecordingStatusLine.fileSummary(report) : RecordingStatusLine.outputSummary(report)) + "\n")
       }
     }
     if let error = summary.error {

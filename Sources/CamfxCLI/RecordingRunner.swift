@@ -88,7 +88,11 @@ final class RecordingRunner {
       }
     }
     if showStatus { RecordCommand.printToStderr("\r\u{1B}[2K") }
-    if let reason = job.stopRequest { RecordCommand.printToStderr("camfx: \(reason); finishing the recording\n") }
+    // Only when the outputs ended it: outputs that stop while the file is finished (a
+    // stream's last try) did not end a recording that a limit or a signal ended.
+    if summary.stopReason == .outputsEnded || summary.stopReason == .minFree, let reason = job.stopRequest {
+      RecordCommand.printToStderr("camfx: \(reason); finishing the recording\n")
+    }
     if let statsFile {
       do {
         try RecordCommand.writeStats(summary, to: statsFile)

@@ -8,7 +8,9 @@ import Synchronization
 ///     {"elapsed_seconds": 12.5, "frames": 375, "frames_in": 375, "fps": 30.0, "dropped": 0,
 ///      "bytes": 1234567, "bitrate": 790123, "viewers": 1, "outputs": [...]}
 ///
-/// `fps` is measured between two calls (at most once a second apart is best).
+/// `fps` is measured between two calls at least 0.4 s apart (the page's, or a script's
+/// polling); a first call, or one whose caller has no earlier reading, gets the rate
+/// since the first frame instead, never a 0 while frames flow.
 public final class PreviewState: Sendable {
   struct Figures: Codable {
     var elapsedSeconds: Double
@@ -69,7 +71,9 @@ public final class PreviewState: Sendable {
     let fps = last.withLock { last -> Double in
       let interval = Double(now - last.nanoseconds) / 1e9
       if interval >= 0.4 {
-        last.fps = last.nanoseconds == 0 ? 0 : Double(snapshot.framesWritten - last.frames) / interval
+        last.fps =
+          last.nanoseconds == 0
+          ? statistics.averageFramesPerSecond(now: now) : Double(snapshot.framesWritten - last.frames) / interval
         last.frames = snapshot.framesWritten
         last.nanoseconds = now
       }

@@ -206,6 +206,8 @@ class CLITestCase: XCTestCase {
     var reason: Process.TerminationReason
     var status: Int32
     var stderr: String
+    /// Seconds from the last signal sent to the end of the process.
+    var secondsAfterLastSignal: Double = 0
   }
 
   /// Starts camfx with `args` in the test directory, waits until its hidden temporary
@@ -234,14 +236,19 @@ class CLITestCase: XCTestCase {
     sleep(settle)
     XCTAssertTrue(process.isRunning, "\(args) ended before it could be signalled", file: file, line: line)
     kill(process.processIdentifier, signal)
+    var lastSignal = Date()
     for gap in againAfter {
       usleep(gap)
       kill(process.processIdentifier, signal)
+      lastSignal = Date()
     }
     while process.isRunning && Date() < deadline { usleep(20_000) }
+    let ended = Date()
     if process.isRunning { process.terminate() }
     process.waitUntilExit()
     let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-    return SignalledRun(reason: process.terminationReason, status: process.terminationStatus, stderr: stderr)
+    return SignalledRun(
+      reason: process.terminationReason, status: process.terminationStatus, stderr: stderr,
+      secondsAfterLastSignal: ended.timeIntervalSince(lastSignal))
   }
 }

@@ -219,6 +219,47 @@ final class LiveOutputTests: CLITestCase {
       result.stderr.hasSuffix("camfx: error: hls/live.m3u8: sending to 'hls/live.m3u8' failed: Is a directory\n"), result.stderr)
   }
 
+  /// A stream that never connects, as the only output, kept nothing anywhere: that was
+  /// "recorded 0 frames ... dropped 59" and exit 0.
+  func testAnOnlyOutputThatNeverConnectsIsAFailure() throws {
+    let url = "rtmp://127.0.0.1:1/x"  // nothing listens on port 1: connection refused
+    let result = try CLI.run(live + ["--source", "testsrc", "--duration", "2s", "--stats-json", "s.json", "-o", url], in: dir)
+    XCTAssertEqual(result.status, 1, "\(result)")
+    var lines = result.stderr.split(separator: "\n").map(String.init)
+    XCTAssertEqual(
+      lines.popLast(),
+      "camfx: error: nothing was recorded: \(url) took no frame (connecting to '\(url)' failed: Connection refused)")
+    // Before it, only the output's attempts (never a lost connection): again after 1 s,
+    // and once more as the recording finishes if packets were waiting for it then.
+    XCTAssertEqual(lines.first, "camfx: \(url): cannot connect (Connection refused); trying again in 1 s", result.stderr)
+    let again = "camfx: \(url): connecting to '\(url)' failed: Connection refused; "
+    for line in lines.dropFirst() {
+      XCTAssertTrue(
+        line.hasPrefix(again + "trying again in ") || line == again + "this output has stopped", result.stderr)
+    }
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("s.json"))) as? [String: Any])
+    XCTAssertEqual(
+      json["error"] as? String,
+      "nothing was recorded: \(url) took no frame (connecting to '\(url)' failed: Connection refused)")
+    XCTAssertEqual(try outputReports("s.json")[url]?["video_frames"] as? Int, 0)
+  }
+
+  /// Event clips beside a stream that never connects were kept: not a failure.
+  func testClipsBesideAStreamThatNeverConnectsAreKept() throws {
+    let process = try CLI.start(
+      ["record", "--source", "testsrc", "--size", "160x120", "--duration", "3s", "--pre-record", "1s",
+       "--event-output", "ev.mp4", "--x264-preset", "ultrafast", "--quiet", "-o", "rtmp://127.0.0.1:1/x"], in: dir)
+    usleep(1_500_000)
+    kill(process.processIdentifier, SIGUSR2)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    let clip = try XCTUnwrap(try listing().first { $0.hasPrefix("ev") && $0.hasSuffix(".mp4") }, stderr)
+    XCTAssertGreaterThan(try MovieOracle.probe(path(clip))["video"]?.frames ?? 0, 30)
+    XCTAssertFalse(stderr.contains("error"), stderr)
+  }
+
   func testBadOutputsAreRefusedBeforeAnythingIsWritten() throws {
     try assertFails(
       ["--duration", "1s", "-o", "gopher2://x/y"],

@@ -182,6 +182,40 @@ final class PreviewTests: CLITestCase {
     }
   }
 
+  /// `/state` asked once, 3 s into a recording, said `"fps":0` with 90 frames recorded:
+  /// the rate was only measured between two calls. It is the frames' rate from the first
+  /// call on, and between calls after that.
+  func testStateGivesTheMeasuredFrameRateFromTheFirstCall() throws {
+    let port = try LocalServer.freePort()
+    let camfx = try startCamfx([
+      "--source", "testsrc", "--size", "320x240", "--duration", "6s", "--quiet", "-o", "rec.mp4", "--preview", "\(port)",
+    ])
+    try waitForPreview(port, camfx)
+    /// The figures `/state` gives now.
+    func state() throws -> [String: Any] {
+      let answer = try HTTPProbe.get(port: port, path: "/state")
+      XCTAssertEqual(answer.status, 200)
+      return try XCTUnwrap(JSONSerialization.jsonObject(with: answer.body) as? [String: Any])
+    }
+    usleep(3_000_000)
+    let first = try state()
+    usleep(1_000_000)
+    let second = try state()
+    let stderr = finish(camfx)
+    XCTAssertEqual(camfx.terminationStatus, 0, stderr)
+    // The frames' own rate, from the figures next to it: testsrc runs at 30 fps, and a
+    // frame a busy machine dropped is not one written.
+    let frames = try XCTUnwrap(first["frames"] as? Int), elapsed = try XCTUnwrap(first["elapsed_seconds"] as? Double)
+    let fps = try XCTUnwrap(first["fps"] as? Double)
+    XCTAssertGreaterThan(frames, 60, "\(first)")
+    XCTAssertEqual(fps, Double(frames) / elapsed, accuracy: 0.15 * fps + 1, "\(first)")
+    XCTAssertTrue((20...31).contains(fps), "\(first)")
+    // Between the two calls: the frames written in between over the time between.
+    let later = try XCTUnwrap(second["frames"] as? Int), laterElapsed = try XCTUnwrap(second["elapsed_seconds"] as? Double)
+    XCTAssertEqual(
+      try XCTUnwrap(second["fps"] as? Double), Double(later - frames) / (laterElapsed - elapsed), accuracy: 0.5, "\(second)")
+  }
+
   /// Connections that never send a request cannot lock anyone out: they do not count
   /// against the viewer cap, and are closed after 5 s.
   func testIdleConnectionsNeitherLockOutViewersNorStayOpen() throws {

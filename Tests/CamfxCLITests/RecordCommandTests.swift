@@ -61,6 +61,55 @@ final class RecordCommandTests: CLITestCase {
     XCTAssertEqual(try MovieOracle.probe(path("out.mkv"))["video"]?.frames, 12)
   }
 
+  /// Two files: the summary credited the first with both files' bytes ("to a.mp4: 63.5
+  /// kB" for a 32.5 kB a.mp4), and so did `--stats-json`'s `bytes`. Each file has its own
+  /// figures now, compared with its size on disk and its frames by ffprobe.
+  func testEachFileHasItsOwnSizeAndBitRate() throws {
+    let result = try CLI.run(
+      ["record", "--size", "160x120", "--frames", "45", "--no-realtime", "--stats-json", "s.json", "-o", "a.mp4", "-o", "b.mkv"]
+        + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("s.json"))) as? [String: Any])
+    func size(_ name: String) throws -> Int64 {
+      try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int64)
+    }
+    let a = try size("a.mp4"), b = try size("b.mkv")
+    XCTAssertNotEqual(a, b, "the files differ, so crediting one with the other's size shows")
+    let seconds = try [("a.mp4", a), ("b.mkv", b)].map { name, bytes -> Double in
+      let frames = try XCTUnwrap(MovieOracle.probe(path(name))["video"]).frames
+      XCTAssertEqual(frames, 45, name)
+      return Double(frames) / 30
+    }
+    // The summary's figures, written as camfx writes them (one decimal, rounded half up).
+    func fixed(_ value: Double, _ digits: Int) -> String {
+      let scale = digits == 1 ? 10.0 : 100.0
+      let scaled = Int64((value * scale).rounded())
+      let fraction = String(scaled % Int64(scale))
+      return "\(scaled / Int64(scale))." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+    func figures(_ bytes: Int64, _ seconds: Double) -> String {
+      "\(fixed(Double(bytes) / 1e3, 1)) kB, \(fixed(Double(bytes) * 8 / seconds / 1e3, 1)) kbit/s"
+    }
+    let elapsed = try XCTUnwrap(json["elapsed_seconds"] as? Double)
+    XCTAssertEqual(
+      result.stderr,
+      "recorded 45 frames (\(fixed(seconds[0], 2)) s) to a.mp4: \(figures(a, seconds[0])), 0 dropped (late 0, "
+        + "out-of-buffers 0, corrupt 0); stopped by frames after \(fixed(elapsed, 1)) s\n"
+        + "b.mkv: 45 frames (\(fixed(seconds[1], 2)) s), \(figures(b, seconds[1]))\n")
+    // The JSON: the first file's bytes, the total, and each output's own.
+    XCTAssertEqual(json["bytes"] as? Int64, a)
+    XCTAssertEqual(json["total_bytes"] as? Int64, a + b)
+    let outputs = try XCTUnwrap(json["outputs"] as? [[String: Any]])
+    XCTAssertEqual(outputs.map { $0["name"] as? String }, ["a.mp4", "b.mkv"])
+    XCTAssertEqual(outputs.map { $0["bytes"] as? Int64 }, [a, b])
+    for (output, length) in zip(outputs, seconds) {
+      let bytes = try XCTUnwrap(output["bytes"] as? Int64)
+      XCTAssertEqual(output["video_seconds"] as? Double ?? 0, length, accuracy: 0.001, "\(output)")
+      XCTAssertEqual(output["bits_per_second"] as? Double ?? 0, Double(bytes) * 8 / length, accuracy: 1, "\(output)")
+    }
+  }
+
   func testMaxSizeStopsWithAPlayableFile() throws {
     let result = try CLI.run(
       ["record", "--size", "320x240", "--frames", "300", "--crf", "0", "--max-size", "40k", "--no-realtime",
@@ -73,6 +122,25 @@ final class RecordCommandTests: CLITestCase {
     let written = try XCTUnwrap(json["frames_out"] as? Int)
     XCTAssertLessThan(written, 300)
     XCTAssertEqual(try MovieOracle.probe(path("out.mp4"))["video"]?.frames, written)
+  }
+
+  /// --max-size holds each file to the limit: with two files the recording stopped when
+  /// they reached it together (112 kB and 109 kB for --max-size 200k).
+  func testMaxSizeHoldsEachFileNotTheirSum() throws {
+    let result = try CLI.run(
+      ["record", "--size", "320x240", "--frames", "900", "--crf", "10", "--max-size", "200k", "--no-realtime",
+       "--stats-json", "s.json", "-o", "a.mp4", "-o", "b.mkv"] + fast, in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertTrue(result.stderr.contains("; stopped by max-size after "), result.stderr)
+    let sizes = try ["a.mp4", "b.mkv"].map { name -> Int in
+      try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path(name))[.size] as? Int)
+    }
+    // Within a packet and the index of the limit: a 320x240 frame at --crf 10 is a few kB.
+    XCTAssertGreaterThan(sizes.max() ?? 0, 190_000, "\(sizes)")
+    XCTAssertLessThan(sizes.max() ?? 0, 230_000, "\(sizes)")
+    for name in ["a.mp4", "b.mkv"] {
+      XCTAssertGreaterThan(try MovieOracle.probe(path(name))["video"]?.frames ?? 0, 0, name)
+    }
   }
 
   /// A live recording stopped with Ctrl-C: exit 0 and a file that decodes to the end.
@@ -99,6 +167,42 @@ final class RecordCommandTests: CLITestCase {
     let written = try XCTUnwrap(json["frames_out"] as? Int)
     XCTAssertEqual(json["frames_in"] as? Int, written, "no frame left in the encoder")
     XCTAssertEqual(try MovieOracle.probe(path("live.mp4"))["video"]?.frames, written)
+  }
+
+  /// A second Ctrl-C with a slow preset (x264's placebo holds 60 frames, 2 s, in its
+  /// lookahead): when the encoder was still taking frames, the file's sound went on past
+  /// its last frame (3.61 s of sound over 1.50 s of video, which the summary gave); when
+  /// it was already draining, the second signal waited 2.7 to 4 s for the drain to end.
+  /// The sound now ends with the picture, the summary gives what the file holds, and the
+  /// drain is cut at once.
+  func testASecondSignalKeepsNoSoundPastTheLastFrame() throws {
+    let run = try signalWhileWriting(
+      ["record", "--audio", "sine", "--x264-preset", "placebo", "--stats-json", "s.json", "-o", "x.mp4"],
+      signal: SIGINT, settle: 2, watching: "x.mp4", againAfter: [300_000], ready: { $0 > 0 })
+    XCTAssertEqual(run.reason, .exit, run.stderr)
+    XCTAssertEqual(run.status, 1, run.stderr)
+    // One placebo frame, and the file's finish (0.2 to 0.45 s here).
+    XCTAssertLessThan(run.secondsAfterLastSignal, 1.5, "the second signal did not stop at once")
+    let streams = try MovieOracle.probe(path("x.mp4"))
+    let video = try XCTUnwrap(streams["video"]), audio = try XCTUnwrap(streams["audio"])
+    XCTAssertGreaterThan(video.frames, 0)
+    XCTAssertLessThanOrEqual(audio.duration, video.duration + 0.001, "the sound runs past the last frame")
+    XCTAssertGreaterThan(audio.duration, video.duration - 0.05, "the sound ends with the picture, not before")
+    let json = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("s.json"))) as? [String: Any])
+    XCTAssertEqual(json["frames_out"] as? Int, video.frames)
+    XCTAssertEqual(json["duration_seconds"] as? Double ?? 0, video.duration, accuracy: 0.001)
+    let lines = run.stderr.split(separator: "\n").map(String.init)
+    XCTAssertEqual(lines.count, 2, run.stderr)
+    XCTAssertTrue(
+      lines[0].hasPrefix("recorded \(video.frames) frames (\(String(format: "%.2f", video.duration)) s) to x.mp4: "),
+      run.stderr)
+    XCTAssertEqual(
+      lines.last,
+      "camfx: error: interrupted twice: stopped at once, without the frames still in the encoder; kept \(video.frames) "
+        + "frames in x.mp4")
+    let decode = try MovieOracle.run("ffmpeg", ["-v", "error", "-i", path("x.mp4"), "-f", "null", "-"])
+    XCTAssertEqual(decode.stderr, "")
   }
 
   /// The same through coreutils `timeout` itself.

@@ -78,6 +78,27 @@ final class StillAndTimelapseTests: CLITestCase {
     }
   }
 
+  /// An interval shorter than the source's frames was taken, and --duration then ran
+  /// long (10ms with --duration 2s took 6.9 s; 1ms with --duration 1s ran for 25 s).
+  func testATimelapseShorterThanTheFrameIntervalIsRefused() throws {
+    try assertFails(
+      ["--source", "testsrc", "--timelapse", "10ms", "--duration", "2s", "-o", "t.mp4"],
+      stderr: "camfx: error: --timelapse 10.0 ms is shorter than the source's frame interval, 33.3 ms (30.00 fps): "
+        + "a timelapse keeps at most every frame; give --timelapse 34ms or longer")
+    try assertFails(
+      ["--source", "testsrc", "--timelapse", "1ms", "--duration", "1s", "-o", "t.mp4"],
+      stderr: "camfx: error: --timelapse 1.0 ms is shorter than the source's frame interval, 33.3 ms (30.00 fps): "
+        + "a timelapse keeps at most every frame; give --timelapse 34ms or longer")
+    // One frame interval keeps every frame, and --duration holds.
+    let started = Date()
+    let result = try CLI.run(
+      ["--source", "testsrc", "--size", "160x120", "--timelapse", "34ms", "--duration", "2s", "--quiet", "-o", "t.mp4"],
+      in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertLessThan(Date().timeIntervalSince(started), 4, "\(result)")
+    XCTAssertEqual(try MovieOracle.probe(path("t.mp4"))["video"]?.frames ?? 0, 59, accuracy: 1)
+  }
+
   func testTimelapseOptionsThatCannotWork() throws {
     try assertFails(
       ["--timelapse", "1s", "--audio", "sine", "-o", "a.mp4"],

@@ -21,6 +21,7 @@ public final class MovieWriterSink: RecordingSink {
   public func finish() throws { try writer.finish() }
   public func cancel() { writer.cancel() }
   public var bytesWritten: Int64 { writer.bytesWritten }
+  public var largestOutputBytes: Int64 { writer.largestOutputBytes }
   public var stopRequest: StopReason? {
     if writer.allOutputsEnded { return .outputsEnded }
     return writer.stopRequest == nil ? nil : .minFree

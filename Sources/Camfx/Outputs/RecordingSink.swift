@@ -20,8 +20,11 @@ public protocol RecordingSink<Audio>: AnyObject {
   /// Stops at once after a failure or a second interrupt, keeping (and finishing, where
   /// it can) what was already written.
   func cancel()
-  /// Bytes written to the output so far (for `--max-size` and the status line).
+  /// Bytes written to the outputs so far (for the status line).
   var bytesWritten: Int64 { get }
+  /// Bytes of the largest output so far: `--max-size` holds each file to its limit,
+  /// not the files together.
+  var largestOutputBytes: Int64 { get }
   /// Set when the sink wants the recording to end cleanly: free space below
   /// `--min-free` (`.minFree`), or every output has ended (`.outputsEnded`).
   var stopRequest: StopReason? { get }
@@ -31,6 +34,7 @@ public protocol RecordingSink<Audio>: AnyObject {
 }
 
 extension RecordingSink {
+  public var largestOutputBytes: Int64 { bytesWritten }
   public var stopRequest: StopReason? { nil }
   public var videoKept: (frames: Int, seconds: Double)? { nil }
 }

@@ -154,7 +154,7 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
             reason = .frames
             break
           }
-          if let limit = limits.bytes, bytesWritten >= limit {
+          if let limit = limits.bytes, largestOutputBytes >= limit {
             reason = .maxSize
             break
           }
@@ -195,16 +195,25 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
     summary.packetBus = RecordingSummary.PacketBusSummary(bus.figures)
     summary.bgraFrames = 0
     if let figures = files.first?.output.fileFigures { summary.add(figures) }
+    summary.add(measuredOutputs: (files.isEmpty ? subscriptions : files).map(\.report))
     if subscriptions.count > 1 || subscriptions.allSatisfy(\.delivery.isLive) {
       summary.outputs = subscriptions.map(\.report)
     }
+    summary.failWhenNothingWasKept(outputs: subscriptions.map(\.report), framesEncoded: read)
     return summary
   }
 
   /// The files' bytes (the live outputs' when there is no file).
-  private var bytesWritten: Int64 {
+  private var bytesWritten: Int64 { measuredSubscriptions.reduce(0) { $0 + $1.bytesWritten } }
+
+  /// The largest file's bytes (live output's when there is no file): what `--max-size`
+  /// holds each file to.
+  private var largestOutputBytes: Int64 { measuredSubscriptions.map(\.bytesWritten).max() ?? 0 }
+
+  /// The files (the live outputs when there is no file).
+  private var measuredSubscriptions: [PacketSubscription] {
     let all = subscriptions
     let files = all.filter { !$0.delivery.isLive }
-    return (files.isEmpty ? all : files).reduce(0) { $0 + $1.bytesWritten }
+    return files.isEmpty ? all : files
   }
 }

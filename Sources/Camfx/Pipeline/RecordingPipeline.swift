@@ -174,6 +174,16 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       guard (1...1000).contains(rate) else {
         throw RecordingOptionError("the timelapse's frame rate \(rate) must be in 1...1000")
       }
+      // A timelapse keeps at most every frame: a shorter interval would want more frames
+      // than the source makes, and the frame count that stands for --duration would take
+      // longer than the duration to reach (--timelapse 1ms --duration 1s ran for 25 s).
+      if let frameDuration = opened.input.frameDuration, interval < frameDuration {
+        let milliseconds = frameDuration.seconds * 1000
+        throw RecordingOptionError(
+          "--timelapse \(RecordingStatusLine.fixed(interval.seconds * 1000, 1)) ms is shorter than the source's frame "
+            + "interval, \(RecordingStatusLine.fixed(milliseconds, 1)) ms (\(RecordingStatusLine.fixed(1 / frameDuration.seconds, 2)) "
+            + "fps): a timelapse keeps at most every frame; give --timelapse \(Int(milliseconds.rounded(.up)))ms or longer")
+      }
       opened.input = TimelapseSource(opened.input, interval: interval, frameDuration: MediaTime(value: 1, timescale: Int32(rate)))
       opened.fps = Double(rate)
     }
@@ -334,7 +344,10 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
         "\(microphone.device): \(seconds) s of audio went missing (device overruns or stalls, or a machine too busy to "
           + "keep up) and were replaced by silence to keep sound and picture in sync")
     }
-    if let writer { summary.packetBus = RecordingSummary.PacketBusSummary(writer.bus.figures) }
+    if let writer {
+      summary.packetBus = RecordingSummary.PacketBusSummary(writer.bus.figures)
+      summary.add(measuredOutputs: writer.measuredOutputReports)
+    }
     let file = outputs.first { !$0.isLive }
     if outputs.count > 1 || (file == nil && !outputs.isEmpty) { summary.outputs = outputReports }
     if let figures = file?.fileFigures { summary.add(figures) }
@@ -348,6 +361,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     {
       summary.error = "\(failed.name): \(failed.error ?? "failed")"
     }
+    summary.failWhenNothingWasKept(outputs: outputReports, framesEncoded: session.statistics.snapshot.framesWritten)
     if case .composition(let composition) = configuration.source, summary.error == nil {
       summary.durationSeconds = min(summary.durationSeconds, composition.timeline.total.seconds)
     }
@@ -362,6 +376,10 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
 
   public func stopAtOnce() {
     session.abort(error: RecordingOptionError("interrupted twice: stopped at once, without the frames still in the encoder"))
+    // The writer stage may be finishing, in the encoder's drain, where no stage's flag
+    // reaches it (at x264's placebo a second Ctrl-C waited for the frames of its
+    // lookahead, and then said they were left out).
+    writer?.interrupt()
   }
 
   /// The sound track's settings, and the microphone that records it.

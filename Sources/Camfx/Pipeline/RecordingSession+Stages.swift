@@ -207,7 +207,7 @@ extension RecordingSession {
           for tap in taps where tap.wantsFrame { tap.take(.yuv420(frame)) }
           try sink.appendVideo(frame)
           statistics.writerBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
-          statistics.framesWritten.add(1, ordering: .relaxed)
+          statistics.countFrameWritten()
           didWork = true
         }
         var audioDone = true
@@ -227,7 +227,9 @@ extension RecordingSession {
         if didWork {
           let bytes = sink.bytesWritten
           statistics.bytesWritten.store(bytes, ordering: .relaxed)
-          if let limit = limits.bytes, bytes >= limit { requestStop(.maxSize) }
+          // Each file stops taking packets at the limit (MovieFileOutput); the recording
+          // ends when the largest has, not when the files together reach it.
+          if let limit = limits.bytes, sink.largestOutputBytes >= limit { requestStop(.maxSize) }
           if let reason = sink.stopRequest { requestStop(reason) }
         } else if videoClosed && audioDone {
           // A recording that failed before its first frame (a camera that never

@@ -17,6 +17,9 @@ public final class RecordingStatistics: Sendable {
   let framesInBGRA = Atomic<Int>(0)
   /// Frames the sink encoded.
   let framesWritten = Atomic<Int>(0)
+  /// When the sink took the first frame (`MonotonicClock` nanoseconds; 0: not yet): a
+  /// frame rate measured from there needs no earlier reading of the counters.
+  let firstFrameWrittenNanoseconds = Atomic<Int64>(0)
   let droppedLate = Atomic<Int>(0)
   let droppedOutOfBuffers = Atomic<Int>(0)
   let droppedCorrupt = Atomic<Int>(0)
@@ -30,6 +33,22 @@ public final class RecordingStatistics: Sendable {
   init() {}
 
   func countDrop(_ reason: DropReason) { countDrops(reason, 1) }
+
+  /// Counts one frame the sink took (on the writer stage).
+  func countFrameWritten() {
+    if framesWritten.add(1, ordering: .relaxed).newValue == 1 {
+      firstFrameWrittenNanoseconds.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
+    }
+  }
+
+  /// Frames written per second since the first one, up to `now` (`MonotonicClock`
+  /// nanoseconds); 0 before the first frame.
+  public func averageFramesPerSecond(now: Int64) -> Double {
+    let first = firstFrameWrittenNanoseconds.load(ordering: .relaxed)
+    let frames = framesWritten.load(ordering: .relaxed)
+    guard first > 0, now > first else { return 0 }
+    return Double(frames) / (Double(now - first) / 1e9)
+  }
 
   /// Counts `count` frames dropped for `reason` (none when `count` is 0).
   func countDrops(_ reason: DropReason, _ count: Int) {

@@ -70,12 +70,24 @@ public struct RecordingStatusLine: Sendable {
     return (fps, elapsed > 0 ? Double(snapshot.bytesWritten) * 8 / elapsed : 0)
   }
 
+  /// The closing line of a file beside the first, with its own figures, e.g.
+  /// `b.mkv: 120 frames (4.00 s), 20.8 kB, 41.5 kbit/s`.
+  public static func fileSummary(_ r: OutputReport) -> String {
+    let seconds = r.videoSeconds ?? 0
+    let rate = r.bitsPerSecond ?? (seconds > 0 ? Double(r.bytes) * 8 / seconds : 0)
+    var text = "\(r.name): \(r.videoFrames) frames (\(fixed(seconds, 2)) s), \(bytes(r.bytes)), \(bitrate(rate))"
+    if r.state == .failed, let error = r.error { text += "; stopped: \(error)" }
+    return text
+  }
+
   /// The closing summary, e.g.
   /// `recorded 60 frames (2.00 s) to out.mp4: 181.2 kB, 724.8 kbit/s, 0 dropped (late 0, out-of-buffers 0, corrupt 0); stopped by duration after 2.1 s`.
-  public static func summary(_ s: RecordingSummary, output: String) -> String {
-    let rate = s.durationSeconds > 0 ? Double(s.bytes) * 8 / s.durationSeconds : 0
+  /// - Parameter bytes: the size `output` names (default: `s.bytes`, the first file's).
+  public static func summary(_ s: RecordingSummary, output: String, bytes size: Int64? = nil) -> String {
+    let size = size ?? s.bytes
+    let rate = s.durationSeconds > 0 ? Double(size) * 8 / s.durationSeconds : 0
     let reasons = DropReason.allCases.map { "\($0.rawValue) \(s.dropped[$0.rawValue] ?? 0)" }.joined(separator: ", ")
-    var text = "recorded \(s.framesOut) frames (\(fixed(s.durationSeconds, 2)) s) to \(output): \(bytes(s.bytes)), "
+    var text = "recorded \(s.framesOut) frames (\(fixed(s.durationSeconds, 2)) s) to \(output): \(bytes(size)), "
       + "\(bitrate(rate)), \(s.droppedTotal) dropped (\(reasons)); stopped by \(s.stopReason.rawValue) after "
       + "\(fixed(s.elapsedSeconds, 1)) s"
     // Loop recording: what is left on disk is not what was written.

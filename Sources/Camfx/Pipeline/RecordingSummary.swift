@@ -14,8 +14,13 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   public var durationSeconds: Double
   /// Wall-clock time from start to finished file.
   public var elapsedSeconds: Double
-  /// Size of the output.
+  /// Size of the recording's file: the first file given (the one the summary line
+  /// names), or the first stream when there is no file. Each output's own is in
+  /// `outputs`.
   public var bytes: Int64
+  /// The bytes of every file together (of every stream, when there is no file), when
+  /// there is more than one.
+  public var totalBytes: Int64? = nil
   public var stopReason: StopReason
   /// The failure, if the recording failed.
   public var error: String?
@@ -127,7 +132,7 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
 
   enum CodingKeys: String, CodingKey {
     case framesIn = "frames_in", framesOut = "frames_out", dropped, audioChunks = "audio_chunks"
-    case durationSeconds = "duration_seconds", elapsedSeconds = "elapsed_seconds", bytes
+    case durationSeconds = "duration_seconds", elapsedSeconds = "elapsed_seconds", bytes, totalBytes = "total_bytes"
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
     case cameraGaps = "camera_gaps", soundError = "sound_error", indexSeconds = "index_seconds"
     case syncSeconds = "sync_seconds", syncs, videoPath = "video_path", bgraFrames = "bgra_frames", outputs
@@ -136,6 +141,27 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
 }
 
 extension RecordingSummary {
+  /// Makes a recording whose outputs all took no frame, though frames were encoded, a
+  /// failure that names the first output that said why (a server that never answered):
+  /// nothing of it was kept anywhere, and exiting 0 would say it was.
+  /// Event clips that hold frames were kept: they are not nothing.
+  mutating func failWhenNothingWasKept(outputs reports: [OutputReport], framesEncoded: Int) {
+    guard error == nil, framesEncoded > 0, !reports.isEmpty, reports.allSatisfy({ $0.videoFrames == 0 }),
+      !(events ?? []).contains(where: { $0.frames > 0 }),
+      let failed = reports.first(where: { $0.error != nil }), let reason = failed.error
+    else { return }
+    error = "nothing was recorded: \(failed.name) took no frame (\(reason))"
+  }
+
+  /// Takes the sizes of the outputs the recording is measured by (its files, or its
+  /// streams when it has no file): `bytes` becomes the first one's, and `totalBytes`
+  /// their sum when there are several. The first file was credited with all of them.
+  mutating func add(measuredOutputs reports: [OutputReport]) {
+    guard let first = reports.first else { return }
+    bytes = first.bytes
+    totalBytes = reports.count > 1 ? reports.reduce(0) { $0 + $1.bytes } : nil
+  }
+
   /// Takes the figures of the recording's file (its segments, or what finishing and
   /// syncing it cost) into the summary.
   mutating func add(_ figures: FileOutputFigures) {

@@ -94,10 +94,13 @@ public final class PacketSubscription: @unchecked Sendable {
 
   // MARK: Figures (any thread)
 
-  /// How the output is doing: its own report, with its queue's drops and stalls.
+  /// How the output is doing: its own report, with its queue's drops and stalls, and
+  /// its own length and bit rate.
   public var report: OutputReport {
     state.withLock { s in
       var report = s.report
+      report.videoSeconds = s.videoEnd
+      report.bitsPerSecond = s.videoEnd > 0 ? Double(report.bytes) * 8 / s.videoEnd : 0
       if delivery.isLive {
         report.droppedFrames = queue.droppedFrames
         report.droppedGroups = queue.droppedGroups
@@ -257,6 +260,8 @@ public final class PacketSubscription: @unchecked Sendable {
     }
     var backoff = Backoff(first: 1, maximum: 30)
     var reconnecting = false
+    // A server that never answered is not one that was lost.
+    var everConnected = false
     while true {
       var ending: Ending? = nil
       let packet: EncodedPacket? = state.withLock { s in
@@ -275,6 +280,7 @@ public final class PacketSubscription: @unchecked Sendable {
       do throws(FFmpegError) {
         try output.write(packet)
         backoff.reset()
+        everConnected = true
         updateFigures(connected: true)
         if reconnecting {
           reconnecting = false
@@ -290,7 +296,8 @@ public final class PacketSubscription: @unchecked Sendable {
           updateFigures(connected: false)
           let wait = backoff.next()
           events?(
-            "\(name): " + (reconnecting ? error.description : "connection lost (\(error.message))")
+            "\(name): "
+              + (reconnecting ? error.description : "\(everConnected ? "connection lost" : "cannot connect") (\(error.message))")
               + "; trying again in \(Int(wait)) s")
           reconnecting = true
           pause(seconds: wait)

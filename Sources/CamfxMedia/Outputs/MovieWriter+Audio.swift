@@ -63,12 +63,15 @@ extension MovieWriter {
     }
   }
 
-  /// Encodes what is left in the FIFO and flushes the audio encoder.
+  /// Encodes what is left in the FIFO and flushes the audio encoder. Call once the
+  /// video has ended: the audio held for it goes on first.
   func finishAudio() throws(FFmpegError) {
     guard let audio, let audioStream else { return }
     try flushPendingAudio()
     try audioLock.withLock { _ throws(FFmpegError) in
       do throws(FFmpegError) {
+        audioHold.release()
+        try audioHold.publishReady(bus.publish)
         try audio.encodeAvailable(flushing: true) { (packet) throws(FFmpegError) in
           try drain(encoder: audio.context.pointer, stream: audioStream, packet: packet, name: audio.settings.codec)
         }

@@ -71,6 +71,10 @@ public final class MovieWriter: @unchecked Sendable {
   private let videoPacket: FFmpegPacket
   let audio: AudioEncoder?
   let audioStream: EncodedStream?
+  /// Audio packets wait here until the video published reaches them.
+  let audioHold = AudioPacketHold()
+  /// Set by `interrupt()`: the encoders give up at their next packet.
+  private let interrupted = Atomic<Bool>(false)
 
   private let videoLock = Mutex(())
   let audioLock = Mutex(())
@@ -169,6 +173,9 @@ public final class MovieWriter: @unchecked Sendable {
   /// live outputs' when there is no file.
   public var bytesWritten: Int64 { measuredOutputs.reduce(0) { $0 + $1.bytesWritten } }
 
+  /// Bytes of the largest of those outputs so far: what `--max-size` holds each file to.
+  public var largestOutputBytes: Int64 { measuredOutputs.map(\.bytesWritten).max() ?? 0 }
+
   /// Why an output wants the recording to end cleanly (`--min-free`, or every output
   /// has ended), if one does.
   public var stopRequest: String? {
@@ -184,6 +191,10 @@ public final class MovieWriter: @unchecked Sendable {
   public var allOutputsEnded: Bool {
     !recordedOutputs.isEmpty && recordedOutputs.allSatisfy(\.hasEnded)
   }
+
+  /// How each of the outputs the recording is measured by is doing (its files, or its
+  /// live outputs when it has no file), in the order they were attached.
+  public var measuredOutputReports: [OutputReport] { measuredOutputs.map(\.report) }
 
   /// How each output is doing, in the order they were attached.
   public var outputReports: [OutputReport] { recordedOutputs.map(\.report) }
@@ -335,12 +346,22 @@ public final class MovieWriter: @unchecked Sendable {
     outputLock.withLock { _ in sessionEnd = time }
   }
 
+  /// Makes the thread that encodes give up at its next packet, even in `finish()`'s
+  /// drain of the frames the encoder still holds (x264 keeps 60 at `placebo`, each
+  /// slow): it cancels the writer, so that the outputs complete what they hold on that
+  /// thread, and throws. Safe from any thread (a signal's).
+  public func interrupt() { interrupted.store(true, ordering: .releasing) }
+
   /// Receives every ready packet from `encoder` and writes it to every output.
   func drain(
     encoder: UnsafeMutablePointer<AVCodecContext>, stream: EncodedStream,
     packet: UnsafeMutablePointer<AVPacket>, name: String
   ) throws(FFmpegError) {
     while true {
+      if interrupted.load(ordering: .acquiring) {
+        cancel()
+        throw FFmpegError(code: camfx_averror(EINTR), operation: "encoding", summary: "the encoding was interrupted")
+      }
       let r = avcodec_receive_packet(encoder, packet)
       if r == CAMFX_AVERROR_EAGAIN || r == CAMFX_AVERROR_EOF { return }
       try check(r, "encoding with '\(name)'")
@@ -365,9 +386,20 @@ public final class MovieWriter: @unchecked Sendable {
         }
         return try EncodedPacket(stream: stream, movingFrom: packet)
       }
-      // Outside the writer's lock: a file whose queue is full may make this wait.
+      // Outside the writer's lock: a file whose queue is full may make this wait. Sound
+      // goes on only as far as the picture has (AudioPacketHold).
       do throws(FFmpegError) {
-        try bus.publish(encoded)
+        if stream.kind == .video {
+          if audio != nil && encoded.isKeyframe {
+            audioHold.keyframeComing(at: encoded.presentationSeconds)
+            try audioHold.publishReady(bus.publish)
+          }
+          try bus.publish(encoded)
+          audioHold.videoReached(encoded.presentationSeconds + encoded.durationSeconds)
+        } else {
+          audioHold.add(encoded)
+        }
+        if audio != nil { try audioHold.publishReady(bus.publish) }
       } catch {
         fail(error)
         throw error
@@ -433,6 +465,13 @@ public final class MovieWriter: @unchecked Sendable {
     if failed { endOutputs() }
   }
 
-  /// Cancels every output, keeping their figures.
-  private func endOutputs() { bus.cancel() }
+  /// Cancels every output, keeping their figures. The sound still held is past the
+  /// last picture they got: it stays out.
+  private func endOutputs() {
+    // What the video already reached goes in first (best effort: the outputs are
+    // ending anyway).
+    try? audioHold.publishReady(bus.publish)
+    audioHold.discard()
+    bus.cancel()
+  }
 }

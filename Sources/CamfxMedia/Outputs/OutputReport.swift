@@ -23,6 +23,10 @@ public struct OutputReport: Sendable, Codable, Equatable {
   /// frames still in its buffers or in flight when the server goes away count as sent
   /// though the server never gets them.
   public var videoFrames: Int
+  /// Seconds of video written or sent (a file: its length), and the bits per second
+  /// that makes of `bytes`; set by the output's subscription on the bus.
+  public var videoSeconds: Double? = nil
+  public var bitsPerSecond: Double? = nil
   /// Video frames a live output dropped because it could not keep up or was
   /// disconnected, in whole GOPs, and how many times it dropped.
   public var droppedFrames: Int = 0
@@ -54,6 +58,7 @@ public struct OutputReport: Sendable, Codable, Equatable {
   enum CodingKeys: String, CodingKey {
     case name, kind, state, bytes, videoFrames = "video_frames", droppedFrames = "dropped_frames"
     case droppedGroups = "dropped_gops", reconnects, error, stalls, stalledSeconds = "stalled_seconds"
+    case videoSeconds = "video_seconds", bitsPerSecond = "bits_per_second"
   }
 }
 
