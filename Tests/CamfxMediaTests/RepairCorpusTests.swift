@@ -18,27 +18,11 @@ extension MovieFileOutputTests {
     return Array(try XCTUnwrap(FileManager.default.contents(atPath: snapshot)))
   }
 
-  /// The fragments of a camfx fragmented MP4: `moof` start, `moof` end, `mdat` end.
-  func fragments(_ bytes: [UInt8]) -> [(moof: Int, moofEnd: Int, end: Int)] {
-    var result: [(Int, Int, Int)] = []
-    var offset = 0
-    var moof: (Int, Int)? = nil
-    while offset + 8 <= bytes.count {
-      let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-      let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-      guard size >= 8 else { break }
-      if type == "moof" { moof = (offset, offset + size) }
-      if type == "mdat", let m = moof { result.append((m.0, m.1, offset + size)) }
-      offset += size
-    }
-    return result
-  }
-
   func testRepairKeepsEveryFragmentBeforeACut() throws {
     FFmpegLogging.fatalOnly()
     let dir = try TemporaryDirectory()
     let original = try crashedRecording(in: dir)
-    let parts = fragments(original)
+    let parts = fragmentBoxes(original)
     XCTAssertGreaterThanOrEqual(parts.count, 8)
     XCTAssertEqual(parts.last?.end, original.count, "the snapshot ends on a whole fragment")
     let originalPath = dir.file("original.mp4")

@@ -87,22 +87,6 @@ final class RepairOracleTests: XCTestCase {
     return bytes
   }
 
-  /// The top-level `moof` and `mdat` of each fragment.
-  func fragmentBoxes(_ bytes: [UInt8]) -> [(moof: Int, moofEnd: Int, end: Int)] {
-    var result: [(Int, Int, Int)] = []
-    var offset = 0
-    var moof: (Int, Int)? = nil
-    while offset + 8 <= bytes.count {
-      let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
-      let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
-      guard size >= 8, offset + size <= bytes.count else { break }
-      if type == "moof" { moof = (offset, offset + size) }
-      if type == "mdat", let m = moof { result.append((m.0, m.1, offset + size)) }
-      offset += size
-    }
-    return result
-  }
-
   /// Every packet of the file at `path`, and its duration in seconds.
   func packets(_ path: String) throws -> (packets: [Packet], duration: Double) {
     var context: UnsafeMutablePointer<AVFormatContext>? = nil
@@ -224,9 +208,6 @@ final class RepairOracleTests: XCTestCase {
       let dir = try TemporaryDirectory()
       let original = try crashedRecording(shape, in: dir)
       let parts = fragmentBoxes(original)
-      if let dump = ProcessInfo.processInfo.environment["CAMFX_REPAIR_ORACLE_DUMP"] {
-        FileManager.default.createFile(atPath: "\(dump)-\(shape.fragment)-\(shape.bframes)-\(shape.audio ?? "none").mp4", contents: Data(original))
-      }
       XCTAssertGreaterThanOrEqual(parts.count, 4, "\(shape)")
       let referencePath = dir.file("reference.mp4")
       FileManager.default.createFile(atPath: referencePath, contents: Data(original))
@@ -264,4 +245,21 @@ final class RepairOracleTests: XCTestCase {
       "repair oracle: \(Self.shapes.count) shapes, \(total.cases) flips, \(total.keptWhole) kept every packet, \(total.leftOut) left packets of the damaged fragment out, \(total.failures.count) failures"
     )
   }
+}
+
+/// The top-level `moof` and `mdat` of each fragment of a camfx fragmented MP4: `moof`
+/// start, `moof` end, `mdat` end.
+func fragmentBoxes(_ bytes: [UInt8]) -> [(moof: Int, moofEnd: Int, end: Int)] {
+  var result: [(Int, Int, Int)] = []
+  var offset = 0
+  var moof: (Int, Int)? = nil
+  while offset + 8 <= bytes.count {
+    let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+    let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+    guard size >= 8, offset + size <= bytes.count else { break }
+    if type == "moof" { moof = (offset, offset + size) }
+    if type == "mdat", let m = moof { result.append((m.0, m.1, offset + size)) }
+    offset += size
+  }
+  return result
 }

@@ -172,18 +172,7 @@ struct FragmentedMovieScan {
         damageBefore = false
         position = fragment.range.upperBound
         kept.append(fragment)
-      case .torn:
-        // A fragment the file ends in: torn by a crash, unless a fragment follows
-        // (then a size in it was damaged).
-        if let next = try reader.nextFragmentStart(after: position) {
-          damaged.append(position..<next)
-          damageBefore = true
-          position = next
-        } else {
-          tailStart = position
-          position = file.fileSize
-        }
-      case .notAFragment:
+      case .torn, .notAFragment:
         if let header = try file.boxHeader(at: position), header.type == "free" || header.type == "skip",
           header.end <= file.fileSize
         {
@@ -195,6 +184,9 @@ struct FragmentedMovieScan {
           position = file.fileSize
           continue
         }
+        // Damage up to the next fragment that can be read; or, with none after it, the
+        // tail (a fragment the file ends in is torn by a crash, unless one follows:
+        // then a size in it was damaged).
         if let next = try reader.nextFragmentStart(after: position) {
           damaged.append(position..<next)
           damageBefore = true

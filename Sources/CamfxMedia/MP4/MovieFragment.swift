@@ -46,14 +46,12 @@ struct MovieFragment {
     /// The bytes of each chunk.
     var dataRanges: [Range<Int64>] {
       var result: [Range<Int64>] = []
-      var index = 0
-      for chunk in chunks {
-        var end = chunk.offset
-        for _ in 0..<chunk.samples {
-          end += Int64(sizes[index])
-          index += 1
-        }
-        if chunk.samples > 0 { result.append(chunk.offset..<end) }
+      var first = 0
+      let samples = sampleRanges
+      for chunk in chunks where chunk.samples > 0 {
+        let last = first + Int(chunk.samples) - 1
+        result.append(samples[first].lowerBound..<samples[last].upperBound)
+        first = last + 1
       }
       return result
     }
