@@ -22,7 +22,8 @@ struct RepairCommand: ParsableCommand {
       twice (a decode time from the previous fragment's end, sample sizes from the H.264/HEVC \
       units, a keyframe from its picture) and printed; a fragment that cannot be read is left \
       out alone, the fragments after it are kept, and the exit status is 1 with the seconds \
-      lost. Nothing is cut from the file. A file that was finished already is left as it is; a file that camfx did not \
+      lost. Nothing is cut from the file, but a torn last fragment when a full disk leaves \
+      no room for the index. A file that was finished already is left as it is; a file that camfx did not \
       write fragmented, or that holds no complete fragment, is refused, unchanged.
       """)
 
@@ -53,15 +54,16 @@ struct RepairCommand: ParsableCommand {
       let lost = report.losses.map { loss in
         let what = loss.tracks.isEmpty ? "frames" : loss.tracks.map { $0 == "audio" ? "sound" : $0 }.joined(separator: " or ")
         var place = "bytes \(loss.bytes.lowerBound)-\(loss.bytes.upperBound)"
-        switch (loss.from, loss.to) {
-        case let (from?, to?): place += " (no \(what) from \(Self.clock(from)) to \(Self.clock(to)))"
-        case let (from?, nil): place += " (no \(what) after \(Self.clock(from)))"
+        switch (loss.from, loss.to, loss.pictures) {
+        case let (from?, to?, pictures?):
+          place += " (\(pictures) \(pictures == 1 ? "picture" : "pictures") between \(Self.clock(from)) and \(Self.clock(to)))"
+        case let (from?, to?, nil): place += " (no \(what) from \(Self.clock(from)) to \(Self.clock(to)))"
+        case let (from?, nil, _): place += " (no \(what) after \(Self.clock(from)))"
         default: break
         }
         return place
       }
-      throw RepairFailure(
-        message: "'\(file)' had damaged fragments, left out of the finished file: \(lost.joined(separator: ", "))")
+      throw RepairFailure(message: "'\(file)' was damaged; left out of the finished file: \(lost.joined(separator: ", "))")
     }
   }
 

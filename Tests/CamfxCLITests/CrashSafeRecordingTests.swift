@@ -184,7 +184,7 @@ final class CrashSafeRecordingTests: CLITestCase {
     let to = try XCTUnwrap(packets.filter { $0.pos >= moofs[2] }.map(\.pts).min())
     XCTAssertEqual(
       partial.stderr,
-      "camfx: error: 'wiped.mp4' had damaged fragments, left out of the finished file: bytes \(moofs[1])-\(moofs[2]) "
+      "camfx: error: 'wiped.mp4' was damaged; left out of the finished file: bytes \(moofs[1])-\(moofs[2]) "
         + "(no frames from \(clock(from)) to \(clock(to)))\n")
     let kept = try XCTUnwrap(MovieOracle.probe(path("wiped.mp4"))["video"])
     XCTAssertEqual(kept.frames, whole - packets.filter { $0.pos >= moofs[1] && $0.pos < moofs[2] }.count)

@@ -155,6 +155,55 @@ final class MovieFileOutputTests: XCTestCase {
     }
   }
 
+  /// B-frames on timelines no grid describes: a gap that is no whole number of frames
+  /// (the pictures across it have offsets of the gap's length), and a camera's jitter.
+  /// The finished file keeps every frame at its time and ends a frame after the last;
+  /// a repair of the file as a crash left it keeps every picture it holds at its time
+  /// and re-derives nothing (there was no damage).
+  func testBFramesAcrossAGapOrJitterNeedNoRepair() throws {
+    let dir = try TemporaryDirectory()
+    var video = VideoSettings(width: 160, height: 120)
+    video.preset = "ultrafast"
+    video.bframes = 2
+    // A camera's jitter, the same every run: -3 ... +3 ms, from a linear congruence.
+    var state: UInt64 = 7
+    func jitter() -> Double {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Double(Int(state >> 33 % 7) - 3) / 1000
+    }
+    let timelines: [(String, [Double])] = [
+      ("gap", (0..<60).map { Double($0) / 30 } + (60..<120).map { Double($0) / 30 + 2.512 }),
+      ("jitter", (0..<120).map { Double($0) / 30 + jitter() }),
+    ]
+    for (name, times) in timelines {
+      let path = dir.file("\(name).mp4")
+      let snapshot = dir.file("\(name)-crashed.mp4")
+      let writer = try MovieWriter(path: path, settings: MovieSettings(video: video), file: MovieFileOutput.Options())
+      for (i, time) in times.enumerated() {
+        var frame = patternFrame(width: 160, height: 120, index: i)
+        frame.presentationTime = MediaTime(value: Int64((time * 90_000).rounded()), timescale: 90_000)
+        try writer.append(frame)
+      }
+      let deadline = Date().addingTimeInterval(10)
+      while writer.recordedOutputs[0].videoPacketsWritten < 100, Date() < deadline { usleep(5_000) }
+      try FileManager.default.copyItem(atPath: path, toPath: snapshot)
+      try writer.finish()
+      let finished = try XCTUnwrap(probe(path)["video"]).packetPTS.sorted()
+      XCTAssertEqual(finished.count, 120, name)
+      for (pts, time) in zip(finished, times) { XCTAssertEqual(pts, time, accuracy: 0.001, name) }
+      let duration = try runTool("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
+      let seconds = Double(String(decoding: duration, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+      XCTAssertLessThanOrEqual(seconds, (times.last ?? 0) + 1.0 / 30 + 0.005, name)
+      let report = try FragmentedMovieFinisher.finish(path: snapshot)
+      XCTAssertTrue(report.keptEverythingIntact, "\(name): \(report.losses)")
+      XCTAssertEqual(report.repairs, [], name)
+      // The crash left the first pictures in decode order, each at its time.
+      let repaired = try XCTUnwrap(probe(snapshot)["video"]).packetPTS
+      XCTAssertGreaterThanOrEqual(repaired.count, 90, name)
+      for pts in repaired { XCTAssertTrue(finished.contains { abs($0 - pts) < 0.0005 }, "\(name): \(pts)") }
+    }
+  }
+
   /// Repair reads whatever a crash or a bad disk left: corrupted boxes make it refuse
   /// or cut, never crash; a finished file that lost its index is finished again.
   func testRepairSurvivesCorruptionAndALostIndex() throws {

@@ -54,7 +54,7 @@ final class RepairOracleTests: XCTestCase {
 
   /// Writes `shape` and returns the file as a crash leaves it: fragmented, ending on a
   /// whole fragment.
-  func crashedRecording(_ shape: Shape, in dir: TemporaryDirectory) throws -> [UInt8] {
+  func crashedRecording(_ shape: Shape, in dir: TemporaryDirectory, sampleRate: Int = 48_000) throws -> [UInt8] {
     let path = dir.file("rec.mp4")
     let snapshot = dir.file("crashed.mp4")
     var video = VideoSettings(width: 160, height: 120)
@@ -62,11 +62,11 @@ final class RepairOracleTests: XCTestCase {
     video.bframes = shape.bframes
     video.rateControl = .crf(30)
     let writer = try MovieWriter(
-      path: path, settings: MovieSettings(video: video, audio: shape.audio.map { AudioSettings(codec: $0) }),
+      path: path, settings: MovieSettings(video: video, audio: shape.audio.map { AudioSettings(codec: $0, sampleRate: sampleRate) }),
       file: MovieFileOutput.Options(fragmentInterval: shape.fragment, overwrite: true))
     writer.startSession(atSourceTime: .zero)
     let drawn = (0..<8).map { patternFrame(width: 160, height: 120, index: $0 * 7) }
-    var sine = try SineAudioSource(frequency: 440, sampleRate: 48_000, channels: 2)
+    var sine = try SineAudioSource(frequency: 440, sampleRate: sampleRate, channels: 2)
     for i in 0..<shape.frames {
       var frame = drawn[i % drawn.count]
       frame.presentationTime = MediaTime(value: Int64(i), timescale: 30)
@@ -132,9 +132,19 @@ final class RepairOracleTests: XCTestCase {
     _ original: [UInt8], flipping at: Int, bit: Int, fragment k: Int, parts: [(moof: Int, moofEnd: Int, end: Int)],
     reference: [Packet], referenceDuration: Double, fragmentSeconds: Double, dir: TemporaryDirectory, outcome: inout Outcome
   ) {
-    let what = "fragment \(k + 1), bit \(bit) of byte \(at - parts[k].moof) of its moof"
     var bytes = original
     bytes[at] ^= UInt8(1 << bit)
+    check(
+      bytes, "fragment \(k + 1), bit \(bit) of byte \(at - parts[k].moof) of its moof", fragment: k, parts: parts,
+      reference: reference, referenceDuration: referenceDuration, fragmentSeconds: fragmentSeconds, dir: dir,
+      outcome: &outcome)
+  }
+
+  /// Repairs `bytes`, damaged in fragment `k` alone, and checks the property.
+  func check(
+    _ bytes: [UInt8], _ what: String, fragment k: Int, parts: [(moof: Int, moofEnd: Int, end: Int)], reference: [Packet],
+    referenceDuration: Double, fragmentSeconds: Double, dir: TemporaryDirectory, outcome: inout Outcome
+  ) {
     let path = dir.file("case.mp4")
     FileManager.default.createFile(atPath: path, contents: Data(bytes))
     outcome.cases += 1
@@ -244,6 +254,62 @@ final class RepairOracleTests: XCTestCase {
     print(
       "repair oracle: \(Self.shapes.count) shapes, \(total.cases) flips, \(total.keptWhole) kept every packet, \(total.leftOut) left packets of the damaged fragment out, \(total.failures.count) failures"
     )
+  }
+
+  /// Fields set to what no recording writes (decode times near 2^63 on a 44.1 kHz
+  /// track, a sample count of 2^32 - 1, a data offset past any file): repair neither
+  /// crashes nor hangs, and the property holds.
+  func testHostileFieldsNeitherCrashNorHang() throws {
+    FFmpegLogging.fatalOnly()
+    let dir = try TemporaryDirectory()
+    let shape = Shape(fragment: 1, bframes: 0, audio: "aac", frames: 130)
+    let original = try crashedRecording(shape, in: dir, sampleRate: 44_100)
+    let parts = fragmentBoxes(original)
+    XCTAssertGreaterThanOrEqual(parts.count, 3)
+    let referencePath = dir.file("reference.mp4")
+    FileManager.default.createFile(atPath: referencePath, contents: Data(original))
+    _ = try FragmentedMovieFinisher.finish(path: referencePath)
+    let (reference, referenceDuration) = try packets(referencePath)
+    /// The offset in the file of `type`'s box in fragment `k`'s `index`th `traf`.
+    func box(_ type: String, fragment k: Int, traf index: Int) throws -> Int {
+      var trafs: [Int] = []
+      var at = parts[k].moof + 8
+      while at < parts[k].moofEnd {
+        let size = original[at..<at + 4].reduce(0) { $0 << 8 | Int($1) }
+        if String(decoding: original[at + 4..<at + 8], as: UTF8.self) == "traf" { trafs.append(at) }
+        at += max(size, 8)
+      }
+      var child = trafs[index] + 8
+      while String(decoding: original[child + 4..<child + 8], as: UTF8.self) != type {
+        child += original[child..<child + 4].reduce(0) { $0 << 8 | Int($1) }
+      }
+      return child
+    }
+    func set(_ bytes: inout [UInt8], _ at: Int, _ value: UInt64, width: Int) {
+      for i in 0..<width { bytes[at + i] = UInt8(truncatingIfNeeded: value >> UInt64(8 * (width - 1 - i))) }
+    }
+    var edits: [(String, [UInt8])] = []
+    for value: UInt64 in [.max, 1 << 63, (1 << 63) - 1] {
+      var bytes = original
+      set(&bytes, try box("tfdt", fragment: 1, traf: 1) + 12, value, width: 8)
+      edits.append(("the sound's tfdt set to \(value)", bytes))
+    }
+    var count = original
+    set(&count, try box("trun", fragment: 1, traf: 0) + 12, 0xFFFF_FFFF, width: 4)
+    edits.append(("the video trun's sample count set to 2^32 - 1", count))
+    var offset = original
+    set(&offset, try box("trun", fragment: 1, traf: 0) + 16, 0x7FFF_FFFF, width: 4)
+    edits.append(("the video trun's data offset set to 2^31 - 1", offset))
+    var outcome = Outcome()
+    for (what, bytes) in edits {
+      let started = Date()
+      check(
+        bytes, what, fragment: 1, parts: parts, reference: reference, referenceDuration: referenceDuration,
+        fragmentSeconds: shape.fragment, dir: dir, outcome: &outcome)
+      XCTAssertLessThan(Date().timeIntervalSince(started), 30, what)
+    }
+    for failure in outcome.failures { XCTFail(failure) }
+    XCTAssertEqual(outcome.cases, edits.count)
   }
 }
 

@@ -14,6 +14,8 @@ struct FragmentReader {
   /// Sound tracks: every sample is a sync sample, and a sample starts with the same
   /// first byte as the others (AAC's first syntax element, Opus's table of contents).
   let soundTracks: Set<UInt32>
+  /// Whether keyframe flags are checked against the pictures (repair).
+  let checksKeyframes: Bool
   /// The flags each track's boxes had in the fragments read so far.
   private var usual = MovieFragment.UsualFlags()
   /// What was read another way than its header said, for the report.
@@ -22,12 +24,13 @@ struct FragmentReader {
 
   init(
     file: MP4FileReader, defaults: [UInt32: MovieFragment.TrackDefaults], framing: [UInt32: SampleFraming],
-    soundTracks: Set<UInt32>
+    soundTracks: Set<UInt32>, checksKeyframes: Bool
   ) {
     self.file = file
     self.defaults = defaults
     self.framing = framing
     self.soundTracks = soundTracks
+    self.checksKeyframes = checksKeyframes
   }
 
   enum Result {
@@ -64,12 +67,13 @@ struct FragmentReader {
       usual.tfhd[run.track] = run.tfhdFlags
       usual.trun[run.track, default: []].insert(run.trunFlags)
     }
+    usual.trackOrder = parsed.runs.map(\.track)
     var fragment = kept
     fragment.range = offset..<kept.range.upperBound
     fragment.sequence = parsed.sequence
     for field in parsed.repairedFields { repairs.append("fragment \(fragmentsRead): \(field) did not fit its box; read again") }
     if let repair = kept.repair { repairs.append("fragment \(fragmentsRead): \(repair)") }
-    markKeyframes(&fragment)
+    if checksKeyframes { markKeyframes(&fragment) }
     return .kept(fragment)
   }
 
@@ -239,8 +243,9 @@ struct FragmentReader {
   }
 
   /// Sets each H.264/HEVC sample's sync flag from its NAL units (a damaged flag would
-  /// make a frame that needs others a keyframe, or hide a keyframe from seeking), and
-  /// every sound sample's.
+  /// make a frame that needs others a keyframe, or hide a keyframe from seeking): an
+  /// IDR/IRAP picture is one, a P or B picture is not, other intra pictures keep their
+  /// flag (an encoder may mark a recovery point). Every sound sample is one.
   private func markKeyframes(_ fragment: inout FragmentedMovieScan.KeptFragment) {
     for i in fragment.runs.indices {
       if soundTracks.contains(fragment.runs[i].track) {
@@ -249,8 +254,11 @@ struct FragmentReader {
       }
       guard let framing = framing[fragment.runs[i].track], framing.checksMedia else { continue }
       for (j, range) in fragment.runs[i].sampleRanges.enumerated() {
-        guard let keyframe = framing.keyframe(sampleAt: range, in: file) else { continue }
-        if keyframe { fragment.runs[i].sampleFlags[j] &= ~0x1_0000 } else { fragment.runs[i].sampleFlags[j] |= 0x1_0000 }
+        switch framing.picture(sampleAt: range, in: file) {
+        case .keyframe: fragment.runs[i].sampleFlags[j] &= ~0x1_0000
+        case .predicted: fragment.runs[i].sampleFlags[j] |= 0x1_0000
+        case .undecided, nil: break
+        }
       }
     }
   }
@@ -285,7 +293,7 @@ struct FragmentReader {
       if header.end > file.fileSize { return true }
       position = header.end
     }
-    // Whole boxes to the end: damage, unless they are a `moof` whose `mdat` is missing.
+    // Whole boxes to the end: damage.
     return false
   }
 }

@@ -51,7 +51,23 @@ struct FragmentTimeline {
     return true
   }
 
-  private func run(_ k: Int, _ track: UInt32) -> MovieFragment.Run { fragments[k].run(of: track)! }
+  /// Track `track`'s samples in fragment `k` (empty where it has none; the callers ask
+  /// only for fragments `indices(of:)` listed).
+  private func run(_ k: Int, _ track: UInt32) -> MovieFragment.Run {
+    fragments[k].run(of: track) ?? MovieFragment.Run(track: track)
+  }
+
+  /// A time as whole ticks, or nil where a damaged field makes it no time at all
+  /// (not finite, or past what 63 bits hold).
+  private static func ticks(_ value: Double) -> UInt64? {
+    value.isFinite && value >= 0 && value < 0x1p62 ? UInt64(value.rounded()) : nil
+  }
+
+  /// `a + b`, or the largest time where a damaged field would make it overflow.
+  private static func sum(_ a: UInt64, _ b: UInt64) -> UInt64 {
+    let (result, overflow) = a.addingReportingOverflow(b)
+    return overflow ? .max : result
+  }
 
   private mutating func setRun(_ k: Int, _ run: MovieFragment.Run) {
     guard let i = fragments[k].runs.firstIndex(where: { $0.track == run.track }) else { return }
@@ -70,7 +86,7 @@ struct FragmentTimeline {
   private func otherTrackStart(_ k: Int, than track: UInt32) -> UInt64? {
     for other in fragments[k].runs where other.track != track {
       guard let t = other.decodeTime, let from = timescales[other.track], let to = timescales[track], from > 0 else { continue }
-      return UInt64((Double(t) / Double(from) * Double(to)).rounded())
+      return Self.ticks(Double(t) / Double(from) * Double(to))
     }
     return nil
   }
@@ -83,11 +99,11 @@ struct FragmentTimeline {
       let current = run(k, track)
       let stated = current.decodeTime
       let total = current.totalDuration
-      let prevEnd = n > 0 ? starts[n - 1] &+ run(idx[n - 1], track).totalDuration : nil
+      let prevEnd = n > 0 ? Self.sum(starts[n - 1], run(idx[n - 1], track).totalDuration) : nil
       let prevAdjacent = n > 0 && adjacent(idx[n - 1], k, track: track)
       let nextAdjacent = n + 1 < idx.count && adjacent(k, idx[n + 1], track: track)
       let nextStated = nextAdjacent ? run(idx[n + 1], track).decodeTime : nil
-      let confirmedByNext = stated != nil && nextStated != nil && nextStated! == stated! &+ total
+      let confirmedByNext = stated.map { stated in nextStated == Self.sum(stated, total) } ?? false
       let oneSecond = UInt64(timescales[track] ?? 1)
       let agreesWithOtherTrack: Bool = {
         guard let stated, let other = otherTrackStart(k, than: track) else { return false }
@@ -105,27 +121,29 @@ struct FragmentTimeline {
           stated >= starts[n - 1]
             && repairedDurations(of: run(idx[n - 1], track), toLast: stated - starts[n - 1], in: idx[n - 1]) != nil
         } ?? false
-        chosen = stated == prevEnd || confirmedByNext || previousDamaged ? stated! : prevEnd
+        if let stated, stated == prevEnd || confirmedByNext || previousDamaged {
+          chosen = stated
+        } else {
+          chosen = prevEnd
+        }
       } else {
         // After damage: the stated start, where something confirms it and it lies no
         // further than the damaged bytes could hold.
         let floor = prevEnd ?? 0
         let bytesBetween = fragments[k].range.lowerBound - (n > 0 ? fragments[idx[n - 1]].range.upperBound : 0)
         let keptBytes = idx.reduce(Int64(0)) { $0 + Int64(fragments[$1].range.count) }
-        let keptTicks = idx.reduce(UInt64(0)) { $0 + run($1, track).totalDuration }
-        let expectedGap = keptBytes > 0 ? UInt64(Double(bytesBetween) / Double(keptBytes) * Double(keptTicks)) : longest
-        if let stated, stated >= floor, confirmedByNext || agreesWithOtherTrack,
-          stated - floor <= 2 * expectedGap + longest
-        {
+        let keptTicks = idx.reduce(UInt64(0)) { Self.sum($0, run($1, track).totalDuration) }
+        let expectedGap =
+          keptBytes > 0 ? Self.ticks(Double(bytesBetween) / Double(keptBytes) * Double(keptTicks)) ?? longest : longest
+        let reach = Self.sum(Self.sum(expectedGap, expectedGap), longest)
+        if let stated, stated >= floor, confirmedByNext || agreesWithOtherTrack, stated - floor <= reach {
           chosen = stated
-        } else if let nextStated, nextStated >= total, nextStated - total >= floor,
-          nextStated - total - floor <= 2 * expectedGap + longest
-        {
+        } else if let nextStated, nextStated >= total, nextStated - total >= floor, nextStated - total - floor <= reach {
           chosen = nextStated - total
-        } else if let stated, stated >= floor, stated - floor <= 2 * expectedGap + longest {
+        } else if let stated, stated >= floor, stated - floor <= reach {
           chosen = stated
         } else {
-          chosen = floor + expectedGap
+          chosen = Self.sum(floor, expectedGap)
         }
       }
       if let stated, chosen != stated {
@@ -207,25 +225,27 @@ struct FragmentTimeline {
       {
         // The last fragment (or the last before damage): no next start to check its
         // durations against, but its default should be the one before it, unless
-        // another track ends where this default makes it end.
+        // another track ends where this default makes it end. (A long duration among
+        // durations listed one by one is a gap, a camera that was away: nothing else
+        // in the file says it, so it stays.)
         // (A frame rate that changed shows as another track ending with this one; a
         // damaged low bit moves the end by less than a frame, which no other track
         // can tell apart, and a frame rate does not change by that.)
-        let own = start &+ total
-        let theirs = start &+ UInt64(usual) * UInt64(current.count)
+        // With no other track, a default within a factor of four of the one before
+        // may be a real change of frame rate, and stays.
+        let own = Self.sum(start, total)
+        let theirs = Self.sum(start, UInt64(usual) * UInt64(current.count))
         let apart = own > theirs ? own - theirs : theirs - own
-        if apart >= UInt64(usual), let other = otherTrackEnd(k, than: track) {
-          let distanceOwn = own > other ? own - other : other - own
-          let distanceTheirs = theirs > other ? theirs - other : other - theirs
-          guard distanceTheirs < distanceOwn else { continue }
+        if apart >= UInt64(usual) {
+          if let other = otherTrackEnd(k, than: track) {
+            let distanceOwn = own > other ? own - other : other - own
+            let distanceTheirs = theirs > other ? theirs - other : other - theirs
+            guard distanceTheirs < distanceOwn else { continue }
+          } else if let ownDefault = current.durations.first, ownDefault <= 4 * usual, usual <= 4 * ownDefault {
+            continue
+          }
         }
         current.durations = Array(repeating: usual, count: current.count)
-      } else if !current.durationsFromDefault, let usual = Self.mode(current.durations), let other = otherTrackEnd(k, than: track),
-        start &+ total > other &+ UInt64(timescales[track] ?? 0)
-      {
-        // A duration far beyond the usual that makes this track outlast the others by
-        // more than a second.
-        for i in current.durations.indices where current.durations[i] > 4 * usual { current.durations[i] = usual }
       } else {
         continue
       }
@@ -238,70 +258,69 @@ struct FragmentTimeline {
     }
   }
 
-  /// Composition offsets (B-frames) checked against each other: on a track at a
-  /// constant frame rate every picture's presentation time falls on the same grid,
-  /// once. An offset that puts a picture off the grid, or onto another picture's
-  /// time, was damaged: the picture goes to the one free place on the grid within the
-  /// reordering window around it.
+  /// Composition offsets (B-frames) checked against the decode times: an encoder that
+  /// reorders pictures decodes the k-th picture at the presentation time of the one
+  /// its delay before it in display order (x264 does; the fragments' timeline starts
+  /// at the first decode), so every picture is presented at some picture's decode
+  /// time, and no two at one time. An offset that breaks that and is one bit
+  /// away from one that keeps it, to a time no other picture has, was damaged and is
+  /// set back. A picture presented on another's time, or before the recording starts,
+  /// whose time cannot be found so, is left out. Any other odd offset stays: at the end
+  /// of a file a crash cut, pictures wait for decode times that were never written.
   private mutating func repairCompositionOffsets(of track: UInt32) {
     let idx = indices(of: track)
     var all: [(k: Int, i: Int, dts: Int64, cto: Int64)] = []
-    var usualDurations: [UInt32] = []
     for k in idx {
       let r = run(k, track)
-      guard let start = r.decodeTime, let start64 = Int64(exactly: start) else { return }
+      guard let start = r.decodeTime, start < 1 << 60, let start64 = Int64(exactly: start) else { return }
       var dts = start64
       for i in 0..<r.count {
         all.append((k, i, dts, Int64(r.compositionOffsets[i])))
         dts += Int64(r.durations[i])
       }
-      usualDurations += r.durations
     }
-    guard all.count >= 8, all.contains(where: { $0.cto != 0 }), let d = Self.mode(usualDurations).map(Int64.init), d > 0 else {
-      return
-    }
-    func residue(_ t: Int64) -> Int64 { ((t % d) + d) % d }
-    var residues: [Int64: Int] = [:]
-    for s in all { residues[residue(s.dts + s.cto), default: 0] += 1 }
-    guard let grid = residues.max(by: { $0.value < $1.value }), grid.value * 10 >= all.count * 9 else { return }
-    var ctoCounts: [Int64: Int] = [:]
-    for s in all { ctoCounts[s.cto, default: 0] += 1 }
+    guard all.count >= 8, all.contains(where: { $0.cto != 0 }) else { return }
+    let delay = delays[track] ?? 0
+    let decodeTimes = Set(all.map(\.dts))
     var taken: [Int64: Int] = [:]
     for s in all { taken[s.dts + s.cto, default: 0] += 1 }
-    // No picture is presented before the recording starts. (After its last decode
-    // time a file cut by a crash may still present pictures whose neighbours were
-    // never written: the end gives no bound.)
-    let earliest = all.first?.k == 0 ? (delays[track] ?? 0) : Int64.min
-    let valid = all.filter { residue($0.dts + $0.cto) == grid.key && $0.dts + $0.cto >= earliest }
-    guard let lowest = valid.map(\.cto).min(), let highest = valid.map(\.cto).max() else { return }
+    // No picture is presented before the recording starts.
+    let earliest = all.first?.k == 0 ? delay : Int64.min
+    func keepsTheRule(_ pts: Int64) -> Bool { decodeTimes.contains(pts) }
+    var offsetCounts: [Int64: Int] = [:]
+    for s in all { offsetCounts[s.cto, default: 0] += 1 }
+    let lastDecodeTime = all.map(\.dts).max() ?? 0
+    /// Presented at a decode time after the last one written (a file a crash cut).
+    func pastTheEnd(_ pts: Int64) -> Bool { pts > lastDecodeTime }
     var removed: [(k: Int, i: Int)] = []
     for s in all {
       let pts = s.dts + s.cto
-      let offGrid = residue(pts) != grid.key
-      // Two pictures at one time: the one whose offset no other picture has.
-      let collides = (taken[pts] ?? 0) > 1 && ctoCounts[s.cto] == 1
-        && all.contains { $0.dts + $0.cto == pts && $0.i != s.i && (ctoCounts[$0.cto] ?? 0) > 1 }
-      guard offGrid || collides || pts < earliest else { continue }
-      // The grid points no other picture takes in the window the other pictures' offsets
-      // span, widened by a frame each way (the damaged offset may have been the only
-      // one of its length).
-      var free: [Int64] = []
-      var point = s.dts + lowest - d + ((grid.key - residue(s.dts + lowest - d)) + d) % d
-      while point <= s.dts + highest + d {
-        if point >= earliest && (taken[point] ?? 0) == 0 { free.append(point) }
-        point += d
-      }
-      taken[pts, default: 1] -= 1
-      guard free.count == 1, let place = free.first, let offset = Int32(exactly: place - s.dts) else {
-        // Its time cannot be known: the picture is left out rather than shown at a
-        // time it never had.
-        removed.append((s.k, s.i))
+      let collides = (taken[pts] ?? 0) > 1
+      let early = pts < earliest
+      guard !keepsTheRule(pts) || collides || early else { continue }
+      // Waiting for a decode time never written, with an offset other pictures have too.
+      if pastTheEnd(pts) && !collides && !early && (offsetCounts[s.cto] ?? 0) > 1 { continue }
+      // One bit away, as the 32 bits the field holds (a flipped sign bit is one bit too).
+      let candidates = (0..<32).map { Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: s.cto) ^ (1 << UInt32($0)))) }
+        .filter { c in
+          let place = s.dts + c
+          guard place >= earliest, (taken[place] ?? 0) == 0 else { return false }
+          return keepsTheRule(place) || (pastTheEnd(place) && (offsetCounts[c] ?? 0) > 1)
+        }
+      guard candidates.count == 1, let offset = candidates.first, let field = Int32(exactly: offset) else {
+        if (collides && !keepsTheRule(pts)) || early {
+          // Its time cannot be known: the picture is left out rather than shown at a
+          // time it never had.
+          taken[pts, default: 1] -= 1
+          removed.append((s.k, s.i))
+        }
         continue
       }
       var r = run(s.k, track)
-      r.compositionOffsets[s.i] = offset
+      r.compositionOffsets[s.i] = field
       setRun(s.k, r)
-      taken[place, default: 0] += 1
+      taken[pts, default: 1] -= 1
+      taken[s.dts + offset, default: 0] += 1
       repairs.append("fragment \(s.k + 1): track \(track)'s picture \(s.i + 1) had a damaged composition offset; re-derived")
     }
     for (k, i) in removed.reversed() { removeSample(i, of: track, in: k) }
@@ -344,7 +363,7 @@ struct FragmentTimeline {
   private func otherTrackEnd(_ k: Int, than track: UInt32) -> UInt64? {
     for other in fragments[k].runs where other.track != track {
       guard let t = other.decodeTime, let from = timescales[other.track], let to = timescales[track], from > 0 else { continue }
-      return UInt64((Double(t &+ other.totalDuration) / Double(from) * Double(to)).rounded())
+      return Self.ticks(Double(t) / Double(from) * Double(to) + Double(other.totalDuration) / Double(from) * Double(to))
     }
     return nil
   }

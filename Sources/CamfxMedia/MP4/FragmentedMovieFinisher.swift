@@ -66,12 +66,16 @@ public enum FragmentedMovieFinisher {
     public var to: Double?
     /// The kinds of track left out ("audio"); empty when whole fragments were.
     public var tracks: [String] = []
+    /// When single pictures were left out (their times could not be known), how many;
+    /// nil when all of the track's samples in those bytes were.
+    public var pictures: Int? = nil
 
-    public init(bytes: Range<Int64>, from: Double?, to: Double?, tracks: [String] = []) {
+    public init(bytes: Range<Int64>, from: Double?, to: Double?, tracks: [String] = [], pictures: Int? = nil) {
       self.bytes = bytes
       self.from = from
       self.to = to
       self.tracks = tracks
+      self.pictures = pictures
     }
   }
 
@@ -80,14 +84,16 @@ public enum FragmentedMovieFinisher {
   /// - Throws: `MP4FormatError` when the file is not a camfx fragmented MP4 (nothing is
   ///   changed then), or an I/O error's text (the file then stays fragmented, and plays).
   @discardableResult
+  /// A recording's own file (`MovieFileOutput`) is finished as it was written: nothing
+  /// in it is checked for damage, so nothing there can be taken for damage either.
   public static func finish(fd: Int32) throws(MP4FormatError) -> Report {
-    try finish(fd: fd, scan: try FragmentedMovieScan(fd: fd))
+    try finish(fd: fd, scan: try FragmentedMovieScan(fd: fd, repairing: false))
   }
 
   /// What the fragmented MP4 at `fd` holds, without changing it (a file the disk had
   /// no room to finish still plays, as fragmented).
   public static func contents(fd: Int32) throws(MP4FormatError) -> Report {
-    let scan = try FragmentedMovieScan(fd: fd)
+    let scan = try FragmentedMovieScan(fd: fd, repairing: false)
     let (_, seconds) = try MovieIndexBuilder(initialMovie: scan.initialMovie, tracks: scan.tracks, marker: scan.marker)
       .build()
     return report(scan, seconds: seconds, cut: 0, elapsed: 0)
@@ -160,7 +166,7 @@ public enum FragmentedMovieFinisher {
     guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
       throw MP4FormatError("'\(path)' is being written by a running recording")
     }
-    let scan = try FragmentedMovieScan(fd: fd)
+    let scan = try FragmentedMovieScan(fd: fd, repairing: true)
     if scan.kind == .fragmented && scan.fragments == 0 {
       throw MP4FormatError(
         "it holds no complete fragment (it was cut within its first second, or every fragment is damaged): nothing to keep; left unchanged")

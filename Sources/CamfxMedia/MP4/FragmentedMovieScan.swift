@@ -112,8 +112,12 @@ struct FragmentedMovieScan {
   var fileSize: Int64
 
   /// Reads the file open at `fd`.
+  /// - Parameter repairing: check what the file says twice (decode times against the
+  ///   neighbours, keyframes against the pictures, B-frame offsets against each other)
+  ///   and re-derive what disagrees: for a file a crash or a bad disk left (`camfx
+  ///   repair`), not for the one a recording has just written.
   /// - Throws: `MP4FormatError` when it is not an MP4 that camfx writes fragmented.
-  init(fd: Int32) throws(MP4FormatError) {
+  init(fd: Int32, repairing: Bool) throws(MP4FormatError) {
     let file = try MP4FileReader(fd: fd)
     fileSize = file.fileSize
     let notCamfx = MP4FormatError("not a fragmented MP4 written by camfx")
@@ -156,7 +160,7 @@ struct FragmentedMovieScan {
     var reader = FragmentReader(
       file: file, defaults: try Self.trackDefaults(initialMovie),
       framing: Dictionary(headers.map { ($0.id, $0.framing) }, uniquingKeysWith: { a, _ in a }),
-      soundTracks: Set(headers.filter { $0.kind == "audio" }.map(\.id)))
+      soundTracks: Set(headers.filter { $0.kind == "audio" }.map(\.id)), checksKeyframes: repairing)
     for track in reader.defaults.keys { tracks[track] = TrackSamples() }
 
     // Fragments, in file order; past anything that is not one, the next that is.
@@ -208,7 +212,7 @@ struct FragmentedMovieScan {
       fragments: kept, tracks: headers.map(\.id),
       timescales: Dictionary(headers.map { ($0.id, $0.timescale) }, uniquingKeysWith: { a, _ in a }),
       delays: marker.firstDecodeTimes.mapValues { -$0 })
-    timeline.repair()
+    if repairing { timeline.repair() }
     kept = timeline.fragments
     repairs = reader.repairs + timeline.repairs
 
@@ -283,11 +287,24 @@ struct FragmentedMovieScan {
           bytes: fragment.range, from: run.flatMap(start), to: run.flatMap(end),
           tracks: fragment.lostTracks.map { track in headers.first { $0.id == track }?.kind ?? "data" }))
     }
+    // Pictures left out: one loss per fragment and track, from the first to the last.
+    var pictures: [Int64: (track: UInt32, from: UInt64, to: UInt64, count: Int, fragment: Int)] = [:]
     for lost in lostSamples {
+      let key = Int64(lost.fragment) << 32 | Int64(lost.track)
+      if var known = pictures[key] {
+        known.from = min(known.from, lost.from)
+        known.to = max(known.to, lost.to)
+        known.count += 1
+        pictures[key] = known
+      } else {
+        pictures[key] = (lost.track, lost.from, lost.to, 1, lost.fragment)
+      }
+    }
+    for lost in pictures.values {
       result.append(
         FragmentedMovieFinisher.Loss(
           bytes: kept[lost.fragment].range, from: seconds(lost.from, lost.track), to: seconds(lost.to, lost.track),
-          tracks: [headers.first { $0.id == lost.track }?.kind ?? "data"]))
+          tracks: [headers.first { $0.id == lost.track }?.kind ?? "data"], pictures: lost.count))
     }
     return result.sorted { $0.bytes.lowerBound < $1.bytes.lowerBound }
   }

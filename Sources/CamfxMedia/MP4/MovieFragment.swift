@@ -68,6 +68,9 @@ struct MovieFragment {
   struct UsualFlags {
     var tfhd: [UInt32: UInt32] = [:]
     var trun: [UInt32: Set<UInt32>] = [:]
+    /// The tracks of the last fragment read, in its order (a damaged track ID is the
+    /// one its place had there).
+    var trackOrder: [UInt32] = []
   }
 
   var runs: [Run]
@@ -107,7 +110,7 @@ struct MovieFragment {
     accept: (MovieFragment) -> Accepted?, loss: (Accepted) -> Int
   ) -> (MovieFragment, Accepted)? {
     do {
-      let fragment = try read(moof, at: moofOffset, defaults: defaults, patch: nil)
+      let fragment = try read(moof, at: moofOffset, defaults: defaults, trackOrder: usual.trackOrder, patch: nil)
       return accept(fragment).map { (fragment, $0) }
     } catch let misfit as FlagsDoNotFit {
       // One box's fields were damaged: a sample count that disagrees with its box's
@@ -127,10 +130,10 @@ struct MovieFragment {
       for f in flags where tried.insert(f).inserted { patches.append(Patch(boxOffset: misfit.boxOffset, flags: f)) }
       var best: (MovieFragment, Accepted, Int)? = nil
       for patch in patches {
-        if var fragment = try? read(moof, at: moofOffset, defaults: defaults, patch: patch), let accepted = accept(fragment) {
+        if var fragment = try? read(moof, at: moofOffset, defaults: defaults, trackOrder: usual.trackOrder, patch: patch), let accepted = accept(fragment) {
           fragment.repairedFields.append(patch.countFromSize ? "its 'trun' sample count" : "its '\(misfit.type)' flags")
           let lost = loss(accepted)
-          if best == nil || lost < best!.2 { best = (fragment, accepted, lost) }
+          if lost < best?.2 ?? .max { best = (fragment, accepted, lost) }
         }
       }
       return best.map { ($0.0, $0.1) }
@@ -151,6 +154,8 @@ struct MovieFragment {
     }
     return nil
   }
+
+  private static let maximumSamples: UInt32 = 1 << 20
 
   private static let knownTypes: Set<FourCC> = ["mfhd", "traf", "tfhd", "tfdt", "trun", "mdat"]
 
@@ -221,14 +226,15 @@ struct MovieFragment {
   }
 
   private static func read(
-    _ moof: [UInt8], at moofOffset: Int64, defaults: [UInt32: TrackDefaults], patch: Patch?
+    _ moof: [UInt8], at moofOffset: Int64, defaults: [UInt32: TrackDefaults], trackOrder usualOrder: [UInt32],
+    patch: Patch?
   ) throws -> MovieFragment {
     var fragment = MovieFragment(runs: [])
     var previousDataEnd = moofOffset
     var seenTracks: Set<UInt32> = []
     let (boxes, repaired) = try children(of: moof, from: 8, end: moof.count)
     if repaired { fragment.repairedFields.append("a box size in its 'moof'") }
-    let trackOrder = defaults.keys.sorted()
+    let trackOrder = usualOrder.isEmpty ? defaults.keys.sorted() : usualOrder
     var trafIndex = 0
     for child in boxes {
       // A box whose type was damaged is known by its place: camfx's `moof` holds an
@@ -285,7 +291,11 @@ struct MovieFragment {
     guard var d = defaults[track] else { throw MP4FormatError("fragment of unknown track \(track)") }
     var base = tfhdFlags & 0x2_0000 != 0 ? moofOffset : previousDataEnd
     do {
-      if tfhdFlags & 0x1 != 0 { base = Int64(bitPattern: try r.u64()) }
+      if tfhdFlags & 0x1 != 0 {
+        base = Int64(bitPattern: try r.u64())
+        // An offset past any file is a damaged field, not arithmetic to trap on.
+        guard base >= 0, base < 1 << 52 else { throw MP4FormatError("a 'tfhd' base offset past any file") }
+      }
       if tfhdFlags & 0x2 != 0 { _ = try r.u32() }
       if tfhdFlags & 0x8 != 0 { d.duration = try r.u32() }
       if tfhdFlags & 0x10 != 0 { d.size = try r.u32() }
@@ -324,6 +334,9 @@ struct MovieFragment {
         if patched?.countFromSize == true, fields > 0, (t.remaining - header) % (fields * 4) == 0 {
           count = UInt32((t.remaining - header) / (fields * 4))
         }
+        // More samples than any fragment holds (a second of 240 fps, or of 8 kHz sound in
+        // single samples, is far below) is a damaged count, not a loop to run.
+        guard count <= Self.maximumSamples else { throw MP4FormatError("a 'trun' with \(count) samples") }
         guard Int64(t.remaining) == Int64(header) + Int64(count) * Int64(fields * 4) else {
           throw FlagsDoNotFit(boxOffset: child.range.lowerBound, type: "trun", flags: flags)
         }

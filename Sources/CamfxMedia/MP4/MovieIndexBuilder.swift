@@ -60,18 +60,21 @@ struct MovieIndexBuilder {
       abs(marker.firstDecodeTimes[trackID] ?? 0) < limit, mediaDuration < UInt64(limit),
       movieTimescale > 0, mediaTimescale > 0
     else { throw MP4FormatError("track \(trackID) has impossible times") }
-    // Presentation ends where the last sample in display order ends (with B-frames,
-    // beyond the last decode time by the reordering delay), and starts at the
-    // earliest composition time.
+    // Presentation starts at the earliest composition time and ends a frame after the
+    // latest (with B-frames, beyond the last decode time by the reordering delay). The
+    // frame is the last one's in decode order: a frame's decode duration reaches to the
+    // next frame decoded, which with B-frames across a gap (a camera that was away) is
+    // not the next one shown.
     var decodeTime: Int64 = 0
-    var presentationEnd: Int64 = 0
+    var latestComposition: Int64 = 0
     var presentationStart: Int64 = samples.durations.isEmpty ? 0 : .max
     for i in samples.durations.indices {
       let composition = decodeTime + Int64(samples.compositionOffsets[i])
       presentationStart = min(presentationStart, composition)
-      presentationEnd = max(presentationEnd, composition + Int64(samples.durations[i]))
+      latestComposition = max(latestComposition, composition)
       decodeTime += Int64(samples.durations[i])
     }
+    let presentationEnd = samples.durations.isEmpty ? 0 : latestComposition + Int64(samples.durations.last ?? 0)
     presentationStart = max(0, presentationStart)
     // The fragments' decode times start at 0 with the first packet, whose decode time
     // in the stream was `firstDecodeTimes` (negative by an encoder's delay): a sample
