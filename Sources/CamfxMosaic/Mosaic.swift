@@ -20,7 +20,9 @@ import TextFilter
 ///
 /// Each cell letterboxes its camera's picture (the aspect ratio kept, black bars, even
 /// sides and corners for 4:2:0), scaled plane by plane with the `scale` filter's kernel
-/// (`method`, bilinear by default); a picture already the cell's size is copied. The
+/// (`method`; by default `area` for a picture that shrinks — the 2×2 mean at exactly
+/// half, a fast path — and `bilinear` for one that grows); a picture already the cell's
+/// size is copied. The
 /// scalers are made again only when a camera's picture size changes, and the cards once,
 /// so a steady state allocates nothing. Not wired into `record` or `run` yet.
 ///
@@ -70,7 +72,7 @@ public final class Mosaic: Sendable {
     let unused: [PixelRectangle]
     /// The pictures `compose` draws, taken from `latest` (kept, so no array is made per frame).
     var held: [Arrival]
-    let method: ScaleMethod
+    let method: ScaleMethod?
   }
 
   /// - Parameters:
@@ -78,7 +80,8 @@ public final class Mosaic: Sendable {
   ///   - cameras: the cameras' names, in the layout's order; the cards show them.
   ///   - size: the output's size (even sides).
   ///   - staleAfter: how long without a new picture before a camera's card shows.
-  ///   - method: how cells are scaled.
+  ///   - method: how cells are scaled (nil: `area` when a picture shrinks both ways,
+  ///     else `bilinear`).
   ///   - poolCapacity: output frames in the pool; `compose` waits for one to come back
   ///     when all are held downstream (an encoder's back-pressure, never a camera's).
   ///   - font: the cards' font.
@@ -86,7 +89,7 @@ public final class Mosaic: Sendable {
   ///   cannot be opened, `FFmpegError` when the pool cannot be allocated.
   public init(
     layout: MosaicLayout, cameras: [String], size: FrameGeometry, staleAfter: MediaTime = MediaTime(value: 2, timescale: 1),
-    method: ScaleMethod = .bilinear, poolCapacity: Int = 4, font: String = Text.defaultFont
+    method: ScaleMethod? = nil, poolCapacity: Int = 4, font: String = Text.defaultFont
   ) throws {
     func fail(_ reason: String) -> MosaicError { MosaicError(layout: layout.text(cameras: cameras), reason: reason) }
     guard !cameras.isEmpty else { throw fail("no cameras") }
@@ -98,6 +101,9 @@ public final class Mosaic: Sendable {
       size.width <= FrameGeometry.maximumSide, size.height <= FrameGeometry.maximumSide
     else { throw fail("the output size \(size) must have even sides of 2...\(FrameGeometry.maximumSide)") }
     let placed = layout.cells(cameras: cameras.count, in: size)
+    guard placed.cells.allSatisfy({ $0.rectangle.width >= 2 && $0.rectangle.height >= 2 }) else {
+      throw fail("the output size \(size) is too small for \(cameras.count) cells")
+    }
     var cells: [Cell] = []
     for (camera, rectangle) in placed.cells {
       let card = try NoSignalCard(
@@ -169,14 +175,15 @@ public final class Mosaic: Sendable {
 
   /// Letterboxes `source` into `cell` of `output`, rebuilding the cell's scaler when the
   /// source's size changed.
-  private static func draw(_ source: YUV420Picture, in cell: inout Cell, of output: YUV420Picture, method: ScaleMethod) throws {
+  private static func draw(_ source: YUV420Picture, in cell: inout Cell, of output: YUV420Picture, method: ScaleMethod?) throws {
     if source.geometry != cell.source {
       cell.content = MosaicLayout.letterbox(source.geometry, in: cell.rectangle)
       let target = FrameGeometry(width: cell.content.width, height: cell.content.height)
       if target == source.geometry {
         cell.scaler = nil
       } else {
-        var scaler = try Scale(width: target.width, height: target.height, method: method)
+        let shrinks = target.width <= source.width && target.height <= source.height
+        var scaler = try Scale(width: target.width, height: target.height, method: method ?? (shrinks ? .area : .bilinear))
         _ = try scaler.configure(input: source.geometry)
         cell.scaler = scaler
       }

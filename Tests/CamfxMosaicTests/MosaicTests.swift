@@ -5,6 +5,7 @@ import Foundation
 import XCTest
 
 @testable import CamfxMosaic
+import ScaleFilter
 
 /// The mosaic compositor: pixel values of each layout (cells, letterbox bars, the pip
 /// inset's corner and size, a grid's empty cell), the "no signal" card read back with
@@ -62,6 +63,47 @@ final class MosaicTests: XCTestCase {
     }
     // The right camera is the cell's size: edge to edge, no bars.
     for (x, y) in [(640, 0), (1279, 0), (640, 359), (1279, 359)] { assertColour(out, x, y, green, "right corner") }
+  }
+
+  func testACellIsTheScaleFiltersPictureOfItsCamera() throws {
+    // A gradient 640x480 into a 640x360 cell: 480x360 at x = 80, each plane as the
+    // `scale` filter's kernel makes it (area, the mosaic's choice for a picture that shrinks).
+    let source = try YUV420Frame(geometry: FrameGeometry(width: 640, height: 480))
+    for index in 0..<3 {
+      let plane = source.picture.plane(index)
+      for row in 0..<plane.height {
+        for x in 0..<plane.width { plane.base[row * plane.stride + x] = UInt8(truncatingIfNeeded: x * 3 + row * 7 + index * 50) }
+      }
+    }
+    let m = try mosaic("hstack", ["left", "right"], 1280, 360)
+    try m.update(camera: "left", frame: source, at: seconds(0))
+    let out = try m.compose(at: seconds(0))
+    var scale = try Scale(width: 480, height: 360, method: .area)
+    _ = try scale.configure(input: source.geometry)
+    let expected = try YUV420Frame(geometry: FrameGeometry(width: 480, height: 360))
+    scale.process(yuv420: source.picture, into: expected.picture)
+    var differing = 0
+    for index in 0..<3 {
+      let got = out.picture.plane(index), want = expected.picture.plane(index)
+      let (dx, dy) = index == 0 ? (80, 0) : (40, 0)
+      for row in 0..<want.height {
+        for x in 0..<want.width where got.base[(row + dy) * got.stride + x + dx] != want.base[row * want.stride + x] { differing += 1 }
+      }
+    }
+    XCTAssertEqual(differing, 0, "samples that differ from the scale filter's")
+  }
+
+  func testAStaleCamerasFrameGoesBackToItsPool() throws {
+    let pool = try YUV420FramePool(geometry: FrameGeometry(width: 64, height: 36), capacity: 1, kind: .owned)
+    let m = try mosaic("hstack", ["left", "right"], 256, 72)
+    do {
+      let frame = try XCTUnwrap(try pool.acquire(presentationTime: .zero))
+      try m.update(camera: "left", frame: frame, at: seconds(0))
+    }
+    _ = try m.compose(at: seconds(1))
+    XCTAssertNil(try pool.acquire(presentationTime: .zero, shouldStop: { true }), "the mosaic shows the newest frame, so it holds it")
+    _ = try m.compose(at: seconds(2.5))
+    XCTAssertNotNil(try pool.acquire(presentationTime: .zero, shouldStop: { true }), "a stale frame is let go")
   }
 
   func testVStackAndLetterboxGeometry() throws {
@@ -245,6 +287,9 @@ final class MosaicTests: XCTestCase {
     }
     XCTAssertThrowsError(try mosaic("hstack", ["left", "right"], 641, 360)) { error in
       XCTAssertEqual("\(error)", "layout 'hstack': the output size 641x360 must have even sides of 2...16384")
+    }
+    XCTAssertThrowsError(try mosaic("grid", ["a", "b", "c", "d"], 8, 2)) { error in
+      XCTAssertEqual("\(error)", "layout 'grid': the output size 8x2 is too small for 4 cells")
     }
     XCTAssertThrowsError(try mosaic("hstack", ["left", "left"], 640, 360)) { error in
       XCTAssertEqual("\(error)", "layout 'hstack': two cameras have the same name")
