@@ -2,12 +2,14 @@ import CamfxCore
 
 /// How a mosaic places its cameras in the output picture:
 ///
-///     grid                       hstack           vstack        pip=cam2:corner=br:size=25%
-///     ┌────┬────┐                ┌───┬───┬───┐    ┌───────┐     ┌───────────┐
-///     │ c1 │ c2 │  columns =     │c1 │c2 │c3 │    │  c1   │     │    c1     │
-///     ├────┼────┤  ⌈√N⌉          └───┴───┴───┘    ├───────┤     │     ┌────┐│
-///     │ c3 │ ░░ │  (a cell                          │  c2   │     │     │cam2││
-///     └────┴────┘   left black)                     └───────┘     └─────┴────┘┘
+///     grid              hstack           vstack       pip=cam2:corner=br:size=25%
+///     ┌────┬────┐       ┌───┬───┬───┐    ┌───────┐    ┌──────────────┐
+///     │ c1 │ c2 │       │c1 │c2 │c3 │    │  c1   │    │      c1      │
+///     ├────┼────┤       └───┴───┴───┘    ├───────┤    │      ┌─────┐ │
+///     │ c3 │ ░░ │                        │  c2   │    │      │cam2 │ │
+///     └────┴────┘                        └───────┘    │      └─────┘ │
+///     columns = ⌈√N⌉,                                 └──────────────┘
+///     a cell left over is black
 ///
 /// Cells split the output evenly (their corners and sides even, for 4:2:0); each camera
 /// is letterboxed in its cell. Picture-in-picture shows two cameras: the other one fills
@@ -15,8 +17,8 @@ import CamfxCore
 /// `br`), `size` percent of the output's width and height (default 25%), a margin of
 /// 1/40 of the output's shorter side from the edges.
 ///
-/// The text is parsed by `init(parsing:cameras:)`, like a filter's options: `NAME` or
-/// `pip=CAMERA[:corner=C][:size=P%]`.
+/// The text is parsed by `init(parsing:cameras:)`, like a filter's options: `grid`, `hstack`,
+/// `vstack` or `pip=CAMERA[:corner=C][:size=P%]`.
 public enum MosaicLayout: Sendable, Equatable {
   case grid
   case hstack

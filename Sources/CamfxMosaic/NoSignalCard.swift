@@ -30,7 +30,7 @@ final class NoSignalCard: @unchecked Sendable {
       PixelRectangle(x: 0, y: 0, width: size.width, height: size.height), luma: Self.luma, cb: 128, cr: 128)
     // `%` starts a field in the text filter's template: a name's own is doubled.
     let name = camera.replacingPercents()
-    var pixels = max(4, size.height / 8)
+    var pixels = min(1024, size.height / 8)  // the text filter's largest size
     while pixels >= 8 {
       let small = max(4, pixels * 3 / 4)
       let nameHeight = pixels * 5 / 4, gap = pixels / 4
