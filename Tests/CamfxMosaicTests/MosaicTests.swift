@@ -106,6 +106,21 @@ final class MosaicTests: XCTestCase {
     XCTAssertNotNil(try pool.acquire(presentationTime: .zero, shouldStop: { true }), "a stale frame is let go")
   }
 
+  func testCamerasUpdateFromTheirOwnThreadsWhileItComposes() throws {
+    let m = try mosaic("hstack", ["left", "right"], 640, 180)
+    let left = try solid(red, 320, 180), right = try solid(green, 640, 360)
+    let done = DispatchGroup()
+    for (name, frame) in [("left", left), ("right", right)] {
+      DispatchQueue.global().async(group: done) {
+        for _ in 0..<2000 { try? m.update(camera: name, frame: frame) }
+      }
+    }
+    while done.wait(timeout: .now()) == .timedOut { _ = try m.compose(at: Mosaic.now()) }
+    let out = try m.compose(at: Mosaic.now())
+    assertColour(out, 160, 90, red, "left")
+    assertColour(out, 480, 90, green, "right")
+  }
+
   func testVStackAndLetterboxGeometry() throws {
     let m = try mosaic("vstack", ["top", "bottom"], 640, 720)
     try m.update(camera: "top", frame: try solid(red, 1280, 720), at: seconds(0))
