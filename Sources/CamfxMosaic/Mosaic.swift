@@ -22,9 +22,9 @@ import TextFilter
 /// sides and corners for 4:2:0), scaled plane by plane with the `scale` filter's kernel
 /// (`method`; by default `area` for a picture that shrinks — the 2×2 mean at exactly
 /// half, a fast path — and `bilinear` for one that grows); a picture already the cell's
-/// size is copied. The
-/// scalers are made again only when a camera's picture size changes, and the cards once,
-/// so a steady state allocates nothing. Not wired into `record` or `run` yet.
+/// size is copied. The scalers are made again only when a camera's picture size
+/// changes, and the cards once, so a steady state allocates nothing. Cameras hand over
+/// yuv420p pictures (`YUV420Frame`); not wired into `record` or `run` yet.
 ///
 /// Why this is a module of its own (`CamfxMosaic`, above CamfxFrames and the `scale` and
 /// `text` filters): the pictures it takes and makes (`YUV420Frame`, its pool) live in
