@@ -84,11 +84,18 @@ let package = Package(
     .target(name: "TextFilter", dependencies: ["CamfxCore", "CFreeType"], path: "filters/Text"),
     .target(name: "RotateFilter", dependencies: ["CamfxCore"], path: "filters/Rotate", swiftSettings: [.unsafeFlags(["-O"])]),
 
+    // Several cameras in one picture (grid, stacks, picture-in-picture) on yuv420p, with
+    // the scale filter's kernel and the text filter's cards. Optimized in debug builds
+    // too, like the kernels it calls: it copies and fills whole planes per frame.
+    .target(
+      name: "CamfxMosaic", dependencies: ["CamfxCore", "CamfxFrames", "ScaleFilter", "TextFilter"],
+      swiftSettings: [.unsafeFlags(["-O"])]),
+
     // The library users link: registry of built-ins, sources, sessions, bench.
     .target(
       name: "Camfx",
       dependencies: [
-        "CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CamfxMotion", "CCamfxSignals",
+        "CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CamfxMotion", "CamfxMosaic", "CCamfxSignals",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),
@@ -111,6 +118,7 @@ let package = Package(
 
     .testTarget(name: "CamfxCoreTests", dependencies: ["CamfxCore"]),
     .testTarget(name: "CamfxMotionTests", dependencies: ["CamfxMotion"]),
+    .testTarget(name: "CamfxMosaicTests", dependencies: ["CamfxMosaic", "CamfxCore", "CamfxFrames", "CamfxPNG", "ScaleFilter"]),
     .testTarget(name: "CamfxFramesTests", dependencies: ["CamfxFFmpeg", "CamfxFrames", "CFFmpeg"]),
     .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture", "CamfxPixelFormats"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),

@@ -4,6 +4,7 @@
 @_exported import CamfxFrames
 @_exported import CamfxMQTT
 @_exported import CamfxMedia
+@_exported import CamfxMosaic
 @_exported import CamfxMotion
 @_exported import ColorFilter
 @_exported import CropFilter

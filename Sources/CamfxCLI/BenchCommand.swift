@@ -33,7 +33,7 @@ struct BenchCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Seconds to time each row, after warm-up.", valueName: "S"))
   var seconds: Double = 0.5
 
-  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, nv12-to-yuv420p, yuv420-filter-pass, row-band-pass, whole-frame-pass, yuyv-mirror-via-bgra, yuyv-mirror-yuv420p, motion-detect, ring or transcode; memcpy is always shown); repeatable.", valueName: "NAME"))
+  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, nv12-to-yuv420p, yuv420-filter-pass, row-band-pass, whole-frame-pass, yuyv-mirror-via-bgra, yuyv-mirror-yuv420p, motion-detect, mosaic-hstack, mosaic-grid, ring or transcode; memcpy is always shown); repeatable.", valueName: "NAME"))
   var filter: [String] = []
 
   @Flag(name: .long, help: "Print JSON instead of a table.")

@@ -20,7 +20,7 @@ final class BenchCommandTests: CLITestCase {
         "memcpy", "grayscale", "mirror", "mirror vertical", "crop (view)", "crop + copy", "watermark 256x64",
         "scale 42x32 bilinear", "scale 42x32 fast_bilinear", "scale 42x32 bicubic", "scale 32x24 bilinear", "scale 32x24 area", "timestamp",
         "color", "rotate 90", "pad +64", "fit 42x32", "bgra-to-yuv420p", "yuyv-to-bgra", "nv12-to-bgra", "nv12-to-yuv420p", "yuv420-filter-pass", "row-band-pass", "whole-frame-pass",
-        "yuyv-mirror-via-bgra", "yuyv-mirror-yuv420p", "motion-detect", "ring",
+        "yuyv-mirror-via-bgra", "yuyv-mirror-yuv420p", "motion-detect", "mosaic-hstack", "mosaic-grid", "ring",
         "transcode",
       ])
     for row in rows where row["operation"] as? String == "ring" {
@@ -79,7 +79,7 @@ final class BenchCommandTests: CLITestCase {
       (["--seconds", "0"], "camfx: error: --seconds must be more than 0 and at most 60, got 0.0"),
       (["--size", "abc"], "camfx: error: --size: invalid size 'abc': expected WIDTHxHEIGHT, e.g. 1280x720"),
       (["--size", "99999x99999"], "camfx: error: --size: invalid size '99999x99999': width and height must be at most 16384"),
-      (["--filter", "blur"], "camfx: error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror, scale, fit, pad, rotate, color, text, timestamp, frei0r, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, nv12-to-yuv420p, yuv420-filter-pass, row-band-pass, whole-frame-pass, yuyv-mirror-via-bgra, yuyv-mirror-yuv420p, motion-detect, ring, transcode)"),
+      (["--filter", "blur"], "camfx: error: unknown filter 'blur' for --filter (known: watermark, grayscale, crop, mirror, scale, fit, pad, rotate, color, text, timestamp, frei0r, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, nv12-to-yuv420p, yuv420-filter-pass, row-band-pass, whole-frame-pass, yuyv-mirror-via-bgra, yuyv-mirror-yuv420p, motion-detect, mosaic-hstack, mosaic-grid, ring, transcode)"),
     ] {
       let result = try CLI.run(["bench"] + args, in: dir)
       XCTAssertEqual(result.status, 64, "\(args): \(result)")

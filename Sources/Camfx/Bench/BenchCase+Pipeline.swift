@@ -5,6 +5,7 @@ import Glibc
 import CamfxCapture
 import CamfxCore
 import CamfxMedia
+import CamfxMosaic
 import CamfxPixelFormats
 
 extension BenchCase {
@@ -22,6 +23,13 @@ extension BenchCase {
   /// of yuv420p filters takes now).
   public static let yuyvMirrorViaBGRAName = "yuyv-mirror-via-bgra"
   public static let yuyvMirrorYUV420Name = "yuyv-mirror-yuv420p"
+  /// The mosaic (`Mosaic`): two yuv420p pictures of the row's size side by side in one
+  /// twice as wide (each copied into its half), and four in a grid of the row's size
+  /// (each scaled to half: the mosaic's default for a picture that shrinks, `area`, the
+  /// 2×2 mean); per frame, every camera's `update` and one
+  /// `compose`. Bytes are the output picture's.
+  public static let mosaicHStackName = "mosaic-hstack"
+  public static let mosaicGridName = "mosaic-grid"
   /// `FrameRing<Int>` between two threads.
   public static let ringName = "ring"
   /// A transcode's filter-stage work on one decoded yuv420p picture through
@@ -49,7 +57,7 @@ extension BenchCase {
   /// The names of the pipeline rows, which `--filter` also accepts.
   public static let pipelineNames = [
     bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, nv12ToYUV420Name, yuv420FilterPassName, rowBandPassName, wholeFramePassName,
-    yuyvMirrorViaBGRAName, yuyvMirrorYUV420Name, motionName, ringName,
+    yuyvMirrorViaBGRAName, yuyvMirrorYUV420Name, motionName, mosaicHStackName, mosaicGridName, ringName,
   ]
 
   /// The ring row's size column: it moves one `Int` per item, not frames.
@@ -72,6 +80,8 @@ extension BenchCase {
       cases.append(yuyvMirror(size, viaBGRA: true))
       cases.append(yuyvMirror(size, viaBGRA: false))
       cases.append(motion(size))
+      cases.append(mosaic(size, hstack: true))
+      cases.append(mosaic(size, hstack: false))
     }
     cases.append(ring())
     guard let names else { return cases }
@@ -106,6 +116,30 @@ extension BenchCase {
           invert()
         }
         frame += 1
+      }
+    }
+  }
+
+  /// A mosaic of solid pictures of `size`: an hstack of two (output twice as wide) or
+  /// a grid of four (output of `size`).
+  static func mosaic(_ size: FrameGeometry, hstack: Bool) -> BenchCase {
+    let name = hstack ? mosaicHStackName : mosaicGridName
+    let output = FrameGeometry(width: (hstack ? 2 * size.width : size.width) & ~1, height: size.height & ~1)
+    return BenchCase(name: name, size: size, bytesPerFrame: output.pixelCount * 3 / 2, filter: name) {
+      let cameras = hstack ? ["left", "right"] : ["a", "b", "c", "d"]
+      let mosaic = try Mosaic(layout: hstack ? .hstack : .grid, cameras: cameras, size: output)
+      let pictures = try cameras.indices.map { i in
+        let frame = try YUV420Frame(geometry: size)
+        let picture = frame.picture
+        for plane in 0..<3 {
+          let p = picture.plane(plane)
+          for row in 0..<p.height { (p.base + row * p.stride).update(repeating: UInt8(40 + 50 * i + 20 * plane), count: p.width) }
+        }
+        return frame
+      }
+      return {
+        for (camera, picture) in zip(cameras, pictures) { try? mosaic.update(camera: camera, frame: picture) }
+        _ = try? mosaic.compose(at: Mosaic.now())
       }
     }
   }
