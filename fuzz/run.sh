@@ -3,6 +3,7 @@
 # corpus in fuzz/corpus/ (new inputs go to a scratch folder, not into git), and prints
 # runs, executions per second and what it found. A crash leaves its input in
 # fuzz/crashes/ and makes the script exit 1. `make fuzz` builds and runs it.
+# FUZZ_TARGETS="FuzzMovie:movie" runs only those targets (target:corpus pairs).
 set -uo pipefail
 cd "$(dirname "$0")"
 seconds=${FUZZ_SECONDS:-${1:-120}}
@@ -10,7 +11,7 @@ work=$(mktemp -d /tmp/camfx-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p crashes
 status=0
-for pair in FuzzFilterSpec:filter-spec FuzzPNG:png FuzzMovie:movie FuzzCameraFrame:camera-frame; do
+for pair in ${FUZZ_TARGETS:-FuzzFilterSpec:filter-spec FuzzPNG:png FuzzMovie:movie FuzzCameraFrame:camera-frame}; do
   target=${pair%%:*} corpus=${pair#*:}
   cp -r "corpus/$corpus" "$work/$corpus"
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 ".build/release/$target" -max_total_time="$seconds" \
