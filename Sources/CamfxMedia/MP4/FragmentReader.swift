@@ -170,7 +170,9 @@ struct FragmentReader {
     // units, or is left out.
     runs = parsed.runs
     let starts = runs.map { $0.chunks.first?.offset ?? payload }
-    guard starts.first == payload, zip(starts, starts.dropFirst()).allSatisfy({ $0 <= $1 }) else { return nil }
+    guard starts.first == payload, zip(starts, starts.dropFirst()).allSatisfy({ $0 <= $1 }),
+      (starts.last ?? payload) <= declaredEnd
+    else { return nil }
     var lost: [UInt32] = []
     var notes: [String] = []
     for i in runs.indices {

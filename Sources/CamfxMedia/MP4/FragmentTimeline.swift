@@ -236,7 +236,9 @@ struct FragmentTimeline {
         let own = Self.sum(start, total)
         let theirs = Self.sum(start, UInt64(usual) * UInt64(current.count))
         let apart = own > theirs ? own - theirs : theirs - own
-        if apart >= UInt64(usual) {
+        // One bit apart from the one before is a damaged bit, not a new frame rate.
+        let oneBitApart = current.durations.first.map { ($0 ^ usual).nonzeroBitCount == 1 } ?? false
+        if apart >= UInt64(usual) && !oneBitApart {
           if let other = otherTrackEnd(k, than: track) {
             let distanceOwn = own > other ? own - other : other - own
             let distanceTheirs = theirs > other ? theirs - other : other - theirs

@@ -128,12 +128,19 @@ struct MovieFragment {
       for bit in isTfhd ? tfhdFieldBits : trunFieldBits { flags.append(misfit.flags ^ bit) }
       var tried: Set<UInt32> = [misfit.flags]
       for f in flags where tried.insert(f).inserted { patches.append(Patch(boxOffset: misfit.boxOffset, flags: f)) }
-      var best: (MovieFragment, Accepted, Int)? = nil
+      // Of the readings that fit, the one that leaves out least; then the one whose
+      // flags are nearest those the other fragments had; then the one whose sample
+      // flags look like sample flags (their low 16 bits, the degradation priority,
+      // are 0 in what camfx writes: offsets or durations read as flags are not).
+      var best: (MovieFragment, Accepted, [Int])? = nil
+      let usualFlags = isTfhd ? (track.flatMap { usual.tfhd[$0] }.map { [$0] } ?? []) : Array(track.flatMap { usual.trun[$0] } ?? [])
       for patch in patches {
         if var fragment = try? read(moof, at: moofOffset, defaults: defaults, trackOrder: usual.trackOrder, patch: patch), let accepted = accept(fragment) {
           fragment.repairedFields.append(patch.countFromSize ? "its 'trun' sample count" : "its '\(misfit.type)' flags")
-          let lost = loss(accepted)
-          if lost < best?.2 ?? .max { best = (fragment, accepted, lost) }
+          let distance = patch.flags.map { f in usualFlags.map { ($0 ^ f).nonzeroBitCount }.min() ?? 0 } ?? 0
+          let oddFlags = fragment.runs.reduce(0) { $0 + $1.sampleFlags.filter { $0 & 0xFFFF != 0 }.count }
+          let cost = [loss(accepted), distance, oddFlags]
+          if best.map({ cost.lexicographicallyPrecedes($0.2) }) ?? true { best = (fragment, accepted, cost) }
         }
       }
       return best.map { ($0.0, $0.1) }
