@@ -471,7 +471,9 @@ final class CrashSafeRecordingTests: CLITestCase {
     XCTAssertEqual(process.terminationStatus, 1)
     XCTAssertEqual(try decodeErrors("twice.mp4"), "")
     XCTAssertFalse(try topLevelBoxes("twice.mp4").contains("moof"))
-    XCTAssertGreaterThan(try XCTUnwrap(MovieOracle.probe(path("twice.mp4"))["video"]).frames, 10)
+    // What veryslow encoded in those 2.4 s: 28 frames on a quiet machine, 7 with both
+    // cores busy (the drain is cut, as asked).
+    XCTAssertGreaterThan(try XCTUnwrap(MovieOracle.probe(path("twice.mp4"))["video"]).frames, 2)
   }
 
   private func makeClip(_ name: String, seconds: Int, faststart: Bool = false) throws {
