@@ -55,7 +55,7 @@ struct FragmentReader {
     let payload = mdat.payloadOffset
     var torn = mdat.end > file.fileSize
     let read = MovieFragment.parse(moof, at: offset, defaults: defaults, usual: usual) { fragment in
-      if let layout = layout(of: fragment, payload: payload, declaredEnd: mdat.end) { return layout }
+      if let layout = layout(of: fragment, at: offset, payload: payload, declaredEnd: mdat.end) { return layout }
       // Samples that run past the end of the file: a crash while this was written
       // (the caller checks that no fragment follows).
       if fragment.runs.contains(where: { $0.dataRanges.contains { $0.upperBound > file.fileSize } }) { torn = true }
@@ -69,7 +69,6 @@ struct FragmentReader {
     }
     usual.trackOrder = parsed.runs.map(\.track)
     var fragment = kept
-    fragment.range = offset..<kept.range.upperBound
     fragment.sequence = parsed.sequence
     for field in parsed.repairedFields { repairs.append("fragment \(fragmentsRead): \(field) did not fit its box; read again") }
     if let repair = kept.repair { repairs.append("fragment \(fragmentsRead): \(repair)") }
@@ -130,11 +129,18 @@ struct FragmentReader {
 
   /// The fragment with its samples where they lie and the end of its `mdat`, or nil
   /// when its samples cannot be placed.
-  private func layout(of parsed: MovieFragment, payload: Int64, declaredEnd: Int64) -> FragmentedMovieScan.KeptFragment? {
+  private func layout(
+    of parsed: MovieFragment, at moofOffset: Int64, payload: Int64, declaredEnd: Int64
+  ) -> FragmentedMovieScan.KeptFragment? {
+    func kept(_ runs: [MovieFragment.Run], end: Int64, repair: String? = nil) -> FragmentedMovieScan.KeptFragment {
+      var fragment = FragmentedMovieScan.KeptFragment(range: moofOffset..<end, runs: runs)
+      fragment.repair = repair
+      return fragment
+    }
     func tiles(_ ranges: [Range<Int64>]) -> Int64? {
       var end = payload
       for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-        guard range.lowerBound == end, range.upperBound >= range.lowerBound else { return nil }
+        guard range.lowerBound == end else { return nil }
         end = range.upperBound
       }
       return end
@@ -153,16 +159,12 @@ struct FragmentReader {
     var runs = parsed.runs
     var at = payload
     for i in runs.indices {
-      var chunks: [(offset: Int64, samples: UInt32)] = []
-      var index = 0
-      for chunk in runs[i].chunks {
-        chunks.append((at, chunk.samples))
-        for _ in 0..<chunk.samples {
-          at += Int64(runs[i].sizes[index])
-          index += 1
-        }
+      // Each chunk moved to where the data before it ends, its length unchanged.
+      let lengths = runs[i].dataRanges.map(\.count)
+      runs[i].chunks = zip(runs[i].chunks, lengths).map { chunk, length in
+        defer { at += Int64(length) }
+        return (at, chunk.samples)
       }
-      runs[i].chunks = chunks
     }
     if at == declaredEnd { return kept(runs, end: declaredEnd, repair: "its data offsets did not fit its 'mdat'; re-derived") }
     // Sizes: each track's region runs from its stated start to the next track's (or
@@ -193,8 +195,10 @@ struct FragmentReader {
       }
     }
     guard lost.count < runs.count else { return nil }
-    var fragment = kept(runs.filter { !lost.contains($0.track) }, end: declaredEnd, repair: notes.first)
-    fragment?.lostTracks = lost
+    var fragment = kept(
+      runs.filter { !lost.contains($0.track) }, end: declaredEnd,
+      repair: notes.isEmpty ? nil : notes.joined(separator: "; "))
+    fragment.lostTracks = lost
     return fragment
   }
 
@@ -236,12 +240,6 @@ struct FragmentReader {
     // All but the first frame (an encoder's first frame may start otherwise).
     guard !tie, bestScore >= sizes.count - 1 else { return nil }
     return best
-  }
-
-  private func kept(_ runs: [MovieFragment.Run], end: Int64, repair: String? = nil) -> FragmentedMovieScan.KeptFragment? {
-    var fragment = FragmentedMovieScan.KeptFragment(range: 0..<end, runs: runs)
-    fragment.repair = repair
-    return fragment
   }
 
   /// Sets each H.264/HEVC sample's sync flag from its NAL units (a damaged flag would
