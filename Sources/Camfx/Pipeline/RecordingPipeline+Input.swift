@@ -47,6 +47,12 @@ extension RecordingPipeline {
         clock: reader.creationTime.map { .origin(epochSeconds: $0, at: reader.videoStartTime ?? .zero) } ?? .timestampOnly,
         expectedFrames: reader.statedFrameCount > 0
           ? reader.statedFrameCount : (reader.videoDuration ?? reader.duration).map { Int(($0.seconds * rate).rounded()) })
+    case .own(let source):
+      let duration = source.frameDuration ?? MediaTime(value: 1, timescale: Int32(fps ?? 30))
+      let rate = Double(duration.timescale) / Double(duration.value)
+      return OpenedInput(
+        input: source, fps: rate,
+        buffering: source.isLive ? RecordingBuffering.live(geometry: source.geometry, framesPerSecond: rate) : .file)
     case .composition(let composition):
       let duration = composition.video.frameDuration
       return OpenedInput(

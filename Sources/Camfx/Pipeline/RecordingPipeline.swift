@@ -34,6 +34,11 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       case movie(path: String)
       /// Movies and stills composed on a timeline (`camfx compose`), with their mixed sound.
       case composition(CompositionInput)
+      /// A source a program made (any `MediaSource`: a `MosaicSource`, a network
+      /// camera's reader, a generator), recorded like the built-in ones. A live one
+      /// should lend out as many frames as `RecordingBuffering.live` gives for its size
+      /// and rate, or it drops frames when the rings are deep.
+      case own(any MediaSource<PCMBuffer>)
     }
 
     /// Where the sound comes from.
@@ -93,6 +98,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       self.source = source
       switch source {
       case .live: sound = .none
+      case .own(let source): sound = source.hasAudio ? .movie : .none
       case .movie: sound = .movie
       case .composition(let input): sound = input.hasAudio ? .movie : .none
       }
@@ -150,7 +156,13 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       guard configuration.sound == .none || configuration.sound == .movie else {
         throw RecordingOptionError("a timelapse is silent: it cannot record sound")
       }
-      if case .live = configuration.source {} else if configuration.realtime != true {
+      let keepsLiveFrames: Bool
+      switch configuration.source {
+      case .live: keepsLiveFrames = true
+      case .own(let source): keepsLiveFrames = source.isLive
+      case .movie, .composition: keepsLiveFrames = configuration.realtime == true
+      }
+      if !keepsLiveFrames {
         throw RecordingOptionError("a timelapse keeps frames of a live source: a camera, testsrc, or a movie played in real time")
       }
       if let duration = limits.duration {
@@ -161,11 +173,15 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
         limits.duration = nil
       }
     }
-    if case .live = configuration.source, configuration.sound == .movie {
-      throw RecordingOptionError("a live source has no sound track of its own")
-    }
-    if case .live = configuration.source {} else if configuration.sound != .movie && configuration.sound != .none {
-      throw RecordingOptionError("a movie brings its own sound: it cannot take a tone or a microphone as well")
+    switch configuration.source {
+    case .live:
+      if configuration.sound == .movie { throw RecordingOptionError("a live source has no sound track of its own") }
+    case .own(let source) where !source.hasAudio:
+      if configuration.sound == .movie { throw RecordingOptionError("this source has no sound track of its own") }
+    case .movie, .composition, .own:
+      if configuration.sound != .movie && configuration.sound != .none {
+        throw RecordingOptionError("a movie brings its own sound: it cannot take a tone or a microphone as well")
+      }
     }
 
     var opened = try Self.openInput(configuration, report: report)
