@@ -83,6 +83,10 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     /// Event clips from a pre-roll of packets (`--pre-record`), triggered through
     /// `events`; with or without `outputs`.
     public var events: EventRecorder.Options?
+    /// What starts event clips besides motion: a signal, a program's own trigger
+    /// (`EventTrigger`). Started when the recording starts, stopped when it ends; they
+    /// need `events`.
+    public var triggers: [any EventTrigger] = []
     /// Motion detection on the filtered frames (`MotionTap`): it triggers `events`
     /// when they are asked for, and its score is in `motion.latest` either way.
     public var motion: MotionDetector.Options?
@@ -172,6 +176,9 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
         limits.frames = min(limits.frames ?? kept, kept)
         limits.duration = nil
       }
+    }
+    if !configuration.triggers.isEmpty && configuration.events == nil {
+      throw RecordingOptionError("a trigger starts event clips: the recording needs events (a pre-record) for it")
     }
     switch configuration.source {
     case .live:
@@ -336,9 +343,18 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
   public func run(
     statusInterval: Double = 0.5, status: (RecordingStatistics.Snapshot, Double) -> Void = { _, _ in }
   ) throws -> RecordingSummary {
+    var started: [any EventTrigger] = []
+    defer { for trigger in started { trigger.stop() } }
     do {
       try microphone?.start()
+      if let events {
+        for trigger in configuration.triggers {
+          try trigger.start(firing: events)
+          started.append(trigger)
+        }
+      }
     } catch {
+      microphone?.stop()
       events?.finish()
       writer?.cancel()
       throw error
