@@ -19,6 +19,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     // The preview server's HTTP (NIOCore, NIOPosix, NIOHTTP1 only).
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+    // `camfx run FILE.yml` reads its cameras with it (the CLI only).
+    .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
   ],
   targets: [
     // C libraries, one thin module each.
@@ -111,7 +113,10 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-O"])]),
     .executableTarget(
       name: "CamfxCLI",
-      dependencies: ["Camfx", "CamfxMQTT", "CamfxPreview", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+      dependencies: [
+        "Camfx", "CamfxMQTT", "CamfxPreview", "CamfxMosaic", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Yams", package: "Yams"),
+      ]),
 
     // examples/: programs built on the library's public API alone (a test runs them).
     .executableTarget(name: "OwnOutputExample", dependencies: ["Camfx"], path: "examples/OwnOutput"),

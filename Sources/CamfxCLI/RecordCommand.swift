@@ -182,15 +182,20 @@ struct RecordCommand: ParsableCommand {
     if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
   }
 
-  func run() throws {
-    FFmpegLogging.configure(verbose: verbose)
+  /// Everything the options describe, checked without opening anything: the pipeline's
+  /// configuration and what the command does around it (stills, preview, stats file).
+  /// The one place a recording's options become a pipeline's description: `camfx record`
+  /// runs one, and `camfx run` makes one per camera of its file from the same options.
+  /// - Parameter report: told the default file's name when no `-o` was given (at the
+  ///   point where `record` says so, before the other options are checked).
+  /// - Throws: `RecordingOptionError` and the parsers' errors, naming the option.
+  func setup(report: (String) -> Void = { _ in }) throws -> RecordingSetup {
     let events = try eventOptions.options(overwrite: overwrite)
     // Event clips alone record no continuous movie unless -o asks for one.
     let names = outputOptions.output.isEmpty && events == nil ? [DefaultOutputName.make()] : outputOptions.output
     if outputOptions.output.isEmpty && events == nil {
-      Self.printToStderr("camfx: recording to \(names[0]) (no -o given); Ctrl-C stops\n")
+      report("camfx: recording to \(names[0]) (no -o given); Ctrl-C stops\n")
     }
-    // 1. Everything that can be checked without opening anything.
     let limits = RecordingLimits(
       duration: try duration.map { try RecordingLimits.parseDuration($0, option: "--duration") },
       frames: frames,
@@ -254,6 +259,21 @@ struct RecordCommand: ParsableCommand {
     recording.file = fileOptions
     recording.segments = segments
     let previewAddress = try preview.map { try PreviewAddress(parsing: $0) }
+    return RecordingSetup(
+      configuration: recording, names: names, plan: plan,
+      stillPattern: still ?? Self.defaultStillPattern(nextTo: plan.files.first), previewAddress: previewAddress,
+      statsFile: statsFile)
+  }
+
+  func run() throws {
+    FFmpegLogging.configure(verbose: verbose)
+    // 1. Everything that can be checked without opening anything.
+    let setup = try setup(report: Self.printToStderr)
+    let recording = setup.configuration
+    let names = setup.names
+    let plan = setup.plan
+    let statsFile = setup.statsFile
+    let previewAddress = setup.previewAddress
 
     // 2. Signals are caught from here on, so that a stop always finishes the file, which
     // is created under its own name when the first packet reaches it.
@@ -285,7 +305,7 @@ struct RecordCommand: ParsableCommand {
       display = .nothing
       job = copy
     case .encoding(let pipeline):
-      let capture = StillCapture(pattern: still ?? Self.defaultStillPattern(nextTo: plan.files.first), report: report)
+      let capture = StillCapture(pattern: setup.stillPattern, report: report)
       pipeline.addTap(capture)
       stills = capture
       stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in capture.request() }
@@ -305,41 +325,9 @@ struct RecordCommand: ParsableCommand {
     if let soundError = summary.soundError { Self.printToStderr("camfx: warning: \(soundError); the video went on\n") }
 
     // 4. What was written stays, whatever happened.
-    let file = plan.files.first.flatMap { path in job.outputReports.first { $0.name == path } }
-      ?? job.outputReports.first { $0.kind == "file" || $0.kind == "segments" }
-    let output = file?.name ?? plan.targets.map(\.displayName).joined(separator: ", ")
-    if names.isEmpty {
-      // Event clips only: each clip said its own line when it closed.
-      let clips = summary.events ?? []
-      Self.printToStderr(
-        "encoded \(summary.framesOut) frames (\(RecordingStatusLine.fixed(summary.durationSeconds, 2)) s) for event clips: "
-          + "\(clips.count) clip(s)" + (clips.isEmpty ? "" : " (" + clips.map(\.path).joined(separator: ", ") + ")")
-          + ", \(summary.droppedTotal) dropped; stopped by \(summary.stopReason.rawValue)\n")
-    } else if summary.framesOut > 0 || summary.error == nil {
-      // The first file's own figures; with no file, the streams' together, as named.
-      let line = RecordingStatusLine.summary(
-        summary, output: output, bytes: file == nil ? summary.totalBytes ?? summary.bytes : summary.bytes)
-      Self.printToStderr((encoding.copies ? line.replacingOccurrences(of: "recorded", with: "copied") : line) + "\n")
-      // Then every other output, each with its own.
-      for report in job.outputReports where report.name != file?.name {
-        let isFile = report.kind == "file" || report.kind == "segments"
-        Self.printToStderr(
-          (isFile ? RecordingStatusLine.fileSummary(report) : RecordingStatusLine.outputSummary(report)) + "\n")
-      }
-    }
-    if let error = summary.error {
-      let kept = (file?.bytes ?? 0) > 0 && summary.framesOut > 0 ? "; kept \(summary.framesOut) frames in \(output)" : ""
-      throw RecordingFailure(message: error + kept)
-    }
-    // A clip that could not be written ended alone and the recording went on; the exit
-    // status still says that something was lost.
-    let clips = summary.events ?? []
-    if let failed = clips.first(where: { $0.error != nil }), let reason = failed.error {
-      let count = clips.filter { $0.error != nil }.count
-      throw RecordingFailure(
-        message: "\(count) of \(clips.count) event clip(s) could not be written (\(failed.path): \(reason))"
-          + (names.isEmpty ? "" : "; \(output) is complete"))
-    }
+    let outcome = setup.outcome(of: summary, outputs: job.outputReports)
+    for line in outcome.lines { Self.printToStderr(line + "\n") }
+    if let failure = outcome.failure { throw RecordingFailure(message: failure) }
     try runner.requireStatsWritten()
   }
 

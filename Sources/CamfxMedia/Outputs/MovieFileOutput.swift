@@ -41,6 +41,10 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     /// Mux no packet once the file holds this many bytes (`--max-size`): the file ends
     /// within one packet of the limit however many frames are still in flight.
     public var maximumBytes: Int64?
+    /// The wall-clock instant of the file's time zero, in seconds since 1970, written as
+    /// its `creation_time` (MP4 and MOV keep whole seconds, Matroska more): files of
+    /// cameras started together carry the same instant, so they line up. `nil` writes none.
+    public var creationTime: Double?
     public init(
       fragmentInterval: Double = 1, faststart: Bool = false, overwrite: Bool = false, minimumFreeBytes: Int64? = nil,
       maximumBytes: Int64? = nil
@@ -325,6 +329,9 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       // marker and become edit lists when the file is finished.
       // (Matroska cannot store negative times: there libavformat shifts the file.)
       if container.isISOBMFF { ctx.pointee.avoid_negative_ts = 0 }
+      if let instant = self.options.creationTime {
+        try check(av_dict_set(&ctx.pointee.metadata, "creation_time", Self.iso8601(instant), 0), "creating")
+      }
       for stream in streams {
         guard let s = avformat_new_stream(ctx, nil) else {
           throw FFmpegError(code: camfx_averror(ENOMEM), operation: "creating")
@@ -357,6 +364,20 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       status = .failed(named(error))
       throw failure
     }
+  }
+
+  /// `instant` (seconds since 1970) as libavformat takes a `creation_time`:
+  /// `2026-11-28T09:30:00.250000Z`.
+  static func iso8601(_ instant: Double) -> String {
+    var seconds = time_t(instant.rounded(.down))
+    let micros = Int(((instant - Double(seconds)) * 1e6).rounded(.down))
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    var buffer = [CChar](repeating: 0, count: 32)
+    let n = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)
+    let head = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let fraction = String(micros)
+    return head + "." + String(repeating: "0", count: 6 - fraction.count) + fraction + "Z"
   }
 
   /// Opens `path` for writing, refusing anything but a regular file (a FIFO or device

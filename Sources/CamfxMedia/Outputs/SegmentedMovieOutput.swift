@@ -194,8 +194,11 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   private func startSegment(at seconds: Double, firstPTS: Int64 = 0, stream: EncodedStream? = nil) throws(FFmpegError) {
     let name = names.next(at: time(nil))
     let output: MovieFileOutput
+    // A segment's time zero is `seconds` into the recording.
+    var fileOptions = options.file
+    fileOptions.creationTime = options.file.creationTime.map { $0 + seconds }
     do {
-      output = try MovieFileOutput(path: name, options: options.file)
+      output = try MovieFileOutput(path: name, options: fileOptions)
     } catch let error as FFmpegError {
       throw error
     } catch {
