@@ -1,3 +1,5 @@
+import CamfxCore
+
 /// The page of a preview with several cameras: each camera (a mosaic is one more) with
 /// a snapshot that refreshes every second, its name linking to its own live page, and
 /// its figures from `/state` twice a second: whether its signal is live, lost or not
@@ -7,17 +9,19 @@
 /// server's viewer places and encode a dozen JPEGs at the preview's rate; a snapshot a
 /// second each is cheap, and a camera's own page has its stream. The next snapshot is
 /// asked for only when the last one has arrived (or failed, as it does while a camera is
-/// gone), so a slow camera or network never piles requests up. No framework, nothing
-/// fetched from elsewhere.
+/// gone), so a slow camera or network never piles requests up; none is asked of a camera
+/// whose signal is lost. No framework, nothing fetched from elsewhere.
 enum PreviewCamerasPage {
-  static func html(cameras: [String]) -> [UInt8] {
+  /// - Parameter cameras: each camera's name and the size of its pictures (the page
+  ///   keeps each picture's place at its shape before the first snapshot, or without one).
+  static func html(cameras: [(name: String, geometry: FrameGeometry)]) -> [UInt8] {
     // Valid names need no escaping in a path (`PreviewCamera.isValid`); the page escapes
     // them in its text and attributes all the same, and the script reads them from there.
-    let figures = cameras.map { name in
+    let figures = cameras.map { name, geometry in
       let text = HTMLText.escape(name)
       return """
         <figure class="camera" data-name="\(text)">
-          <a href="/cameras/\(text)/"><img class="picture" alt="\(text)"></a>
+          <a class="frame" href="/cameras/\(text)/"><img class="picture" alt="\(text)" width="\(geometry.width)" height="\(geometry.height)"></a>
           <figcaption><a class="name" href="/cameras/\(text)/">\(text)</a>
             <span class="signal waiting">waiting</span><br>
             frames <b class="frames">0</b> &middot; <b class="fps">0.0</b> fps &middot; dropped <b class="dropped">0</b>
@@ -38,7 +42,9 @@ enum PreviewCamerasPage {
         body { margin: 0; background: #111; color: #eee; font: 18px/1.4 sans-serif; }
         #cameras { display: flex; flex-wrap: wrap; gap: 12px; padding: 12px; }
         .camera { margin: 0; width: 360px; }
-        .picture { display: block; width: 360px; min-height: 40px; background: #000; }
+        .frame { display: block; background: #000; }
+        .picture { display: block; width: 360px; height: auto; }
+        .picture:not([src]) { visibility: hidden; }
         .camera.lost .picture { opacity: 0.35; }
         figcaption { padding: 4px 0; }
         figcaption b { font-weight: normal; color: #fff; }
@@ -59,6 +65,8 @@ enum PreviewCamerasPage {
       function path(camera, resource) { return '/cameras/' + encodeURIComponent(camera.dataset.name) + '/' + resource; }
       function show(camera, selector, text) { camera.querySelector(selector).textContent = text; }
       async function refreshPicture(camera) {
+        // A camera without signal has no frame to give: its last picture stays, dimmed.
+        if (camera.classList.contains('lost')) { setTimeout(() => refreshPicture(camera), 1000); return; }
         try {
           const answer = await fetch(path(camera, 'snapshot.jpg') + '?t=' + Date.now(), { cache: 'no-store' });
           if (answer.ok) {
@@ -89,9 +97,14 @@ enum PreviewCamerasPage {
         } catch (e) {
           for (const camera of cameras) show(camera, '.outputs', 'no answer from camfx');
         }
+        if (!picturesStarted) {
+          picturesStarted = true;
+          cameras.forEach(refreshPicture);
+        }
         setTimeout(refreshFigures, 500);
       }
-      cameras.forEach(refreshPicture);
+      // The pictures start once the figures have said which cameras have a signal.
+      let picturesStarted = false;
       refreshFigures();
       </script>
       </body>

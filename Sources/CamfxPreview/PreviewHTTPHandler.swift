@@ -87,7 +87,8 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     } else {
       switch target.resource {
       case .page:
-        send(.ok, "text/html; charset=utf-8", PreviewCamerasPage.html(cameras: server.cameras.map(\.name)), head: head, context: context)
+        let page = PreviewCamerasPage.html(cameras: server.cameras.map { ($0.name, $0.tap.geometry) })
+        send(.ok, "text/html; charset=utf-8", page, head: head, context: context)
       case .state:
         send(.ok, "application/json", server.allStates(), head: head, context: context)
       default:

@@ -85,7 +85,7 @@ public final class PreviewState: Sendable {
     let snapshot = statistics.snapshot
     let now = MonotonicClock.nanoseconds()
     let elapsed = Double(now - started) / 1e9
-    let fps = last.withLock { last -> Double in
+    let measured = last.withLock { last -> Double in
       let interval = Double(now - last.nanoseconds) / 1e9
       if interval >= 0.4 {
         last.fps =
@@ -98,6 +98,8 @@ public final class PreviewState: Sendable {
     }
     let silent = statistics.secondsSinceLastFrame(now: now)
     let signal: Signal = silent.map { $0 < staleAfter ? .live : .lost } ?? .waiting
+    // A rate measured over a stretch the camera was gone for is not its rate now.
+    let fps = signal == .lost ? 0 : measured
     let figures = Figures(
       elapsedSeconds: elapsed, frames: snapshot.framesWritten, framesIn: snapshot.framesIn, fps: fps,
       dropped: snapshot.dropped, bytes: snapshot.bytesWritten,

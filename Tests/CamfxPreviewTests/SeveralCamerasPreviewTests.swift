@@ -198,6 +198,7 @@ final class SeveralCamerasPreviewTests: XCTestCase {
     let later = try states(port)
     XCTAssertEqual(later["blue"]?["signal"] as? String, "lost", "\(later["blue"] ?? [:])")
     XCTAssertGreaterThan(later["blue"]?["seconds_since_last_frame"] as? Double ?? 0, 2)
+    XCTAssertEqual(later["blue"]?["fps"] as? Double, 0, "no rate without a signal")
     XCTAssertEqual(later["red"]?["signal"] as? String, "live")
     XCTAssertEqual(later["mosaic"]?["signal"] as? String, "live")
     running.stop()
@@ -251,8 +252,9 @@ final class SeveralCamerasPreviewTests: XCTestCase {
   }
 
   /// Headless Chromium loads the page of two cameras: each camera's snapshot shows, red
-  /// first and blue beside it, as the page lists them.
-  func testAHeadlessBrowserShowsEveryCamerasSnapshot() throws {
+  /// first and blue beside it, as the page lists them, each marked live; once the blue
+  /// camera has stopped, the page marks it as without signal and the red one goes on.
+  func testAHeadlessBrowserShowsEveryCamerasSnapshotAndSignal() throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") else {
       throw XCTSkip("chromium is not installed (bash scripts/setup.sh --test installs it)")
     }
@@ -263,32 +265,52 @@ final class SeveralCamerasPreviewTests: XCTestCase {
     let running = RunningGroup(cameras)
     defer { running.stop() }
     try waitForFrames(port, names: ["red", "blue"])
-    // Chromium has been seen to exit 0 without its screenshot once (PreviewTests): a
-    // second try, each on a profile of its own.
-    let screenshot = path("page.png")
-    var said = ""
-    for attempt in 1...2 where !FileManager.default.fileExists(atPath: screenshot) {
-      said += try PreviewClient.run("/usr/bin/chromium", [
-        "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=800,600",
-        "--virtual-time-budget=3000", "--user-data-dir=\(path("chromium-\(attempt)"))",
-        "--screenshot=\(screenshot)", "http://127.0.0.1:\(port)/",
-      ])
-    }
-    let page = try PNGFile.read(path: screenshot)
-    XCTAssertEqual([page.width, page.height], [800, 600], said)
-    // The pictures are 360 px wide (270 high for 4:3), from 12 px in, 12 px apart.
-    assertColor(page[12 + 180, 12 + 135], Self.red, tolerance: 40, "the first camera's snapshot")
-    assertColor(page[384 + 180, 12 + 135], Self.blue, tolerance: 40, "the second camera's snapshot")
-    var counts = (red: 0, blue: 0)
-    for y in 0..<page.height {
-      for x in 0..<page.width {
-        let p = page[x, y]
-        if p.r > 180 && p.g < 60 && p.b < 60 { counts.red += 1 }
-        if p.b > 180 && p.g < 60 && p.r < 60 { counts.blue += 1 }
+    func screenshot(_ name: String) throws -> PixelBuffer {
+      // Chromium has been seen to exit 0 without its screenshot once (PreviewTests): a
+      // second try, each on a profile of its own.
+      let file = path(name)
+      var said = ""
+      for attempt in 1...2 where !FileManager.default.fileExists(atPath: file) {
+        said += try PreviewClient.run("/usr/bin/chromium", [
+          "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=800,600",
+          "--virtual-time-budget=3000", "--user-data-dir=\(path("chromium-\(name)-\(attempt)"))",
+          "--screenshot=\(file)", "http://127.0.0.1:\(port)/",
+        ])
       }
+      XCTAssertTrue(FileManager.default.fileExists(atPath: file), "chromium wrote no \(name): \(said)")
+      let page = try PNGFile.read(path: file)
+      XCTAssertEqual([page.width, page.height], [800, 600], said)
+      return page
     }
-    XCTAssertGreaterThan(counts.red, 360 * 270 * 9 / 10, "red pixels")
-    XCTAssertGreaterThan(counts.blue, 360 * 270 * 9 / 10, "blue pixels")
+    /// Pixels within 30 of `color` in the columns `x` and rows `y`.
+    func count(_ page: PixelBuffer, _ color: BGRA, x: Range<Int>, y: Range<Int>) -> Int {
+      var n = 0
+      for row in y {
+        for column in x {
+          let p = page[column, row]
+          if abs(Int(p.r) - Int(color.r)) + abs(Int(p.g) - Int(color.g)) + abs(Int(p.b) - Int(color.b)) <= 30 { n += 1 }
+        }
+      }
+      return n
+    }
+    // The pictures are 360 px wide (270 high for 4:3), from 12 px in, 12 px apart; the
+    // captions under them, each with its signal's badge (green live, red lost).
+    let (left, right) = (12..<372, 384..<744)
+    let pictures = 12..<282, captions = 282..<320
+    let live = BGRA(r: 0x1d, g: 0x6b, b: 0x2c), lost = BGRA(r: 0xa0, g: 0x18, b: 0x18)
+    let first = try screenshot("first.png")
+    XCTAssertGreaterThan(count(first, Self.red, x: left, y: pictures), 360 * 270 * 9 / 10, "the red camera's snapshot")
+    XCTAssertGreaterThan(count(first, Self.blue, x: right, y: pictures), 360 * 270 * 9 / 10, "the blue camera's snapshot")
+    XCTAssertGreaterThan(count(first, live, x: left, y: captions), 200, "the red camera is live")
+    XCTAssertGreaterThan(count(first, live, x: right, y: captions), 200, "the blue camera is live")
+
+    cameras[1].pipeline.stop()
+    usleep(2_600_000)
+    let second = try screenshot("second.png")
+    XCTAssertGreaterThan(count(second, Self.red, x: left, y: pictures), 360 * 270 * 9 / 10, "the red camera goes on")
+    XCTAssertGreaterThan(count(second, live, x: left, y: captions), 200, "the red camera is live")
+    XCTAssertEqual(count(second, Self.blue, x: right, y: pictures), 0, "the blue camera has no picture to show")
+    XCTAssertGreaterThan(count(second, lost, x: right, y: captions), 200, "the blue camera has no signal")
   }
 }
 
