@@ -251,6 +251,39 @@ final class SeveralCamerasPreviewTests: XCTestCase {
     }
   }
 
+  /// `POST /cameras/NAME/event` reaches that camera's events and no other's; a camera
+  /// without events says so; another origin's page is refused, as on one camera.
+  func testEventsGoToTheCameraNamed() throws {
+    let asked = EventLog()
+    let geometry = FrameGeometry(width: 16, height: 16)
+    let cameras = try ["front", "back"].map { name in
+      try PreviewCamera(name: name, tap: PreviewTap(geometry: geometry, framesPerSecond: 5), events: { asked.add(name, $0) }) {
+        Array("{}".utf8)
+      }
+    } + [try PreviewCamera(name: "mosaic", tap: PreviewTap(geometry: geometry, framesPerSecond: 5)) { Array("{}".utf8) }]
+    let server = try PreviewServer(address: PreviewAddress(host: "127.0.0.1", port: 0), cameras: cameras)
+    try server.start()
+    defer { server.stop() }
+    let port = server.port
+    let answers: [(String, Int, String)] = [
+      ("/cameras/back/event?duration=2s", 200, #"{"event":"started"}"# + "\n"),
+      ("/cameras/front/event", 200, #"{"event":"started"}"# + "\n"),
+      ("/cameras/back/event/stop", 200, #"{"event":"stopping"}"# + "\n"),
+      ("/cameras/front/event?duration=soon", 400, "invalid duration 'soon' (expected seconds, e.g. 3 or 3s)\n"),
+      ("/cameras/mosaic/event", 404, "this recording takes no events (add --pre-record)\n"),
+    ]
+    for (path, status, text) in answers {
+      let answer = try PreviewClient.request(port: port, path: path, method: "POST")
+      XCTAssertEqual(answer.status, status, path)
+      XCTAssertEqual(String(decoding: answer.body, as: UTF8.self), text, path)
+    }
+    let foreign = try PreviewClient.request(
+      port: port, path: "/cameras/front/event", method: "POST", headers: ["Origin: http://elsewhere.example"])
+    XCTAssertEqual(foreign.status, 403)
+    XCTAssertEqual(String(decoding: foreign.body, as: UTF8.self), "events come from this server's own page only\n")
+    XCTAssertEqual(asked.entries, ["back: start 2.0", "front: start none", "back: stop"])
+  }
+
   /// Headless Chromium loads the page of two cameras: each camera's snapshot shows, red
   /// first and blue beside it, as the page lists them, each marked live; once the blue
   /// camera has stopped, the page marks it as without signal and the red one goes on.
@@ -322,7 +355,9 @@ enum PreviewClient {
     var body: Data
   }
 
-  static func request(port: Int, path: String, method: String = "GET", seconds: Double = 10) throws -> Answer {
+  static func request(
+    port: Int, path: String, method: String = "GET", headers: [String] = [], seconds: Double = 10
+  ) throws -> Answer {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw PreviewError("socket: errno \(errno)") }
     defer { close(fd) }
@@ -336,7 +371,8 @@ enum PreviewClient {
     guard connected == 0 else { throw PreviewError("connect to \(port): errno \(errno)") }
     var timeout = timeval(tv_sec: 5, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
+    let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+      + headers.map { $0 + "\r\n" }.joined() + "\r\n"
     _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 65536)
@@ -382,4 +418,22 @@ enum PreviewClient {
     process.waitUntilExit()
     return String(decoding: said, as: UTF8.self)
   }
+}
+
+/// The event requests the cameras got, in order, as `NAME: start 2.0` or `NAME: stop`.
+private final class EventLog: @unchecked Sendable {
+  // @unchecked Sendable: `logged` is only touched under `lock`.
+  private let lock = NSLock()
+  private var logged: [String] = []
+
+  func add(_ camera: String, _ request: EventRequest) {
+    let text: String
+    switch request {
+    case .start(let duration): text = "start \(duration.map { "\($0)" } ?? "none")"
+    case .stop: text = "stop"
+    }
+    lock.withLock { logged.append("\(camera): \(text)") }
+  }
+
+  var entries: [String] { lock.withLock { logged } }
 }
