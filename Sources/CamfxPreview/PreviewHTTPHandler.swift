@@ -63,21 +63,24 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     let parts = head.uri.split(separator: "?", maxSplits: 1)
     let path = parts.first.map(String.init) ?? head.uri
     let query = parts.count > 1 ? String(parts[1]) : ""
-    guard let target = PreviewRequestPath(path),
-      head.method == .POST ? target.resource.isPost : (head.method == .GET || head.method == .HEAD) && !target.resource.isPost
-    else {
+    guard let target = PreviewRequestPath(path), target.allows(head.method) else {
       send(.notFound, "text/plain", Array("not found\n".utf8), head: head, context: context)
       return
     }
-    if target.resource == .cameraList {
+    let resource: PreviewRequestPath.Resource, name: Substring?
+    switch target {
+    case .cameraList:
       send(.ok, "application/json", server.cameraList(), head: head, context: context)
       return
+    case .resource(let asked, let camera):
+      (resource, name) = (asked, camera)
     }
     let camera: Int
-    if let name = target.camera {
+    if let name {
       guard let index = server.camera(named: name) else {
         // Only a name that could be a camera's is said back.
-        let text = PreviewCamera.isValid(name: String(name)) ? "no camera named '\(name)' (the names are at /cameras)\n" : "not found\n"
+        let text =
+          PreviewCamera.isValid(name: String(name)) ? "no camera named '\(name)' (the names are at /cameras)\n" : "not found\n"
         send(.notFound, "text/plain", Array(text.utf8), head: head, context: context)
         return
       }
@@ -85,7 +88,7 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     } else if server.cameras.count == 1 {
       camera = 0
     } else {
-      switch target.resource {
+      switch resource {
       case .page:
         let page = PreviewCamerasPage.html(cameras: server.cameras.map { ($0.name, $0.tap.geometry) })
         send(.ok, "text/html; charset=utf-8", page, head: head, context: context)
@@ -97,21 +100,21 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
       }
       return
     }
-    respond(to: head, target: target, camera: camera, query: query, context: context)
+    respond(to: head, resource: resource, camera: camera, onItsOwnPaths: name != nil, query: query, context: context)
   }
 
-  /// Answers for one camera (its number in the server's `cameras`).
+  /// Answers for one camera (its number in the server's `cameras`), asked on its own
+  /// paths (`/cameras/NAME/...`) or on the one-camera paths.
   private func respond(
-    to head: HTTPRequestHead, target: PreviewRequestPath, camera: Int, query: String, context: ChannelHandlerContext
+    to head: HTTPRequestHead, resource: PreviewRequestPath.Resource, camera: Int, onItsOwnPaths: Bool, query: String,
+    context: ChannelHandlerContext
   ) {
     let preview = server.cameras[camera]
-    let resource = target.resource
     switch resource {
     case .page:
       // `/` of a lone camera is the page on the one-camera paths, as it was before there
       // could be several; `/cameras/NAME/` is on that camera's own.
-      let page = PreviewPage.html(camera: target.camera == nil ? nil : preview.name)
-      send(.ok, "text/html; charset=utf-8", page, head: head, context: context)
+      send(.ok, "text/html; charset=utf-8", PreviewPage.html(camera: onItsOwnPaths ? preview.name : nil), head: head, context: context)
     case .state:
       send(.ok, "application/json", preview.state(), head: head, context: context)
     case .stream:
@@ -136,8 +139,6 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
       }
     case .event, .eventStop:
       postEvent(head: head, stop: resource == .eventStop, events: preview.events, query: query, context: context)
-    case .cameraList:
-      send(.ok, "application/json", server.cameraList(), head: head, context: context)
     }
   }
 

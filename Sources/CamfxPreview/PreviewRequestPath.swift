@@ -1,42 +1,48 @@
+import NIOHTTP1
+
 /// What a request's path asks the preview server for (see `PreviewServer` for the
-/// paths): a resource, of the camera it names or, on a one-camera path, of no camera
-/// in particular.
+/// paths): the list of cameras, or a resource of the camera the path names or, on a
+/// one-camera path, of no camera in particular.
 ///
-///     /snapshot.png                    camera nil,       .snapshot(.png)
-///     /cameras/front/snapshot.png      camera "front",   .snapshot(.png)
-///     /cameras/front/                  camera "front",   .page
-///     /cameras                         camera nil,       .cameraList
-struct PreviewRequestPath: Equatable {
+///     /cameras                         .cameraList
+///     /snapshot.png                    .resource(.snapshot(.png), camera: nil)
+///     /cameras/front/snapshot.png      .resource(.snapshot(.png), camera: "front")
+///     /cameras/front/                  .resource(.page, camera: "front")
+enum PreviewRequestPath: Equatable {
   enum Resource: Equatable {
-    case page, cameraList, state, stream, event, eventStop
+    case page, state, stream, event, eventStop
     case snapshot(PreviewTap.SnapshotFormat)
 
     /// True for what only a POST asks for.
     var isPost: Bool { self == .event || self == .eventStop }
   }
 
-  /// The name in `/cameras/NAME/...`, as the path spells it; nil on a one-camera path.
-  var camera: Substring?
-  var resource: Resource
+  case cameraList
+  /// `camera`: the name in `/cameras/NAME/...`, as the path spells it; nil on a
+  /// one-camera path.
+  case resource(Resource, camera: Substring?)
 
   /// Nil for a path the server does not serve (404).
   init?(_ path: String) {
     if path == "/cameras" {
-      camera = nil
-      resource = .cameraList
-      return
-    }
-    guard path.hasPrefix("/cameras/") else {
+      self = .cameraList
+    } else if path.hasPrefix("/cameras/") {
+      let rest = path.dropFirst("/cameras/".count)
+      let name = rest.prefix { $0 != "/" }
+      guard !name.isEmpty, let resource = Self.resource(rest.dropFirst(name.count).dropFirst()) else { return nil }
+      self = .resource(resource, camera: name)
+    } else {
       guard let resource = Self.resource(path.dropFirst()) else { return nil }
-      camera = nil
-      self.resource = resource
-      return
+      self = .resource(resource, camera: nil)
     }
-    let rest = path.dropFirst("/cameras/".count)
-    let name = rest.prefix { $0 != "/" }
-    guard !name.isEmpty, let resource = Self.resource(rest.dropFirst(name.count).dropFirst()) else { return nil }
-    camera = name
-    self.resource = resource
+  }
+
+  /// True when `method` may ask for this.
+  func allows(_ method: HTTPMethod) -> Bool {
+    switch self {
+    case .cameraList: return method == .GET || method == .HEAD
+    case .resource(let resource, _): return resource.isPost ? method == .POST : method == .GET || method == .HEAD
+    }
   }
 
   /// The resource a path names after its camera's part (`snapshot.png`; empty: the page).

@@ -284,6 +284,28 @@ final class SeveralCamerasPreviewTests: XCTestCase {
     XCTAssertEqual(asked.entries, ["back: start 2.0", "front: start none", "back: stop"])
   }
 
+  /// The viewer cap is the server's, whatever camera the viewers watch.
+  func testTheViewerCapCountsEveryCamerasViewers() throws {
+    let geometry = FrameGeometry(width: 16, height: 16)
+    let cameras = try ["front", "back", "mosaic"].map { name in
+      try PreviewCamera(name: name, tap: PreviewTap(geometry: geometry, framesPerSecond: 5)) { Array("{}".utf8) }
+    }
+    let server = try PreviewServer(address: PreviewAddress(host: "127.0.0.1", port: 0), cameras: cameras, maximumClients: 2)
+    try server.start()
+    defer { server.stop() }
+    let watching = try ["front", "back"].map { try PreviewClient.open(port: server.port, path: "/cameras/\($0)/stream.mjpeg") }
+    defer { watching.forEach { close($0) } }
+    // Each is counted once its stream's head has come.
+    for fd in watching {
+      var buffer = [UInt8](repeating: 0, count: 512)
+      XCTAssertGreaterThan(recv(fd, &buffer, buffer.count, 0), 0, "the stream started")
+    }
+    let refused = try PreviewClient.request(port: server.port, path: "/cameras/mosaic/stream.mjpeg")
+    XCTAssertEqual(refused.status, 503)
+    XCTAssertEqual(String(decoding: refused.body, as: UTF8.self), "too many preview viewers (at most 2)\n")
+    XCTAssertEqual(try PreviewClient.request(port: server.port, path: "/state").status, 200, "/state at the cap")
+  }
+
   /// Headless Chromium loads the page of two cameras: each camera's snapshot shows, red
   /// first and blue beside it, as the page lists them, each marked live; once the blue
   /// camera has stopped, the page marks it as without signal and the red one goes on.
@@ -358,22 +380,8 @@ enum PreviewClient {
   static func request(
     port: Int, path: String, method: String = "GET", headers: [String] = [], seconds: Double = 10
   ) throws -> Answer {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw PreviewError("socket: errno \(errno)") }
+    let fd = try open(port: port, path: path, method: method, headers: headers)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw PreviewError("connect to \(port): errno \(errno)") }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-      + headers.map { $0 + "\r\n" }.joined() + "\r\n"
-    _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
     var data = Data()
     var buffer = [UInt8](repeating: 0, count: 65536)
     let deadline = Date().addingTimeInterval(seconds)
@@ -386,6 +394,29 @@ enum PreviewClient {
     let head = String(decoding: data[..<end.lowerBound], as: UTF8.self)
     let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
     return Answer(status: status, head: head, body: Data(data[end.upperBound...]))
+  }
+
+  /// A connection that has sent its request, for the caller to read and close.
+  static func open(port: Int, path: String, method: String = "GET", headers: [String] = []) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw PreviewError("socket: errno \(errno)") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+      close(fd)
+      throw PreviewError("connect to \(port): errno \(errno)")
+    }
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+      + headers.map { $0 + "\r\n" }.joined() + "\r\n"
+    _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    return fd
   }
 
   /// The JPEGs of a multipart MJPEG body, by their Content-Length headers.
