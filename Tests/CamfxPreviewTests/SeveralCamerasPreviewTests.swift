@@ -306,6 +306,29 @@ final class SeveralCamerasPreviewTests: XCTestCase {
     XCTAssertEqual(try PreviewClient.request(port: server.port, path: "/state").status, 200, "/state at the cap")
   }
 
+  /// One set of credentials guards every path of every camera.
+  func testCredentialsAreAskedForOnEveryCamerasPaths() throws {
+    let geometry = FrameGeometry(width: 16, height: 16)
+    let cameras = try ["front", "back"].map { name in
+      try PreviewCamera(name: name, tap: PreviewTap(geometry: geometry, framesPerSecond: 5)) { Array("{}".utf8) }
+    }
+    let server = try PreviewServer(
+      address: PreviewAddress(host: "127.0.0.1", port: 0), cameras: cameras, credentials: "cam:secret")
+    try server.start()
+    defer { server.stop() }
+    let paths = ["/", "/state", "/cameras", "/cameras/back/", "/cameras/back/state", "/cameras/back/snapshot.png",
+      "/cameras/back/stream.mjpeg", "/cameras/nobody/state"]
+    for path in paths {
+      let refused = try PreviewClient.request(port: server.port, path: path)
+      XCTAssertEqual(refused.status, 401, path)
+      XCTAssertTrue(refused.head.contains("WWW-Authenticate: Basic"), refused.head)
+    }
+    let allowed = try PreviewClient.request(
+      port: server.port, path: "/cameras/back/state", headers: ["Authorization: Basic Y2FtOnNlY3JldA=="])
+    XCTAssertEqual(allowed.status, 200)
+    XCTAssertEqual(String(decoding: allowed.body, as: UTF8.self), "{}")
+  }
+
   /// Headless Chromium loads the page of two cameras: each camera's snapshot shows, red
   /// first and blue beside it, as the page lists them, each marked live; once the blue
   /// camera has stopped, the page marks it as without signal and the red one goes on.
