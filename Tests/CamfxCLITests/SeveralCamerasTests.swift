@@ -68,6 +68,35 @@ final class SeveralCamerasTests: CLITestCase {
     XCTAssertGreaterThan(mean(rows(200..<220), width: 320, columns: 260..<300)[2], 180)
   }
 
+  func testOnePreviewServesEveryCameraAndThePicture() throws {
+    try writeColour("red.png", BGRA(r: 220, g: 20, b: 20))
+    try writeColour("blue.png", BGRA(r: 20, g: 20, b: 220))
+    let port = try LocalServer.freePort()
+    let camfx = try CLI.start(
+      ["record", "--source", "red.png", "--source", "blue.png", "--layout", "vstack", "--duration", "4s", "--quiet",
+       "--preview", "\(port)", "-o", "both.mp4"], in: dir, stderr: "err.txt")
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline && camfx.isRunning && !LocalServer.isListening(tcp: port) { usleep(20_000) }
+    usleep(1_000_000)
+    let cameras = try HTTPProbe.get(port: port, path: "/cameras")
+    XCTAssertEqual(
+      String(decoding: cameras.body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines),
+      #"{"cameras":["red","blue","mosaic"]}"#)
+    // Each at its own path: the picture is the two of them one above the other.
+    let mosaic = try HTTPProbe.get(port: port, path: "/cameras/mosaic/snapshot.png")
+    XCTAssertEqual(mosaic.status, 200)
+    try Data(mosaic.body).write(to: URL(fileURLWithPath: path("mosaic.png")))
+    let picture = try PNGFile.read(path: path("mosaic.png"))
+    XCTAssertEqual(picture.geometry, FrameGeometry(width: 320, height: 480))
+    XCTAssertGreaterThan(picture[160, 100].r, 180)
+    XCTAssertGreaterThan(picture[160, 380].b, 180)
+    let red = try HTTPProbe.get(port: port, path: "/cameras/red/snapshot.png")
+    try Data(red.body).write(to: URL(fileURLWithPath: path("red-served.png")))
+    XCTAssertEqual(try PNGFile.read(path: path("red-served.png")).geometry, FrameGeometry(width: 320, height: 240))
+    camfx.waitUntilExit()
+    XCTAssertEqual(camfx.terminationStatus, 0, (try? String(contentsOfFile: path("err.txt"), encoding: .utf8)) ?? "")
+  }
+
   func testEachCameraIntoItsOwnFile() throws {
     try writeColour("small.png", BGRA(r: 20, g: 200, b: 20), width: 160, height: 120)
     let result = try CLI.run(
