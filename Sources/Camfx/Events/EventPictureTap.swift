@@ -8,11 +8,11 @@ import Synchronization
 /// The picture of each event: the first filtered frame after its trigger, or the frame
 /// at the motion's peak, written as a PNG beside its clip (`clip.mp4` → `clip.png`).
 /// One thread writes them all, in the order asked (the trigger's picture before the
-/// peak's that replaces it), so that the writer stage only copies the frame; `finish`
+/// peak's that replaces it), so that the tap stage only copies the frame; `finish`
 /// waits until every picture asked for is written.
 final class EventPictureTap: FrameTap, @unchecked Sendable {
   // @unchecked Sendable: the wanted paths and the pictures to write are under Mutexes;
-  // the count is atomic; the writer thread is started and joined under `writing`.
+  // the count is atomic; the PNG thread is started and joined under `writing`.
   private let wanted = Mutex<[String]>([])
   private let pending = Atomic<Int>(0)
   private let report: @Sendable (String) -> Void

@@ -147,7 +147,7 @@ public final class EventRecorder: @unchecked Sendable {
   private let hooks = DispatchGroup()
   /// Where a clip's start is said (its sidecar, synced to the disk; its message; its
   /// hook), in order with its updates and its end: off the thread that triggered it,
-  /// which may be the writer stage (the motion detector's).
+  /// which may be the tap stage (the motion detector's).
   private let announcements = DispatchQueue(label: "camfx.events.announce")
   private let liveSource: Bool
   private var watcher: NamedThread?
