@@ -65,6 +65,11 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     /// Frames of a live input the taps fell too far behind to be given (the file has
     /// them all).
     public var dropped: Int
+
+    public init(frames: Int, dropped: Int) {
+      self.frames = frames
+      self.dropped = dropped
+    }
   }
 
   public struct MotionSummary: Sendable, Codable, Equatable {
