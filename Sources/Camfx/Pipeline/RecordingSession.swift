@@ -207,7 +207,11 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     if !taps.isEmpty {
       runsTapStage = true
       tapStageEnded.store(false, ordering: .releasing)
-      spawn("camfx.taps") { self.runTapStage() }
+      // Without its thread (the recording then fails), nothing would take the taps' frames.
+      if !spawn("camfx.taps", { self.runTapStage() }) {
+        runsTapStage = false
+        tapStageEnded.store(true, ordering: .releasing)
+      }
     }
     spawn("camfx.filter") { self.runFilterStage() }
     if generator != nil { spawn("camfx.audio") { self.runAudioStage() } }
@@ -330,7 +334,9 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   var shouldStop: Bool { stopRequested.load(ordering: .acquiring) }
   var isAborted: Bool { aborted.load(ordering: .acquiring) }
 
-  private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
+  /// - Returns: false when the thread could not start (the recording has then failed).
+  @discardableResult
+  private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
     stages.enter()
     let thread = try? NamedThread(name) { [self] in
       body()
@@ -341,9 +347,10 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       record(failure: RecordingSessionError("cannot start the \(name) thread (the system's thread limit?)"))
       requestStop(.failed)
       stages.leave()
-      return
+      return false
     }
     thread.detach()
+    return true
   }
 }
 
