@@ -51,6 +51,8 @@ import Synchronization
 ///
 /// Thread safety: video and audio may be appended from two different threads; the
 /// video encoder, the audio encoder and the writer's state each have their own lock.
+/// Packets are published after the encoder's lock is let go (`PacketOutbox`), so a file
+/// whose queue is full makes the appending thread wait, holding none of them.
 public final class MovieWriter: @unchecked Sendable {
   // @unchecked Sendable: every mutable field below is only touched under one of the
   // three locks (video state under `videoLock`, audio state under `audioLock`, the
