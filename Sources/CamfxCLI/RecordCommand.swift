@@ -270,8 +270,6 @@ struct RecordCommand: ParsableCommand {
     // 1. Everything that can be checked without opening anything.
     let setup = try setup(report: Self.printToStderr)
     let recording = setup.configuration
-    let names = setup.names
-    let plan = setup.plan
     let statsFile = setup.statsFile
     let previewAddress = setup.previewAddress
 

@@ -1,0 +1,378 @@
+import ArgumentParser
+import Camfx
+import CamfxCore
+import CamfxMosaic
+import CamfxPreview
+import Foundation
+import Yams
+
+extension RunFile {
+  /// The top-level keys of a file.
+  static let keys = ["cameras", "preview", "mosaic"]
+  /// Camera keys that are options of `record` but belong to the whole run.
+  static let runWideKeys = [
+    "preview": "the preview server is set once, at the top of the file (preview: ADDRESS)",
+    "quiet": "the status line is camfx run's (camfx run --quiet)",
+  ]
+
+  /// Reads and checks the file at `path`.
+  /// - Throws: `RunFileError`, the first problem found.
+  /// - Parameter keeping: cameras already recording, by name: one whose options are
+  ///   the same in the file is taken as it is, not set up anew (its files exist now, and
+  ///   its names' time fields were filled in when it started).
+  static func read(path: String, keeping: [String: Camera] = [:]) throws(RunFileError) -> RunFile {
+    let text: String
+    do {
+      text = try String(contentsOfFile: path, encoding: .utf8)
+    } catch {
+      let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "No such file or directory"
+      throw RunFileError(path: path, line: nil, key: nil, message: "cannot be read: \(reason)")
+    }
+    return try RunFile(yaml: text, path: path, keeping: keeping)
+  }
+
+  /// Checks `yaml`, the text of the file named `path` (for messages).
+  init(yaml: String, path: String, keeping: [String: Camera] = [:]) throws(RunFileError) {
+    let reader = RunFileReader(path: path, keeping: keeping)
+    let root: Node?
+    do {
+      root = try Yams.compose(yaml: yaml)
+    } catch {
+      throw reader.syntaxError(error, in: yaml)
+    }
+    guard let root else { throw reader.error(1, "cameras", "no cameras: the file is empty") }
+    guard case .mapping(let top) = root else {
+      throw reader.error(reader.line(root), nil, "expected a map of cameras:, preview: and mosaic:, found \(reader.what(root))")
+    }
+    for (key, _) in top {
+      let name = key.string ?? ""
+      if !Self.keys.contains(name) {
+        throw reader.error(reader.line(key), name, reader.unknown("key", name, among: Self.keys))
+      }
+    }
+    guard let camerasNode = top["cameras"] else {
+      throw reader.error(reader.line(root), "cameras", "no cameras: add cameras: with one map of record options per camera")
+    }
+    guard case .mapping(let cameraMap) = camerasNode else {
+      throw reader.error(reader.line(camerasNode), "cameras", "expected a map of cameras by name, found \(reader.what(camerasNode))")
+    }
+    guard !cameraMap.isEmpty else {
+      throw reader.error(reader.line(camerasNode), "cameras", "no cameras: give at least one, by name")
+    }
+    var cameras: [Camera] = []
+    for (nameNode, options) in cameraMap {
+      cameras.append(try reader.camera(named: nameNode, options: options))
+    }
+    try reader.requireDistinctDevices(cameras)
+    let preview = try top["preview"].map { node throws(RunFileError) -> PreviewAddress in
+      let text = try reader.scalar(node, key: "preview")
+      do {
+        return try PreviewAddress(parsing: text)
+      } catch {
+        throw reader.error(reader.line(node), "preview", "\(error)")
+      }
+    }
+    if let node = top["preview"], let first = cameras.first, first.setup.configuration.video.copiesPackets {
+      throw reader.error(
+        reader.line(node), "preview", "the preview shows the first camera, '\(first.name)', which copies packets: it has no pictures")
+    }
+    let mosaic = try top["mosaic"].map { node throws(RunFileError) in try reader.mosaic(node, cameras: cameras) }
+    try reader.requireDistinctOutputs(cameras, mosaic: mosaic)
+    self.init(path: path, cameras: cameras, preview: preview, mosaic: mosaic)
+  }
+}
+
+/// The reading of one file: where each key is, and the messages that name it.
+private struct RunFileReader {
+  let path: String
+  let keeping: [String: RunFile.Camera]
+  let catalog = RecordOptionCatalog.record
+
+  func error(_ line: Int?, _ key: String?, _ message: String) -> RunFileError {
+    RunFileError(path: path, line: line, key: key, message: message)
+  }
+
+  /// The line `node` starts on (Yams counts from 1).
+  func line(_ node: Node) -> Int { node.mark?.line ?? 1 }
+
+  /// What a node is, for "expected ..., found a list".
+  func what(_ node: Node) -> String {
+    switch node {
+    case .scalar(let scalar): "'\(scalar.string)'"
+    case .mapping: "a map"
+    case .sequence: "a list"
+    case .alias: "an alias"
+    }
+  }
+
+  func unknown(_ kind: String, _ name: String, among names: [String], suggestion: String? = nil) -> String {
+    let close = suggestion ?? names.map { ($0, RecordOptionCatalog.editDistance($0, name)) }.filter { $0.1 < 4 }
+      .min { $0.1 < $1.1 }?.0
+    return "unknown \(kind)" + (close.map { " (did you mean '\($0)'?)" } ?? " (expected \(names.joined(separator: ", ")))")
+  }
+
+  /// The text of a scalar, or an error naming `key` when `node` is a list or a map.
+  func scalar(_ node: Node, key: String) throws(RunFileError) -> String {
+    guard case .scalar(let scalar) = node else {
+      throw error(line(node), key, "expected a value, found \(what(node))")
+    }
+    guard node.null == nil || scalar.style != .plain else { throw error(line(node), key, "missing value") }
+    return scalar.string
+  }
+
+  /// A YAML syntax error as one line.
+  func syntaxError(_ error: any Error, in yaml: String) -> RunFileError {
+    guard let yamlError = error as? YamlError else { return self.error(nil, "YAML", "\(error)") }
+    switch yamlError {
+    case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
+      return self.error(mark.line, "YAML", problem)
+    case .duplicatedKeysInMapping(let duplicates, let context):
+      let names = duplicates.map { "'\($0)'" }.joined(separator: ", ")
+      return self.error(context.mark.line, "YAML", "\(names) given twice in one map")
+    case .reader(let problem, let offset, _, _):
+      let line = offset.map { yaml.prefix($0).filter { $0 == "\n" }.count + 1 }
+      return self.error(line, "YAML", problem)
+    default:
+      return self.error(nil, "YAML", "\(yamlError)")
+    }
+  }
+
+  // MARK: Cameras
+
+  /// Where each of a camera's keys is, to put a message back on its line.
+  struct KeyLine {
+    var key: String
+    /// The option's long name (`output` for `o`).
+    var option: String
+    var line: Int
+  }
+
+  /// One camera's map, as `camfx record` arguments parsed and set up by `RecordCommand`.
+  func camera(named nameNode: Node, options: Node) throws(RunFileError) -> RunFile.Camera {
+    let name = try scalar(nameNode, key: "cameras")
+    let path = "cameras.\(name)"
+    let allowed = name.unicodeScalars.allSatisfy {
+      CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" || $0 == "."
+    }
+    guard !name.isEmpty, allowed else {
+      throw error(line(nameNode), path, "a camera's name is letters, digits, '-', '_' and '.' (it names the camera in a mosaic layout)")
+    }
+    guard case .mapping(let map) = options else {
+      throw error(line(options), path, "expected a map of record options (source:, output:, ...), found \(what(options))")
+    }
+    var arguments: [String] = []
+    var keys: [KeyLine] = []
+    for (keyNode, value) in map {
+      let key = keyNode.string ?? ""
+      let at = line(keyNode)
+      if let reason = RunFile.runWideKeys[key] { throw error(at, "\(path).\(key)", reason) }
+      guard let entry = catalog.entry(key) else {
+        throw error(at, "\(path).\(key)", unknown("option", key, among: [], suggestion: catalog.suggestion(for: key)))
+      }
+      keys.append(KeyLine(key: key, option: entry.name, line: at))
+      arguments += try self.arguments(for: entry, value: value, key: "\(path).\(key)")
+    }
+    var optionLines: [String: Int] = [:]
+    for key in keys where optionLines[key.option] == nil { optionLines[key.option] = key.line }
+    if var kept = keeping[name], kept.arguments == arguments {
+      kept.line = line(nameNode)
+      kept.optionLines = optionLines
+      return kept
+    }
+    func keyed(_ message: String) -> RunFileError {
+      guard let mentioned = mentionedKey(in: message, keys: keys) else { return error(line(nameNode), path, message) }
+      return error(mentioned.line, "\(path).\(mentioned.key)", message)
+    }
+    let command: RecordCommand
+    do {
+      command = try RecordCommand.parse(arguments)
+    } catch {
+      throw keyed(Self.parserMessage(error))
+    }
+    guard command.source != nil || command.input != nil else {
+      throw error(line(nameNode), path, "no source: give source (/dev/videoN, testsrc or a PNG) or input (a movie)")
+    }
+    guard !command.outputOptions.output.isEmpty || command.eventOptions.preRecord != nil else {
+      throw error(line(nameNode), path, "no output: give output (a file, a URL, or a list of them), or pre-record for event clips")
+    }
+    let setup: RecordingSetup
+    do {
+      setup = try command.setup()
+    } catch let filterError as FilterError {
+      let filterLine = keys.first { $0.option == "filter" }
+      throw error(filterLine?.line ?? line(nameNode), filterLine.map { "\(path).\($0.key)" } ?? path, "\(filterError)")
+    } catch {
+      throw keyed("\(error)")
+    }
+    return RunFile.Camera(
+      name: name, arguments: arguments, command: command, setup: setup, line: line(nameNode), optionLines: optionLines)
+  }
+
+  /// The arguments one key gives.
+  func arguments(for entry: RecordOptionCatalog.Entry, value: Node, key: String) throws(RunFileError) -> [String] {
+    switch entry.kind {
+    case .flag(let inverse):
+      guard case .scalar = value, let given = value.bool else {
+        throw error(line(value), key, "expected true or false, found \(what(value))")
+      }
+      if given { return ["--\(entry.name)"] }
+      return inverse.map { ["--\($0)"] } ?? []
+    case .option(let repeats):
+      if case .sequence(let list) = value {
+        guard repeats else {
+          throw error(line(value), key, "takes one value, not a list (lists are for options that repeat, like filter and output)")
+        }
+        var arguments: [String] = []
+        for item in list { arguments.append("--\(entry.name)=\(try scalar(item, key: key))") }
+        return arguments
+      }
+      return ["--\(entry.name)=\(try scalar(value, key: key))"]
+    }
+  }
+
+  /// The key whose option a message names first (`--fps`, `'--fps <n>'`), if any.
+  func mentionedKey(in message: String, keys: [KeyLine]) -> KeyLine? {
+    var best: (position: String.Index, key: KeyLine)? = nil
+    for key in keys {
+      var search = message.startIndex..<message.endIndex
+      while let found = message.range(of: "--\(key.option)", range: search) {
+        let next = found.upperBound < message.endIndex ? message[found.upperBound] : " "
+        if !(next.isLetter || next.isNumber || next == "-") {
+          if best == nil || found.lowerBound < best!.position { best = (found.lowerBound, key) }
+          break
+        }
+        search = found.upperBound..<message.endIndex
+      }
+    }
+    return best?.key
+  }
+
+  /// ArgumentParser's message as a camfx one: "Error: The value ..." → "the value ...".
+  static func parserMessage(_ error: any Error) -> String {
+    var text = String(RecordCommand.message(for: error).split(whereSeparator: \.isNewline).first ?? "")
+    if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+    if let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true {
+      text = first.lowercased() + text.dropFirst()
+    }
+    return text
+  }
+
+  /// Two cameras cannot record one device (by any path to it: `/dev/v4l/by-id/...`).
+  func requireDistinctDevices(_ cameras: [RunFile.Camera]) throws(RunFileError) {
+    var seen: [String: RunFile.Camera] = [:]
+    for camera in cameras {
+      guard let source = camera.command.source, source.hasPrefix("/dev/") else { continue }
+      let device = Self.canonicalDevice(source)
+      if let first = seen[device] {
+        throw error(
+          camera.line(of: "source"), "cameras.\(camera.name).source",
+          "'\(source)' is camera '\(first.name)''s device too (line \(first.line(of: "source"))); a device records for one camera")
+      }
+      seen[device] = camera
+    }
+  }
+
+  static func canonicalDevice(_ path: String) -> String {
+    guard let resolved = realpath(path, nil) else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
+  /// No two outputs, across cameras and the mosaic, are one file or one URL.
+  func requireDistinctOutputs(_ cameras: [RunFile.Camera], mosaic: MosaicDescription?) throws(RunFileError) {
+    var seen: [String: (owner: String, line: Int)] = [:]
+    var owners: [(owner: String, key: String, line: Int, plan: RecordingOutputPlan?)] = cameras.map {
+      ("camera '\($0.name)'", "cameras.\($0.name).\($0.optionLines["output"] == nil ? "pre-record" : "output")",
+       $0.line(of: "output"), $0.setup.configuration.outputs)
+    }
+    if let mosaic { owners.append(("the mosaic", "mosaic.output", mosaic.line, mosaic.outputs)) }
+    for owner in owners {
+      for target in owner.plan?.targets ?? [] {
+        let identity: String
+        switch target {
+        case .file(let path): identity = OutputFile.canonicalPath(of: path)
+        case .stream(let destination):
+          identity = destination.kind == .hls ? OutputFile.canonicalPath(of: target.displayName) : target.displayName
+        }
+        if let first = seen[identity], first.owner != owner.owner {
+          throw error(
+            owner.line, owner.key,
+            "'\(target.displayName)' is an output of \(first.owner) too (line \(first.line)); each output belongs to one recording")
+        }
+        seen[identity] = (owner.owner, owner.line)
+      }
+    }
+  }
+
+  // MARK: Mosaic
+
+  func mosaic(_ node: Node, cameras: [RunFile.Camera]) throws(RunFileError) -> MosaicDescription {
+    guard case .mapping(let map) = node else {
+      throw error(line(node), "mosaic", "expected a map (layout:, output:, ...), found \(what(node))")
+    }
+    for (key, _) in map {
+      let name = key.string ?? ""
+      if !MosaicDescription.keys.contains(name) {
+        throw error(line(key), "mosaic.\(name)", unknown("key", name, among: MosaicDescription.keys))
+      }
+    }
+    let known = cameras.map(\.name)
+    var names = known
+    if let list = map["cameras"] {
+      guard case .sequence(let items) = list else {
+        throw error(line(list), "mosaic.cameras", "expected a list of camera names, found \(what(list))")
+      }
+      names = []
+      for item in items {
+        let name = try scalar(item, key: "mosaic.cameras")
+        guard known.contains(name) else {
+          throw error(line(item), "mosaic.cameras", "no camera '\(name)' (the cameras are \(known.joined(separator: ", ")))")
+        }
+        names.append(name)
+      }
+    }
+    guard let layoutNode = map["layout"] else {
+      throw error(line(node), "mosaic", "no layout: give layout: grid, hstack, vstack or pip=CAMERA")
+    }
+    let layoutText = try scalar(layoutNode, key: "mosaic.layout")
+    let layout: MosaicLayout
+    do {
+      layout = try MosaicLayout(parsing: layoutText, cameras: names)
+    } catch {
+      throw self.error(line(layoutNode), "mosaic.layout", "\(error)")
+    }
+    var size = MosaicDescription.defaultSize
+    if let sizeNode = map["size"] {
+      let text = try scalar(sizeNode, key: "mosaic.size")
+      do {
+        size = try FrameGeometry(parsing: text)
+      } catch {
+        throw self.error(line(sizeNode), "mosaic.size", "\(error)")
+      }
+    }
+    guard let outputNode = map["output"] else {
+      throw error(line(node), "mosaic", "no output: give output: a file, a URL, or a list of them")
+    }
+    var outputs: [String] = []
+    if case .sequence(let items) = outputNode {
+      for item in items { outputs.append(try scalar(item, key: "mosaic.output")) }
+    } else {
+      outputs = [try scalar(outputNode, key: "mosaic.output")]
+    }
+    let plan: RecordingOutputPlan
+    do {
+      plan = try RecordingOutputPlan(names: outputs, overwrite: true)
+    } catch {
+      throw self.error(line(outputNode), "mosaic.output", "\(error)")
+    }
+    var audio: String? = nil
+    if let audioNode = map["audio"] {
+      let name = try scalar(audioNode, key: "mosaic.audio")
+      guard names.contains(name) else {
+        throw error(line(audioNode), "mosaic.audio", "no camera '\(name)' in the mosaic (it shows \(names.joined(separator: ", ")))")
+      }
+      audio = name
+    }
+    return MosaicDescription(cameras: names, layout: layout, size: size, outputs: plan, audio: audio, line: line(node))
+  }
+}
