@@ -124,8 +124,11 @@ private struct RunFileReader {
   func syntaxError(_ error: any Error, in yaml: String) -> RunFileError {
     guard let yamlError = error as? YamlError else { return self.error(nil, "YAML", "\(error)") }
     switch yamlError {
-    case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _), .composer(_, let problem, let mark, _):
-      return self.error(mark.line, "YAML", problem)
+    case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+      .composer(let context, let problem, let mark, _):
+      // "found unexpected end of stream (while scanning a quoted scalar from line 3)"
+      let from = context.map { " (\($0.text) from line \($0.mark.line))" } ?? ""
+      return self.error(mark.line, "YAML", problem + from)
     case .duplicatedKeysInMapping(let duplicates, let context):
       let names = duplicates.map { "'\($0)'" }.joined(separator: ", ")
       return self.error(context.mark.line, "YAML", "\(names) given twice in one map")
@@ -266,14 +269,16 @@ private struct RunFileReader {
       if let first = seen[device] {
         throw error(
           camera.line(of: "source"), "cameras.\(camera.name).source",
-          "'\(source)' is camera '\(first.name)''s device too (line \(first.line(of: "source"))); a device records for one camera")
+          "'\(source)' is also the source of camera '\(first.name)' (line \(first.line(of: "source"))); a device records for one camera only")
       }
       seen[device] = camera
     }
   }
 
+  /// The device's own path (links such as `/dev/v4l/by-id/...` followed), or the path
+  /// tidied (`.` and `..`) when it does not exist here.
   static func canonicalDevice(_ path: String) -> String {
-    guard let resolved = realpath(path, nil) else { return path }
+    guard let resolved = realpath(path, nil) else { return URL(fileURLWithPath: path).standardized.path }
     defer { free(resolved) }
     return String(cString: resolved)
   }
