@@ -76,7 +76,10 @@ extension RunFile {
       throw reader.error(
         reader.line(node), "preview", "the preview shows the first camera, '\(first.name)', which copies packets: it has no pictures")
     }
-    let mosaic = try top["mosaic"].map { node throws(RunFileError) in try reader.mosaic(node, cameras: cameras) }
+    let mosaicKey = top.keys.first { $0.string == "mosaic" }
+    let mosaic = try mosaicKey.map { key throws(RunFileError) in
+      try reader.mosaic(top[key] ?? key, at: reader.line(key), cameras: cameras)
+    }
     try reader.requireDistinctOutputs(cameras, mosaic: mosaic)
     self.init(path: path, cameras: cameras, preview: preview, mosaic: mosaic)
   }
@@ -98,7 +101,7 @@ private struct RunFileReader {
   /// What a node is, for "expected ..., found a list".
   func what(_ node: Node) -> String {
     switch node {
-    case .scalar(let scalar): "'\(scalar.string)'"
+    case .scalar(let scalar): node.null != nil && scalar.style == .plain ? "nothing" : "'\(scalar.string)'"
     case .mapping: "a map"
     case .sequence: "a list"
     case .alias: "an alias"
@@ -311,7 +314,8 @@ private struct RunFileReader {
 
   // MARK: Mosaic
 
-  func mosaic(_ node: Node, cameras: [RunFile.Camera]) throws(RunFileError) -> MosaicDescription {
+  /// - Parameter keyLine: the line of `mosaic:`.
+  func mosaic(_ node: Node, at keyLine: Int, cameras: [RunFile.Camera]) throws(RunFileError) -> MosaicDescription {
     guard case .mapping(let map) = node else {
       throw error(line(node), "mosaic", "expected a map (layout:, output:, ...), found \(what(node))")
     }
@@ -337,7 +341,7 @@ private struct RunFileReader {
       }
     }
     guard let layoutNode = map["layout"] else {
-      throw error(line(node), "mosaic", "no layout: give layout: grid, hstack, vstack or pip=CAMERA")
+      throw error(keyLine, "mosaic", "no layout: give layout: grid, hstack, vstack or pip=CAMERA")
     }
     let layoutText = try scalar(layoutNode, key: "mosaic.layout")
     let layout: MosaicLayout
@@ -356,7 +360,7 @@ private struct RunFileReader {
       }
     }
     guard let outputNode = map["output"] else {
-      throw error(line(node), "mosaic", "no output: give output: a file, a URL, or a list of them")
+      throw error(keyLine, "mosaic", "no output: give output: a file, a URL, or a list of them")
     }
     var outputs: [String] = []
     if case .sequence(let items) = outputNode {
@@ -378,6 +382,6 @@ private struct RunFileReader {
       }
       audio = name
     }
-    return MosaicDescription(cameras: names, layout: layout, size: size, outputs: plan, audio: audio, line: line(node))
+    return MosaicDescription(cameras: names, layout: layout, size: size, outputs: plan, audio: audio, line: keyLine)
   }
 }

@@ -1,0 +1,200 @@
+import Foundation
+import XCTest
+
+/// `camfx run FILE.yml`: several testsrc cameras from one YAML file, each movie decoded;
+/// `--check` and its errors compared whole; SIGHUP reloads checked on the frames written.
+final class RunCommandTests: CLITestCase {
+  /// Writes `text` to `name` in the test directory.
+  private func write(_ text: String, to name: String = "cams.yml") throws {
+    try text.write(toFile: path(name), atomically: true, encoding: .utf8)
+  }
+
+  /// The `creation_time` a movie carries (ISO 8601, UTC).
+  private func creationTime(_ name: String) throws -> String {
+    let json = try MovieOracle.run("ffprobe", ["-v", "error", "-show_entries", "format_tags=creation_time", "-of", "json", path(name)])
+    let object = try XCTUnwrap(JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+    let format = try XCTUnwrap(object["format"] as? [String: Any])
+    return try XCTUnwrap((format["tags"] as? [String: String])?["creation_time"], "\(name) has no creation_time")
+  }
+
+  /// Every frame `interval` after the one before it: nothing missing in between.
+  private func assertNoGap(_ times: [Double], interval: Double, _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+    for (a, b) in zip(times, times.dropFirst()) where abs(b - a - interval) > interval / 4 {
+      return XCTFail("\(name): a gap from \(a) s to \(b) s", file: file, line: line)
+    }
+  }
+
+  func testTwoCamerasRecordTheirOwnFilesThatLineUp() throws {
+    try write("""
+      cameras:
+        front:
+          source: testsrc
+          size: 320x240
+          filter: [mirror, "crop=width=240:height=160"]
+          frames: 30
+          x264-preset: ultrafast
+          output: front.mp4
+        back:
+          source: testsrc
+          size: 160x120
+          frames: 30
+          x264-preset: ultrafast
+          o: back.mkv
+      """)
+    let before = Date().timeIntervalSince1970
+    let result = try CLI.run(["run", "--quiet", "cams.yml"], in: dir)
+    let after = Date().timeIntervalSince1970
+    XCTAssertEqual(result.status, 0, "\(result)")
+    // Each camera's summary, prefixed with its name.
+    let lines = result.stderr.split(separator: "\n").map(String.init).sorted()
+    XCTAssertEqual(lines.count, 2, result.stderr)
+    XCTAssertTrue(lines[0].hasPrefix("back: recorded 30 frames (1.00 s) to back.mkv: "), result.stderr)
+    XCTAssertTrue(lines[1].hasPrefix("front: recorded 30 frames (1.00 s) to front.mp4: "), result.stderr)
+    let front = try XCTUnwrap(MovieOracle.probe(path("front.mp4"))["video"])
+    let back = try XCTUnwrap(MovieOracle.probe(path("back.mkv"))["video"])
+    XCTAssertEqual([front.width, front.height, front.frames], [240, 160, 30])
+    XCTAssertEqual([back.width, back.height, back.frames], [160, 120, 30])
+    XCTAssertEqual(front.duration, 1, accuracy: 0.01)
+    // Matroska keeps no stream duration: the last frame starts one frame before 1 s.
+    XCTAssertEqual(back.frameTimes.last ?? 0, 29.0 / 30, accuracy: 0.002)
+    // One start: both files carry the same instant (MP4 keeps whole seconds), which is
+    // when the run started them.
+    let frontTime = try creationTime("front.mp4"), backTime = try creationTime("back.mkv")
+    XCTAssertEqual(frontTime.prefix(19), backTime.prefix(19))
+    let parser = ISO8601DateFormatter()
+    parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    let instant = try XCTUnwrap(parser.date(from: backTime)).timeIntervalSince1970
+    XCTAssertGreaterThanOrEqual(instant, before)
+    XCTAssertLessThanOrEqual(instant, after)
+    XCTAssertEqual(try listing(), ["back.mkv", "cams.yml", "front.mp4"])
+  }
+
+  func testCheckPrintsEachCameraAndOpensNothing() throws {
+    try write("""
+      cameras:
+        front:
+          source: /dev/video9   # not opened by --check
+          fps: 30
+          motion: true
+          output: [front.mp4, "-"]
+        back:
+          input: clip.mp4
+          realtime: false
+          segment: 10m
+          output: back-%Y%m%d-%H%M%S.mp4
+      preview: 127.0.0.1:8080
+      mosaic:
+        layout: pip=back:corner=tl
+        size: 1280x720
+        output: both.mp4
+        audio: front
+      """)
+    let result = try CLI.run(["run", "--check", "cams.yml"], in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertEqual(result.stderr, "")
+    XCTAssertEqual(
+      result.stdout,
+      """
+      front: /dev/video9 -> front.mp4, stdout
+      back: input clip.mp4 -> back-%Y%m%d-%H%M%S.mp4
+      mosaic: pip=back:corner=tl:size=25% of front, back, 1280x720 -> both.mp4
+
+      """)
+    XCTAssertEqual(try listing(), ["cams.yml"])
+  }
+
+  func testCheckNamesTheFileLineAndKeyOfEachError() throws {
+    let front = "cameras:\n  front:\n    source: testsrc\n    output: front.mp4\n"
+    let cases: [(String, String)] = [
+      (front + "    fsp: 30\n", "cams.yml:5: cameras.front.fsp: unknown option (did you mean 'fps'?)"),
+      (front + "    size: {width: 640}\n", "cams.yml:5: cameras.front.size: expected a value, found a map"),
+      (front + "    motion: often\n", "cams.yml:5: cameras.front.motion: expected true or false, found 'often'"),
+      (front + "    fps: [25, 30]\n",
+       "cams.yml:5: cameras.front.fps: takes one value, not a list (lists are for options that repeat, like filter and output)"),
+      // ArgumentParser's message and RecordCommand's, each on its key's line.
+      (front + "    fps: fast\n", "cams.yml:5: cameras.front.fps: the value 'fast' is invalid for '--fps <n>'"),
+      (front + "    duration: 10x\n",
+       "cams.yml:5: cameras.front.duration: --duration: invalid duration '10x': expected a positive time such as 10s, "
+         + "500ms, 90m, 1h30m, 1d or 1:30:00 (at least 1ms)"),
+      (front + "    filter: [mirror, sparkle]\n",
+       "cams.yml:5: cameras.front.filter: filter 'sparkle': unknown filter (known: watermark, grayscale, crop, mirror, "
+         + "scale, fit, pad, rotate, color, text, timestamp, frei0r)"),
+      (front + "   fps: 30\n", "cams.yml:5: YAML: did not find expected key (while parsing a block mapping from line 2)"),
+      ("cameras:\n", "cams.yml:1: cameras: expected a map of cameras by name, found nothing"),
+      ("cameras: {}\n", "cams.yml:1: cameras: no cameras: give at least one, by name"),
+      ("preview: 8080\n", "cams.yml:1: cameras: no cameras: add cameras: with one map of record options per camera"),
+      (front + "  back:\n    source: testsrc\n", "cams.yml:5: cameras.back: no output: give output (a file, a URL, or a list of them), or pre-record for event clips"),
+      ("cameras:\n  front:\n    source: /dev/video7\n    output: a.mp4\n  back:\n    output: b.mp4\n    source: /dev/./video7\n",
+       "cams.yml:7: cameras.back.source: '/dev/./video7' is also the source of camera 'front' (line 3); a device records "
+         + "for one camera only"),
+      (front + "  back:\n    source: testsrc\n    output: ./front.mp4\n",
+       "cams.yml:7: cameras.back.output: './front.mp4' is an output of camera 'front' too (line 4); each output belongs "
+         + "to one recording"),
+      (front + "mosaic:\n  layout: pip=side\n  output: both.mp4\n",
+       "cams.yml:6: mosaic.layout: layout 'pip=side', camera 'side': no such camera (cameras: front)"),
+      (front + "mosaic:\n  layout: grid\n  output: both.mp4\n  audio: side\n",
+       "cams.yml:8: mosaic.audio: no camera 'side' in the mosaic (it shows front)"),
+      (front + "mosiac:\n  layout: grid\n", "cams.yml:5: mosiac: unknown key (did you mean 'mosaic'?)"),
+    ]
+    for (yaml, message) in cases {
+      try write(yaml)
+      try assertFails(["run", "--check", "cams.yml"], stderr: "camfx: error: " + message, keep: ["cams.yml"])
+    }
+    try FileManager.default.removeItem(atPath: path("cams.yml"))
+    try assertFails(["run", "--check", "cams.yml"], stderr: "camfx: error: cams.yml: cannot be read: No such file or directory")
+  }
+
+  func testRunRefusesAMosaicUntilItIsRecorded() throws {
+    try write("cameras:\n  front:\n    source: testsrc\n    output: front.mp4\nmosaic:\n  layout: grid\n  output: both.mp4\n")
+    try assertFails(
+      ["run", "cams.yml"],
+      stderr: "camfx: error: cams.yml:5: mosaic: not recorded yet: camfx run records each camera's own outputs for now; "
+        + "remove mosaic: to run (camfx run --check reads it)",
+      keep: ["cams.yml"])
+  }
+
+  func testReloadStartsAnAddedCameraAndKeepsTheOthersWithoutAGap() throws {
+    let front = "cameras:\n  front:\n    source: testsrc\n    size: 160x120\n    x264-preset: ultrafast\n    output: front.mp4\n"
+    let back = "  back:\n    source: testsrc\n    size: 128x96\n    x264-preset: ultrafast\n    output: back.mp4\n"
+    try write(front)
+    let process = try CLI.start(["run", "cams.yml"], in: dir)
+    defer { if process.isRunning { process.terminate() } }
+    waitForFile("front.mp4")
+    usleep(500_000)
+    try write(front + back)
+    kill(process.processIdentifier, SIGHUP)
+    waitForFile("back.mp4")
+    usleep(500_000)
+    // A file with an error changes nothing: both cameras record on.
+    try write(front + back + "    fsp: 30\n")
+    kill(process.processIdentifier, SIGHUP)
+    let reloaded = Date()
+    usleep(800_000)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    let stopped = Date()
+    XCTAssertEqual(process.terminationReason, .exit)
+    XCTAssertEqual(process.terminationStatus, 0)
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    let lines = stderr.split(separator: "\n").map(String.init)
+    XCTAssertEqual(lines.count, 4, stderr)
+    XCTAssertEqual(lines.first, "camfx: reloaded cams.yml: 1 added, 0 restarted, 0 removed, 1 unchanged")
+    XCTAssertEqual(
+      lines.dropFirst().first,
+      "camfx: reload: error: cams.yml:12: cameras.back.fsp: unknown option (did you mean 'fps'?); "
+        + "the cameras record on as they were")
+    XCTAssertTrue(lines.contains { $0.hasPrefix("front: recorded ") && $0.contains(" 0 dropped") }, stderr)
+    XCTAssertTrue(lines.contains { $0.hasPrefix("back: recorded ") && $0.contains(" 0 dropped") }, stderr)
+    let frontVideo = try XCTUnwrap(MovieOracle.probe(path("front.mp4"))["video"])
+    let backVideo = try XCTUnwrap(MovieOracle.probe(path("back.mp4"))["video"])
+    XCTAssertEqual([frontVideo.width, frontVideo.height], [160, 120])
+    XCTAssertEqual([backVideo.width, backVideo.height], [128, 96])
+    // The first camera went on through both reloads, frame after frame.
+    assertNoGap(frontVideo.frameTimes, interval: 1.0 / 30, "front.mp4")
+    XCTAssertEqual(frontVideo.frameTimes.first ?? -1, 0, accuracy: 1e-6)
+    XCTAssertGreaterThan(frontVideo.duration, backVideo.duration + 0.4, "front started first")
+    // The added camera kept recording after the broken reload, until the stop.
+    XCTAssertGreaterThan(backVideo.duration, stopped.timeIntervalSince(reloaded) - 0.3)
+    assertNoGap(backVideo.frameTimes, interval: 1.0 / 30, "back.mp4")
+  }
+}
