@@ -28,9 +28,11 @@ check "bash completion loads and completes camfx" \
 check "zsh completion defines _camfx" grep -q "_camfx" "$p/share/zsh/site-functions/_camfx"
 check "fish completion names camfx" grep -q "complete -c 'camfx'" "$p/share/fish/vendor_completions.d/camfx.fish"
 if command -v systemd-analyze >/dev/null; then
-  unit="$dest/camfx-record.service"
-  sed "s|/usr/local/bin/camfx|$p/bin/camfx|" examples/camfx-record.service >"$unit"
-  check "examples/camfx-record.service verifies (systemd-analyze verify)" systemd-analyze verify "$unit"
+  for name in camfx-record camfx-run; do
+    unit="$dest/$name.service"
+    sed "s|/usr/local/bin/camfx|$p/bin/camfx|" "examples/$name.service" >"$unit"
+    check "examples/$name.service verifies (systemd-analyze verify)" systemd-analyze verify "$unit"
+  done
 fi
 make -s uninstall DESTDIR="$dest/root" PREFIX=/usr/local
 check "make uninstall leaves no file" test -z "$(find "$dest/root" -type f)"

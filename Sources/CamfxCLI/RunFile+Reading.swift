@@ -1,6 +1,7 @@
 import ArgumentParser
 import Camfx
 import CamfxCore
+import CamfxMedia
 import CamfxMosaic
 import CamfxPreview
 import Foundation
@@ -178,15 +179,18 @@ private struct RunFileReader {
       keys.append(KeyLine(key: key, option: entry.name, line: at))
       arguments += try self.arguments(for: entry, value: value, key: "\(path).\(key)")
     }
-    var optionLines: [String: Int] = [:]
-    for key in keys where optionLines[key.option] == nil { optionLines[key.option] = key.line }
+    var optionKeys: [String: (key: String, line: Int)] = [:]
+    for key in keys where optionKeys[key.option] == nil { optionKeys[key.option] = (key.key, key.line) }
     if var kept = keeping[name], kept.arguments == arguments {
       kept.line = line(nameNode)
-      kept.optionLines = optionLines
+      kept.optionKeys = optionKeys
       return kept
     }
-    func keyed(_ message: String) -> RunFileError {
-      guard let mentioned = mentionedKey(in: message, keys: keys) else { return error(line(nameNode), path, message) }
+    /// The message on the line of the key it names, else of `option`'s, else the camera's.
+    func keyed(_ message: String, option: String? = nil) -> RunFileError {
+      guard let mentioned = mentionedKey(in: message, keys: keys) ?? keys.first(where: { $0.option == option }) else {
+        return error(line(nameNode), path, message)
+      }
       return error(mentioned.line, "\(path).\(mentioned.key)", message)
     }
     let command: RecordCommand
@@ -204,14 +208,18 @@ private struct RunFileReader {
     let setup: RecordingSetup
     do {
       setup = try command.setup()
-    } catch let filterError as FilterError {
-      let filterLine = keys.first { $0.option == "filter" }
-      throw error(filterLine?.line ?? line(nameNode), filterLine.map { "\(path).\($0.key)" } ?? path, "\(filterError)")
     } catch {
-      throw keyed("\(error)")
+      // Errors that name no option, by what they are about.
+      let option: String? =
+        switch error {
+        case is FilterError: "filter"
+        case is OutputFileError, is MediaSettingsError: "output"
+        default: nil
+        }
+      throw keyed("\(error)", option: option)
     }
     return RunFile.Camera(
-      name: name, arguments: arguments, command: command, setup: setup, line: line(nameNode), optionLines: optionLines)
+      name: name, arguments: arguments, command: command, setup: setup, line: line(nameNode), optionKeys: optionKeys)
   }
 
   /// The arguments one key gives.
@@ -271,7 +279,7 @@ private struct RunFileReader {
       let device = Self.canonicalDevice(source)
       if let first = seen[device] {
         throw error(
-          camera.line(of: "source"), "cameras.\(camera.name).source",
+          camera.line(of: "source"), camera.keyPath(of: "source"),
           "'\(source)' is also the source of camera '\(first.name)' (line \(first.line(of: "source"))); a device records for one camera only")
       }
       seen[device] = camera
@@ -290,8 +298,7 @@ private struct RunFileReader {
   func requireDistinctOutputs(_ cameras: [RunFile.Camera], mosaic: MosaicDescription?) throws(RunFileError) {
     var seen: [String: (owner: String, line: Int)] = [:]
     var owners: [(owner: String, key: String, line: Int, plan: RecordingOutputPlan?)] = cameras.map {
-      ("camera '\($0.name)'", "cameras.\($0.name).\($0.optionLines["output"] == nil ? "pre-record" : "output")",
-       $0.line(of: "output"), $0.setup.configuration.outputs)
+      ("camera '\($0.name)'", $0.keyPath(of: "output"), $0.line(of: "output"), $0.setup.configuration.outputs)
     }
     if let mosaic { owners.append(("the mosaic", "mosaic.output", mosaic.line, mosaic.outputs)) }
     for owner in owners {

@@ -32,11 +32,15 @@ struct RunFile {
     var setup: RecordingSetup
     /// The line of the camera's name in the file.
     var line: Int
-    /// The line of each option it gives, by long name (`output` for `o`).
-    var optionLines: [String: Int]
+    /// Where each option it gives is, by long name: the key as written (`o` for
+    /// `output`) and its line.
+    var optionKeys: [String: (key: String, line: Int)]
 
     /// The line of `option`'s key, else of the camera's name.
-    func line(of option: String) -> Int { optionLines[option] ?? line }
+    func line(of option: String) -> Int { optionKeys[option]?.line ?? line }
+
+    /// `cameras.NAME.KEY` for `option` as the file spells it.
+    func keyPath(of option: String) -> String { "cameras.\(name).\(optionKeys[option]?.key ?? option)" }
 
     /// What it records from: the source, or `input FILE`.
     var sourceText: String {

@@ -197,4 +197,53 @@ final class RunCommandTests: CLITestCase {
     XCTAssertGreaterThan(backVideo.duration, stopped.timeIntervalSince(reloaded) - 0.3)
     assertNoGap(backVideo.frameTimes, interval: 1.0 / 30, "back.mp4")
   }
+
+  func testReloadFinishesARemovedCameraAndRestartsAChangedOne() throws {
+    let front = "  front:\n    source: testsrc\n    size: 160x120\n    x264-preset: ultrafast\n    output: front.mp4\n"
+    let back = "  back:\n    source: testsrc\n    x264-preset: ultrafast\n"
+    try write("cameras:\n" + front + back + "    size: 128x96\n    output: back-1.mp4\n")
+    let process = try CLI.start(["run", "cams.yml"], in: dir)
+    defer { if process.isRunning { process.terminate() } }
+    waitForFile("front.mp4")
+    waitForFile("back-1.mp4")
+    usleep(300_000)
+    try write("cameras:\n" + back + "    size: 96x64\n    output: back-2.mp4\n")
+    kill(process.processIdentifier, SIGHUP)
+    waitForFile("back-2.mp4")
+    usleep(300_000)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0)
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    let lines = stderr.split(separator: "\n").map(String.init)
+    // Both leave before the changed one starts again (it may open the same device).
+    XCTAssertEqual(lines.count, 4, stderr)
+    let ended = lines.prefix(2).sorted()
+    XCTAssertTrue(ended.first?.hasPrefix("back: recorded ") == true && ended.first?.contains(" to back-1.mp4: ") == true, stderr)
+    XCTAssertTrue(ended.last?.hasPrefix("front: recorded ") == true && ended.last?.contains(" to front.mp4: ") == true, stderr)
+    XCTAssertEqual(lines.dropFirst(2).first, "camfx: reloaded cams.yml: 0 added, 1 restarted, 1 removed, 0 unchanged")
+    XCTAssertTrue(lines.last?.hasPrefix("back: recorded ") == true, stderr)
+    XCTAssertTrue(lines.last?.contains(" to back-2.mp4: ") == true, stderr)
+    for (name, size) in [("front.mp4", [160, 120]), ("back-1.mp4", [128, 96]), ("back-2.mp4", [96, 64])] {
+      let video = try XCTUnwrap(MovieOracle.probe(path(name))["video"], name)
+      XCTAssertEqual([video.width, video.height], size, name)
+      XCTAssertGreaterThan(video.frames, 5, name)
+      assertNoGap(video.frameTimes, interval: 1.0 / 30, name)
+    }
+  }
+
+  /// The example the service unit reads is a good file.
+  func testTheExampleFileChecks() throws {
+    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../examples/cams.yml")
+    try FileManager.default.copyItem(at: example, to: dir.appendingPathComponent("cams.yml"))
+    let result = try CLI.run(["run", "--check", "cams.yml"], in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    XCTAssertEqual(
+      result.stdout,
+      """
+      front: /dev/video0 -> front-%Y%m%d-%H%M%S.mp4
+      door: /dev/video1 -> event clips door-event-%Y%m%d-%H%M%S.mp4
+
+      """)
+  }
 }
