@@ -241,6 +241,7 @@ private final class RunSession {
     cameras.finish(leaving)
     let starting = Set(changed + added)
     start(next.cameras.filter { starting.contains($0.name) }, of: next)
+    cameras.arrange(as: next.cameras.map(\.name))
     cameras.say(
       "camfx: reloaded \(path): \(added.count) added, \(changed.count) restarted, \(removed.count) removed, "
         + "\(unchanged.count) unchanged")

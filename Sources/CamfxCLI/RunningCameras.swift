@@ -77,14 +77,21 @@ final class RunningCameras {
       }
       return failed
     }
-    for recording in opened { prepare(recording) }
+    for recording in opened {
+      if recording.camera.command.verbose { say("camfx: \(recording.camera.name): video path: \(recording.job.videoPath)") }
+      prepare(recording)
+    }
     let wake = wake
     for recording in opened { recording.start { wake.notify() } }
     recordings += opened
-    recordings.sort { a, b in
-      (cameras.firstIndex { $0.name == a.camera.name } ?? .max) < (cameras.firstIndex { $0.name == b.camera.name } ?? .max)
-    }
     return failed
+  }
+
+  /// Puts the recordings in the file's order (the status line's), after a reload.
+  func arrange(as names: [String]) {
+    recordings.sort { a, b in
+      (names.firstIndex(of: a.camera.name) ?? .max) < (names.firstIndex(of: b.camera.name) ?? .max)
+    }
   }
 
   /// Asks the named cameras to finish cleanly and waits until their files are finished.

@@ -246,4 +246,15 @@ final class RunCommandTests: CLITestCase {
 
       """)
   }
+
+  /// SIGHUP reloads only `camfx run`: `camfx record` finishes its file on it, as ever.
+  func testRecordStillFinishesOnSIGHUP() throws {
+    let run = try signalWhileWriting(
+      ["record", "--size", "64x48", "--x264-preset", "ultrafast", "-o", "out.mp4"], signal: SIGHUP, watching: "out.mp4")
+    XCTAssertEqual(run.reason, .exit)
+    XCTAssertEqual(run.status, 0, run.stderr)
+    XCTAssertTrue(run.stderr.contains("stopped by interrupted"), run.stderr)
+    let video = try XCTUnwrap(MovieOracle.probe(path("out.mp4"))["video"])
+    XCTAssertGreaterThan(video.frames, 0)
+  }
 }
