@@ -19,9 +19,9 @@ check "installed camfx runs (--version)" "$p/bin/camfx" --version
 check "installed camfx needs no Swift runtime (ldd names no libswift or libFoundation)" \
   sh -c '! ldd "$0" | grep -E "libswift|libFoundation"' "$p/bin/camfx"
 check "man page camfx.1 renders" sh -c 'MANWIDTH=80 man -l "$0" | grep -q "camfx"' "$p/share/man/man1/camfx.1"
-for page in record repair snapshot; do
+for page in record repair snapshot run; do
   check "man page camfx.$page.1 renders and names the command" \
-    sh -c 'MANWIDTH=80 man -l "$0" | grep -q "camfx.record\|camfx.repair\|camfx.snapshot"' "$p/share/man/man1/camfx.$page.1"
+    sh -c 'MANWIDTH=80 man -l "$0" | grep -q "camfx.record\|camfx.repair\|camfx.snapshot\|camfx.run"' "$p/share/man/man1/camfx.$page.1"
 done
 check "bash completion loads and completes camfx" \
   bash -c '. "$0" && complete -p camfx' "$p/share/bash-completion/completions/camfx"

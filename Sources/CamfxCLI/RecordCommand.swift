@@ -31,8 +31,20 @@ struct RecordCommand: ParsableCommand {
       """)
 
   @Option(help: ArgumentHelp(
-    "testsrc, a PNG file, or a camera such as /dev/video0 (default: the first camera, else testsrc).", valueName: "source"))
-  var source: String?
+    "testsrc, a PNG file, or a camera such as /dev/video0 (default: the first camera, else testsrc). Give it again for "
+      + "several cameras at once: each into its own -o (one per --source, in order), or all in one picture with --layout.",
+    valueName: "source"))
+  var source: [String] = []
+
+  @Option(help: ArgumentHelp(
+    "Record the --source cameras in one picture: grid, hstack, vstack, or pip=CAMERA[:corner=tl|tr|bl|br][:size=25%] "
+      + "(CAMERA shown small over the other). Cameras are named after their source (video0, testsrc, photo); one "
+      + "that goes away shows a 'no signal' card.", valueName: "layout"))
+  var layout: String?
+
+  @Option(name: .customLong("mosaic-size"), parsing: .unconditional, help: ArgumentHelp(
+    "The --layout picture's size (default: the cameras' pictures side by side at their own size).", valueName: "WxH"))
+  var mosaicSize: String?
 
   @Option(help: ArgumentHelp("A movie file to transcode (video and sound) instead of --source.", valueName: "file"))
   var input: String?
@@ -174,7 +186,26 @@ struct RecordCommand: ParsableCommand {
   var outputOptions: OutputOptions
 
   func validate() throws {
-    if input != nil && source != nil { throw ValidationError("use either --source or --input, not both") }
+    if input != nil && !source.isEmpty { throw ValidationError("use either --source or --input, not both") }
+    if layout != nil && source.count < 2 { throw ValidationError("--layout puts several cameras in one picture: give --source twice or more") }
+    if mosaicSize != nil && layout == nil { throw ValidationError("--mosaic-size is the size of a --layout picture: add --layout") }
+    if source.count > 1 && layout == nil {
+      if outputOptions.output.count != source.count {
+        throw ValidationError(
+          "with \(source.count) --source and no --layout, give one -o per --source (in the same order), or --layout to "
+            + "record them in one picture")
+      }
+      // Each camera would need names of its own for these: a YAML file gives them.
+      let perCamera = [
+        ("--pre-record", eventOptions.preRecord != nil), ("--motion", motion), ("--still", still != nil),
+        ("--stats-json", statsJSON != nil),
+      ]
+      if let (name, _) = perCamera.first(where: \.1) {
+        throw ValidationError(
+          "\(name) with several --source needs --layout (it then applies to the picture of them all); for each camera "
+            + "its own, describe them in a file for camfx run")
+      }
+    }
     if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
     if segment == nil && (keep != nil || maxTotal != nil) {
       throw ValidationError("--keep and --max-total keep segments of a loop recording: add --segment")
@@ -269,6 +300,7 @@ struct RecordCommand: ParsableCommand {
     FFmpegLogging.configure(verbose: verbose)
     // 1. Everything that can be checked without opening anything.
     let setup = try setup(report: Self.printToStderr)
+    if source.count > 1 { return try recordSeveral(setup) }
     let recording = setup.configuration
     let statsFile = setup.statsFile
     let previewAddress = setup.previewAddress
@@ -341,7 +373,7 @@ struct RecordCommand: ParsableCommand {
       }
       if audio == "none" { recording.sound = .none }
     } else {
-      recording = .init(source: .live(try source.map { try SourceSpec(parsing: $0) }))
+      recording = .init(source: .live(try source.first.map { try SourceSpec(parsing: $0) }))
       recording.size = try size.map { try FrameGeometry(parsing: $0, option: "--size") }
       if let device = audio.flatMap(MicrophoneOption.device) {
         recording.sound = .microphone(device: device)

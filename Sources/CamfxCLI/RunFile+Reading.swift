@@ -14,6 +14,8 @@ extension RunFile {
   static let runWideKeys = [
     "preview": "the preview server is set once, at the top of the file (preview: ADDRESS)",
     "quiet": "the status line is camfx run's (camfx run --quiet)",
+    "layout": "a camera is one picture; the file's mosaic: puts cameras in one (mosaic: {layout: ...})",
+    "mosaic-size": "a camera is one picture; the file's mosaic: has the size of the picture of several (mosaic: {size: ...})",
   ]
 
   /// Reads and checks the file at `path`.
@@ -179,6 +181,10 @@ private struct RunFileReader {
       keys.append(KeyLine(key: key, option: entry.name, line: at))
       arguments += try self.arguments(for: entry, value: value, key: "\(path).\(key)")
     }
+    // `record --source A --source B` is several cameras; in a file each has its name.
+    if arguments.filter({ $0.hasPrefix("--source=") }).count > 1, let key = keys.first(where: { $0.option == "source" }) {
+      throw error(key.line, "\(path).\(key.key)", "one camera has one source; give each camera its own name under cameras:")
+    }
     var optionKeys: [String: (key: String, line: Int)] = [:]
     for key in keys where optionKeys[key.option] == nil { optionKeys[key.option] = (key.key, key.line) }
     if var kept = keeping[name], kept.arguments == arguments {
@@ -199,7 +205,7 @@ private struct RunFileReader {
     } catch {
       throw keyed(Self.parserMessage(error))
     }
-    guard command.source != nil || command.input != nil else {
+    guard !command.source.isEmpty || command.input != nil else {
       throw error(line(nameNode), path, "no source: give source (/dev/videoN, testsrc or a PNG) or input (a movie)")
     }
     guard !command.outputOptions.output.isEmpty || command.eventOptions.preRecord != nil else {
@@ -275,7 +281,7 @@ private struct RunFileReader {
   func requireDistinctDevices(_ cameras: [RunFile.Camera]) throws(RunFileError) {
     var seen: [String: RunFile.Camera] = [:]
     for camera in cameras {
-      guard let source = camera.command.source, source.hasPrefix("/dev/") else { continue }
+      guard let source = camera.command.source.first, source.hasPrefix("/dev/") else { continue }
       let device = Self.canonicalDevice(source)
       if let first = seen[device] {
         throw error(

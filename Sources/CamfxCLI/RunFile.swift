@@ -45,7 +45,7 @@ struct RunFile {
     /// What it records from: the source, or `input FILE`.
     var sourceText: String {
       if let input = command.input { return "input \(input)" }
-      return command.source ?? "testsrc"
+      return command.source.first ?? "testsrc"
     }
 
     /// Where it records to, as the user knows them (a URL without its password).

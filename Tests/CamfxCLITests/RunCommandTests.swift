@@ -135,6 +135,10 @@ final class RunCommandTests: CLITestCase {
       (front + "mosaic:\n  layout: grid\n  output: both.mp4\n  audio: side\n",
        "cams.yml:8: mosaic.audio: no camera 'side' in the mosaic (it shows front)"),
       (front + "mosiac:\n  layout: grid\n", "cams.yml:5: mosiac: unknown key (did you mean 'mosaic'?)"),
+      ("cameras:\n  both:\n    source: [testsrc, testsrc]\n    output: [a.mp4, b.mp4]\n",
+       "cams.yml:3: cameras.both.source: one camera has one source; give each camera its own name under cameras:"),
+      (front + "    layout: hstack\n",
+       "cams.yml:5: cameras.front.layout: a camera is one picture; the file's mosaic: puts cameras in one (mosaic: {layout: ...})"),
     ]
     for (yaml, message) in cases {
       try write(yaml)

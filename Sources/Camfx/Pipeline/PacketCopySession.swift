@@ -59,6 +59,8 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
         packets = try MoviePacketReader(path: path, audio: configuration.sound != .none)
       case .live(let spec):
         packets = try CameraPacketSource(camera: try Self.openCamera(spec, configuration, report: report))
+      case .own:
+        throw RecordingOptionError("video codec 'copy' copies a camera's or a movie's packets: give your source's as a PacketSource")
       case .composition:
         throw RecordingOptionError("a composition is copied by passthrough: give its PassthroughComposition as the source")
       }

@@ -47,6 +47,12 @@ extension RecordingPipeline {
         clock: reader.creationTime.map { .origin(epochSeconds: $0, at: reader.videoStartTime ?? .zero) } ?? .timestampOnly,
         expectedFrames: reader.statedFrameCount > 0
           ? reader.statedFrameCount : (reader.videoDuration ?? reader.duration).map { Int(($0.seconds * rate).rounded()) })
+    case .own(let source):
+      let duration = source.frameDuration ?? MediaTime(value: 1, timescale: Int32(fps ?? 30))
+      let rate = Double(duration.timescale) / Double(duration.value)
+      return OpenedInput(
+        input: source, fps: rate,
+        buffering: source.isLive ? RecordingBuffering.live(geometry: source.geometry, framesPerSecond: rate) : .file)
     case .composition(let composition):
       let duration = composition.video.frameDuration
       return OpenedInput(
@@ -73,24 +79,12 @@ extension RecordingPipeline {
           : RecordingBuffering.file
         return OpenedInput(input: source, fps: Double(fps ?? 30), buffering: buffering)
       }
-      let camera = try SourceSpec.openCamera(
-        device: device, size: size, frameRate: fps, poolCapacity: expected.poolCapacity, camera: configuration.camera)
-      for note in camera.notes { report("\(camera.path): \(note)") }
-      let rate = camera.format.frameIntervals.first?.framesPerSecond ?? Double(fps ?? 30)
-      let buffering = RecordingBuffering.live(geometry: camera.geometry, framesPerSecond: rate).fitting(pool: expected.poolCapacity)
-      guard configuration.reconnectTimeout > 0 else { return OpenedInput(input: camera, fps: rate, buffering: buffering) }
-      // The same format, size and rate (and controls) again when the camera comes back.
-      var again = configuration.camera
-      again.poolCapacity = max(expected.poolCapacity, 2)
-      again.size = camera.geometry
-      again.pixelFormat = camera.format.pixelFormat
-      if let interval = camera.format.frameIntervals.first { again.frameRate = interval }
-      again.preset = nil
-      let path = camera.path
-      let input = ReconnectingCamera(
-        camera: camera, timeout: configuration.reconnectTimeout, reopen: { try V4L2Camera(path: path, settings: again) },
-        report: report)
-      return OpenedInput(input: input, fps: rate, buffering: buffering)
+      let camera = try SourceSpec.openCameraForRecording(
+        device: device, size: size, frameRate: fps, poolCapacity: expected.poolCapacity, camera: configuration.camera,
+        reconnectTimeout: configuration.reconnectTimeout, report: report)
+      let buffering = RecordingBuffering.live(geometry: camera.source.geometry, framesPerSecond: camera.framesPerSecond)
+        .fitting(pool: expected.poolCapacity)
+      return OpenedInput(input: camera.source, fps: camera.framesPerSecond, buffering: buffering)
     }
   }
 }

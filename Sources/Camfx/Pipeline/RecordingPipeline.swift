@@ -34,6 +34,11 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       case movie(path: String)
       /// Movies and stills composed on a timeline (`camfx compose`), with their mixed sound.
       case composition(CompositionInput)
+      /// A source a program made (any `MediaSource`: a `MosaicSource`, a network
+      /// camera's reader, a generator), recorded like the built-in ones. A live one
+      /// should lend out as many frames as `RecordingBuffering.live` gives for its size
+      /// and rate, or it drops frames when the rings are deep.
+      case own(any MediaSource<PCMBuffer>)
     }
 
     /// Where the sound comes from.
@@ -78,6 +83,10 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     /// Event clips from a pre-roll of packets (`--pre-record`), triggered through
     /// `events`; with or without `outputs`.
     public var events: EventRecorder.Options?
+    /// What starts event clips besides motion: a signal, a program's own trigger
+    /// (`EventTrigger`). Started when the recording starts, stopped when it ends; they
+    /// need `events`.
+    public var triggers: [any EventTrigger] = []
     /// Motion detection on the filtered frames (`MotionTap`): it triggers `events`
     /// when they are asked for, and its score is in `motion.latest` either way.
     public var motion: MotionDetector.Options?
@@ -93,6 +102,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       self.source = source
       switch source {
       case .live: sound = .none
+      case .own(let source): sound = source.hasAudio ? .movie : .none
       case .movie: sound = .movie
       case .composition(let input): sound = input.hasAudio ? .movie : .none
       }
@@ -150,7 +160,13 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       guard configuration.sound == .none || configuration.sound == .movie else {
         throw RecordingOptionError("a timelapse is silent: it cannot record sound")
       }
-      if case .live = configuration.source {} else if configuration.realtime != true {
+      let keepsLiveFrames: Bool
+      switch configuration.source {
+      case .live: keepsLiveFrames = true
+      case .own(let source): keepsLiveFrames = source.isLive
+      case .movie, .composition: keepsLiveFrames = configuration.realtime == true
+      }
+      if !keepsLiveFrames {
         throw RecordingOptionError("a timelapse keeps frames of a live source: a camera, testsrc, or a movie played in real time")
       }
       if let duration = limits.duration {
@@ -161,11 +177,18 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
         limits.duration = nil
       }
     }
-    if case .live = configuration.source, configuration.sound == .movie {
-      throw RecordingOptionError("a live source has no sound track of its own")
+    if !configuration.triggers.isEmpty && configuration.events == nil {
+      throw RecordingOptionError("a trigger starts event clips: the recording needs events (a pre-record) for it")
     }
-    if case .live = configuration.source {} else if configuration.sound != .movie && configuration.sound != .none {
-      throw RecordingOptionError("a movie brings its own sound: it cannot take a tone or a microphone as well")
+    switch configuration.source {
+    case .live:
+      if configuration.sound == .movie { throw RecordingOptionError("a live source has no sound track of its own") }
+    case .own(let source) where !source.hasAudio:
+      if configuration.sound == .movie { throw RecordingOptionError("this source has no sound track of its own") }
+    case .movie, .composition, .own:
+      if configuration.sound != .movie && configuration.sound != .none {
+        throw RecordingOptionError("a movie brings its own sound: it cannot take a tone or a microphone as well")
+      }
     }
 
     var opened = try Self.openInput(configuration, report: report)
@@ -320,9 +343,18 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
   public func run(
     statusInterval: Double = 0.5, status: (RecordingStatistics.Snapshot, Double) -> Void = { _, _ in }
   ) throws -> RecordingSummary {
+    var started: [any EventTrigger] = []
+    defer { for trigger in started { trigger.stop() } }
     do {
       try microphone?.start()
+      if let events {
+        for trigger in configuration.triggers {
+          try trigger.start(firing: events)
+          started.append(trigger)
+        }
+      }
     } catch {
+      microphone?.stop()
       events?.finish()
       writer?.cancel()
       throw error

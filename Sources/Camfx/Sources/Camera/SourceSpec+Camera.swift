@@ -38,6 +38,33 @@ extension SourceSpec {
     return try V4L2Camera(path: device, settings: settings)
   }
 
+  /// A camera as a recording reads it: opened with `camera`'s settings (its notes, what
+  /// the driver adjusted, told to `report`), and, with a `reconnectTimeout`, waited for
+  /// when it goes away and opened again the same way (format, size, rate, controls) when
+  /// it comes back. Everything camera-specific a recording needs is here, not in the
+  /// pipeline that reads it.
+  /// - Returns: the source and the frame rate the camera runs at.
+  public static func openCameraForRecording(
+    device: String, size: FrameGeometry?, frameRate: Int?, poolCapacity: Int, camera: CameraSettings,
+    reconnectTimeout: Double, report: @escaping @Sendable (String) -> Void
+  ) throws -> (source: any MediaSource<PCMBuffer>, framesPerSecond: Double) {
+    let opened = try openCamera(device: device, size: size, frameRate: frameRate, poolCapacity: poolCapacity, camera: camera)
+    for note in opened.notes { report("\(opened.path): \(note)") }
+    let rate = opened.format.frameIntervals.first?.framesPerSecond ?? Double(frameRate ?? 30)
+    guard reconnectTimeout > 0 else { return (opened, rate) }
+    // The same format, size and rate (and controls) again when the camera comes back.
+    var again = camera
+    again.poolCapacity = max(poolCapacity, 2)
+    again.size = opened.geometry
+    again.pixelFormat = opened.format.pixelFormat
+    if let interval = opened.format.frameIntervals.first { again.frameRate = interval }
+    again.preset = nil
+    let path = opened.path
+    let source = ReconnectingCamera(
+      camera: opened, timeout: reconnectTimeout, reopen: { try V4L2Camera(path: path, settings: again) }, report: report)
+    return (source, rate)
+  }
+
   /// What `--source` means when it is not given: the first camera. The test pattern
   /// only when there is no camera at all (`isFallback`, which the command says on its
   /// first line); a camera that exists but cannot be opened (no permission, busy) is
