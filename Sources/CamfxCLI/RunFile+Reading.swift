@@ -114,7 +114,9 @@ private struct RunFileReader {
   func unknown(_ kind: String, _ name: String, among names: [String], suggestion: String? = nil) -> String {
     let close = suggestion ?? names.map { ($0, RecordOptionCatalog.editDistance($0, name)) }.filter { $0.1 < 4 }
       .min { $0.1 < $1.1 }?.0
-    return "unknown \(kind)" + (close.map { " (did you mean '\($0)'?)" } ?? " (expected \(names.joined(separator: ", ")))")
+    let known = names.isEmpty ? " (a camera's keys are camfx record's options: camfx record --help)"
+      : " (expected \(names.joined(separator: ", ")))"
+    return "unknown \(kind)" + (close.map { " (did you mean '\($0)'?)" } ?? known)
   }
 
   /// The text of a scalar, or an error naming `key` when `node` is a list or a map.

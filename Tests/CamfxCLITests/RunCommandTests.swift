@@ -107,6 +107,8 @@ final class RunCommandTests: CLITestCase {
     let front = "cameras:\n  front:\n    source: testsrc\n    output: front.mp4\n"
     let cases: [(String, String)] = [
       (front + "    fsp: 30\n", "cams.yml:5: cameras.front.fsp: unknown option (did you mean 'fps'?)"),
+      (front + "    sparkle: true\n",
+       "cams.yml:5: cameras.front.sparkle: unknown option (a camera's keys are camfx record's options: camfx record --help)"),
       (front + "    size: {width: 640}\n", "cams.yml:5: cameras.front.size: expected a value, found a map"),
       (front + "    motion: often\n", "cams.yml:5: cameras.front.motion: expected true or false, found 'often'"),
       (front + "    fps: [25, 30]\n",
