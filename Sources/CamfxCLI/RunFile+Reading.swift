@@ -19,19 +19,30 @@ extension RunFile {
   ]
 
   /// Reads and checks the file at `path`.
-  /// - Throws: `RunFileError`, the first problem found.
   /// - Parameter keeping: cameras already recording, by name: one whose options are
   ///   the same in the file is taken as it is, not set up anew (its files exist now, and
   ///   its names' time fields were filled in when it started).
+  /// - Throws: `RunFileError`, the first problem found.
   static func read(path: String, keeping: [String: Camera] = [:]) throws(RunFileError) -> RunFile {
     let text: String
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)
     } catch {
-      let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "No such file or directory"
-      throw RunFileError(path: path, line: nil, key: nil, message: "cannot be read: \(reason)")
+      throw RunFileError(path: path, line: nil, key: nil, message: "cannot be read: \(Self.unreadable(path))")
     }
     return try RunFile(yaml: text, path: path, keeping: keeping)
+  }
+
+  /// Why `path` could not be read as text: the system's reason, or what it is instead.
+  private static func unreadable(_ path: String) -> String {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+      return "it is a directory"
+    }
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return String(cString: strerror(errno)) }
+    close(fd)
+    return "it is not UTF-8 text"
   }
 
   /// Checks `yaml`, the text of the file named `path` (for messages).
