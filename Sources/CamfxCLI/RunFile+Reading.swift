@@ -224,7 +224,7 @@ private struct RunFileReader {
     guard !command.outputOptions.output.isEmpty || command.eventOptions.preRecord != nil else {
       throw error(line(nameNode), path, "no output: give output (a file, a URL, or a list of them), or pre-record for event clips")
     }
-    let setup: RecordingSetup
+    var setup: RecordingSetup
     do {
       setup = try command.setup()
     } catch {
@@ -236,6 +236,13 @@ private struct RunFileReader {
         default: nil
         }
       throw keyed("\(error)", option: option)
+    }
+    // Cameras take their stills in the same moment (SIGUSR1) and may make clips in the
+    // same second: the names they take by default start with the camera's own.
+    if command.still == nil { setup.stillPattern = Self.prefixed(setup.stillPattern, with: name) }
+    if command.eventOptions.eventOutput == nil, var events = setup.configuration.events {
+      events.pattern = Self.prefixed(events.pattern, with: name)
+      setup.configuration.events = events
     }
     return RunFile.Camera(
       name: name, arguments: arguments, command: command, setup: setup, line: line(nameNode), optionKeys: optionKeys)
@@ -280,6 +287,12 @@ private struct RunFileReader {
     return best?.key
   }
 
+  /// `dir/still-%H%M%S.png` → `dir/front-still-%H%M%S.png`.
+  static func prefixed(_ pattern: String, with name: String) -> String {
+    guard let slash = pattern.lastIndex(of: "/") else { return "\(name)-\(pattern)" }
+    return String(pattern[...slash]) + "\(name)-" + pattern[pattern.index(after: slash)...]
+  }
+
   /// ArgumentParser's message as a camfx one: "Error: The value ..." → "the value ...".
   static func parserMessage(_ error: any Error) -> String {
     var text = String(RecordCommand.message(for: error).split(whereSeparator: \.isNewline).first ?? "")
@@ -313,28 +326,54 @@ private struct RunFileReader {
     return String(cString: resolved)
   }
 
-  /// No two outputs, across cameras and the mosaic, are one file or one URL.
+  /// No two cameras (or a camera and the mosaic) write one file or one URL: their
+  /// outputs, event clips, stills and `stats-json`, each by any spelling.
   func requireDistinctOutputs(_ cameras: [RunFile.Camera], mosaic: MosaicDescription?) throws(RunFileError) {
-    var seen: [String: (owner: String, line: Int)] = [:]
-    var owners: [(owner: String, key: String, line: Int, plan: RecordingOutputPlan?)] = cameras.map {
-      ("camera '\($0.name)'", $0.keyPath(of: "output"), $0.line(of: "output"), $0.setup.configuration.outputs)
+    struct Written {
+      var owner: String
+      /// Where it is named: `cameras.front.output`.
+      var key: String
+      var line: Int
+      var name: String
+      /// The same file or URL has the same identity.
+      var identity: String
     }
-    if let mosaic { owners.append(("the mosaic", "mosaic.output", mosaic.line, mosaic.outputs)) }
-    for owner in owners {
-      for target in owner.plan?.targets ?? [] {
+    // `./a` and `a` are one name even in a folder that does not exist (yet).
+    func fileIdentity(_ path: String) -> String { OutputFile.canonicalPath(of: URL(fileURLWithPath: path).standardized.path) }
+    func targets(_ plan: RecordingOutputPlan?, owner: String, key: String, line: Int) -> [Written] {
+      (plan?.targets ?? []).map { target in
         let identity: String
         switch target {
-        case .file(let path): identity = OutputFile.canonicalPath(of: path)
+        case .file(let path): identity = fileIdentity(path)
         case .stream(let destination):
-          identity = destination.kind == .hls ? OutputFile.canonicalPath(of: target.displayName) : target.displayName
+          identity = destination.kind == .hls ? fileIdentity(target.displayName) : target.displayName
         }
-        if let first = seen[identity], first.owner != owner.owner {
-          throw error(
-            owner.line, owner.key,
-            "'\(target.displayName)' is an output of \(first.owner) too (line \(first.line)); each output belongs to one recording")
-        }
-        seen[identity] = (owner.owner, owner.line)
+        return Written(owner: owner, key: key, line: line, name: target.displayName, identity: identity)
       }
+    }
+    var written: [Written] = []
+    for camera in cameras {
+      let owner = "camera '\(camera.name)'"
+      written += targets(camera.setup.configuration.outputs, owner: owner, key: camera.keyPath(of: "output"), line: camera.line(of: "output"))
+      func file(_ name: String, option: String) -> Written {
+        Written(
+          owner: owner, key: camera.keyPath(of: option), line: camera.line(of: option), name: name,
+          identity: fileIdentity(name))
+      }
+      if let events = camera.setup.configuration.events {
+        written.append(file(events.pattern, option: camera.optionKeys["event-output"] == nil ? "pre-record" : "event-output"))
+      }
+      if camera.setup.configuration.video.copiesPackets == false { written.append(file(camera.setup.stillPattern, option: "still")) }
+      if let stats = camera.setup.statsFile { written.append(file(stats.path, option: "stats-json")) }
+    }
+    if let mosaic { written += targets(mosaic.outputs, owner: "the mosaic", key: "mosaic.output", line: mosaic.line) }
+    var seen: [String: Written] = [:]
+    for item in written {
+      if let first = seen[item.identity], first.owner != item.owner {
+        throw error(
+          item.line, item.key, "'\(item.name)' is written by \(first.owner) too (line \(first.line)); each file belongs to one camera")
+      }
+      seen[item.identity] = item
     }
   }
 

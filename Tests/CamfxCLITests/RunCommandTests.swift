@@ -138,8 +138,11 @@ final class RunCommandTests: CLITestCase {
        "cams.yml:7: cameras.back.source: '/dev/./video7' is also the source of camera 'front' (line 3); a device records "
          + "for one camera only"),
       (front + "  back:\n    source: testsrc\n    output: ./front.mp4\n",
-       "cams.yml:7: cameras.back.output: './front.mp4' is an output of camera 'front' too (line 4); each output belongs "
-         + "to one recording"),
+       "cams.yml:7: cameras.back.output: './front.mp4' is written by camera 'front' too (line 4); each file belongs to one camera"),
+      (front + "    pre-record: 5s\n    event-output: clips/%H%M%S.mp4\n  back:\n    source: testsrc\n    pre-record: 5s\n"
+         + "    event-output: ./clips/%H%M%S.mp4\n",
+       "cams.yml:10: cameras.back.event-output: './clips/%H%M%S.mp4' is written by camera 'front' too (line 6); each file "
+         + "belongs to one camera"),
       (front + "mosaic:\n  layout: pip=side\n  output: both.mp4\n",
        "cams.yml:6: mosaic.layout: layout 'pip=side', camera 'side': no such camera (cameras: front)"),
       (front + "mosaic:\n  layout: grid\n  output: both.mp4\n  audio: side\n",
