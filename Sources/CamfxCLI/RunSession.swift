@@ -106,7 +106,9 @@ final class RunSession {
       }
     }
     if showStatus { RecordCommand.printToStderr("\r\u{1B}[2K") }
-    let failed = cameras.failures + (previewFailed ? ["the preview"] : [])
+    // A camera that failed, was restarted by a reload and failed again counts once.
+    var failed: [String] = []
+    for name in cameras.failures + (previewFailed ? ["the preview"] : []) where !failed.contains(name) { failed.append(name) }
     if !failed.isEmpty {
       throw RecordingFailure(
         message: "\(failed.count) of \(description.cameras.count) camera(s) failed: \(failed.joined(separator: ", "))")
