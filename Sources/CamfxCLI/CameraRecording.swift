@@ -25,9 +25,14 @@ final class CameraRecording: @unchecked Sendable {
   ///   - creationTime: the wall-clock instant its files are stamped with (seconds since 1970).
   ///   - report: told one line at a time what the pipeline says.
   /// - Throws: what building the pipeline throws (a device that is missing or busy).
-  init(_ camera: RunFile.Camera, creationTime: Double, report: @escaping @Sendable (String) -> Void) throws {
+  ///   - source: what it records instead of its own source (a mosaic's picture).
+  init(
+    _ camera: RunFile.Camera, creationTime: Double, source: (any MediaSource<PCMBuffer>)? = nil,
+    report: @escaping @Sendable (String) -> Void
+  ) throws {
     self.camera = camera
     var configuration = camera.setup.configuration
+    if let source { configuration.source = .own(source) }
     configuration.file.creationTime = creationTime
     configuration.segments?.file.creationTime = creationTime
     switch try Recording(configuration, report: report) {

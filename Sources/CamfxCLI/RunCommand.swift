@@ -26,8 +26,9 @@ struct RunCommand: ParsableCommand {
             output: front.mp4
 
       Each camera needs a source (or input) and an output (or pre-record); the same device or output in two \
-      cameras is refused. preview: ADDRESS at the top serves the first camera; mosaic: is checked but not \
-      recorded yet. Errors name the file, line and key (cams.yml:5: cameras.front.fsp: unknown option (did you \
+      cameras is refused. preview: ADDRESS at the top serves the first camera; mosaic: puts cameras in one \
+      picture (layout: grid, hstack, vstack or pip=CAMERA; cameras:, size:, output:, audio: a camera whose \
+      sound is a tone), recorded beside them and named mosaic. Errors name the file, line and key (cams.yml:5: cameras.front.fsp: unknown option (did you \
       mean 'fps'?)).
 
       The cameras are opened, then started together; their files carry the same creation_time, so they line up. \
@@ -48,7 +49,9 @@ struct RunCommand: ParsableCommand {
 
   func run() throws {
     let description = try RunFile.read(path: file)
+    _ = try description.mosaicRecording()
     if check {
+      // What the mosaic's recording needs of the cameras (whose sound) is checked too.
       for camera in description.cameras {
         print("\(camera.name): \(camera.sourceText) -> \(camera.outputText)")
       }
@@ -60,18 +63,8 @@ struct RunCommand: ParsableCommand {
       }
       return
     }
-    try Self.refuseMosaic(description)
     FFmpegLogging.configure(verbose: description.cameras.contains { $0.command.verbose })
     let session = RunSession(path: file, quiet: quiet)
     try session.run(description)
-  }
-
-  /// Recording a mosaic is not wired yet: a file that asks for one is refused whole.
-  static func refuseMosaic(_ description: RunFile) throws(RunFileError) {
-    guard let mosaic = description.mosaic else { return }
-    throw RunFileError(
-      path: description.path, line: mosaic.line, key: "mosaic",
-      message: "not recorded yet: camfx run records each camera's own outputs for now; remove mosaic: to run "
-        + "(camfx run --check reads it)")
   }
 }

@@ -17,6 +17,8 @@ final class RunSession {
   let requests = Requests()
   /// The preview server, and the camera it shows.
   var preview: (running: RunningPreview, camera: String)?
+  /// The mosaic every camera's feed draws into, whichever the file describes now.
+  let board = MosaicBoard()
   var previewFailed = false
 
   /// What the signals ask of the run's thread.
@@ -62,7 +64,7 @@ final class RunSession {
     }
 
     var description = first
-    start(description.cameras, of: description)
+    start(try description.recordings(), of: description)
     if stopTarget.isStopping && cameras.recordings.isEmpty && cameras.failures.isEmpty {
       throw RecordingOptionError("interrupted before the recording started")
     }
@@ -116,9 +118,30 @@ final class RunSession {
   }
 
   /// Opens and starts `list` together; the first camera of `file` gets the preview.
+  /// Every camera gets a feed into the mosaic board (taken only while a mosaic shows
+  /// it), so that a mosaic added or changed by a reload needs no camera started again.
   func start(_ list: [RunFile.Camera], of file: RunFile) {
     let shown = file.cameras.first?.name
-    cameras.start(list) { recording in
+    var list = list
+    var picture: MosaicSource? = nil
+    if list.contains(where: { $0.name == RunFile.mosaicName }), let mosaic = file.mosaic {
+      do {
+        let rate = list.first { $0.name == RunFile.mosaicName }?.command.fps ?? 30
+        picture = try MosaicSource(layout: mosaic.layout, cameras: mosaic.cameras, size: mosaic.size, framesPerSecond: rate)
+      } catch {
+        cameras.say("camfx: \(RunFile.mosaicName): error: \(error)")
+        list.removeAll { $0.name == RunFile.mosaicName }
+      }
+    }
+    let board = board
+    cameras.start(list, source: { $0.name == RunFile.mosaicName ? picture : nil }) { recording in
+      if recording.camera.name != RunFile.mosaicName, let pipeline = recording.pipeline {
+        do {
+          pipeline.addTap(try MosaicFeed(camera: recording.camera.name, board: board, geometry: pipeline.outputGeometry))
+        } catch {
+          cameras.say("camfx: \(recording.camera.name): warning: no picture for the mosaic: \(error)")
+        }
+      }
       guard let address = file.preview, recording.camera.name == shown, let pipeline = recording.pipeline else { return }
       do {
         let running = try recording.camera.command.previewOptions.start(at: address, pipeline: pipeline)
@@ -128,15 +151,17 @@ final class RunSession {
         previewFailed = true
       }
     }
+    if let picture { board.show(picture.mosaic) }
   }
 
   /// Reads the file again and applies what changed; a file with an error changes nothing.
   func reload(_ current: RunFile) -> RunFile {
     let running = Dictionary(cameras.recordings.map { ($0.camera.name, $0.camera) }) { first, _ in first }
     let next: RunFile
+    let nextRecordings: [RunFile.Camera]
     do {
       next = try RunFile.read(path: path, keeping: running)
-      try RunCommand.refuseMosaic(next)
+      nextRecordings = try next.recordings()
     } catch {
       cameras.say("camfx: reload: error: \(error); the cameras record on as they were")
       return current
@@ -146,7 +171,7 @@ final class RunSession {
     let previewMoved = next.preview != current.preview || next.cameras.first?.name != current.cameras.first?.name
     let shown = next.cameras.first?.name
     var changed: [String] = [], added: [String] = [], unchanged: [String] = []
-    for camera in next.cameras {
+    for camera in nextRecordings {
       if let old = running[camera.name] {
         if old.arguments != camera.arguments || (previewMoved && camera.name == shown && next.preview != nil) {
           changed.append(camera.name)
@@ -157,17 +182,19 @@ final class RunSession {
         added.append(camera.name)
       }
     }
-    let names = Set(next.cameras.map(\.name))
+    let names = Set(nextRecordings.map(\.name))
     let removed = cameras.recordings.map(\.camera.name).filter { !names.contains($0) }
     let leaving = Set(removed + changed)
     if let preview, previewMoved || leaving.contains(preview.camera) {
       preview.running.stop()
       self.preview = nil
     }
+    // The mosaic that leaves is no longer drawn; the one that starts is shown when it does.
+    if leaving.contains(RunFile.mosaicName) || !names.contains(RunFile.mosaicName) { board.show(nil) }
     cameras.finish(leaving)
     let starting = Set(changed + added)
-    start(next.cameras.filter { starting.contains($0.name) }, of: next)
-    cameras.arrange(as: next.cameras.map(\.name))
+    start(nextRecordings.filter { starting.contains($0.name) }, of: next)
+    cameras.arrange(as: nextRecordings.map(\.name))
     cameras.say(
       "camfx: reloaded \(path): \(added.count) added, \(changed.count) restarted, \(removed.count) removed, "
         + "\(unchanged.count) unchanged")

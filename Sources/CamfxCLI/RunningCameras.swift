@@ -52,13 +52,18 @@ final class RunningCameras {
   ///   joins its pipeline, a preview, joins it here).
   /// - Returns: the cameras that could not be opened, each said as a failure.
   @discardableResult
-  func start(_ cameras: [RunFile.Camera], prepare: (CameraRecording) -> Void = { _ in }) -> [String] {
+  ///   - source: what a camera records instead of its own source (the mosaic's picture).
+  func start(
+    _ cameras: [RunFile.Camera], source: (RunFile.Camera) -> (any MediaSource<PCMBuffer>)? = { _ in nil },
+    prepare: (CameraRecording) -> Void = { _ in }
+  ) -> [String] {
     let instant = Date().timeIntervalSince1970
     var opened: [CameraRecording] = []
     var failed: [String] = []
     for camera in cameras {
       do {
-        opened.append(try CameraRecording(camera, creationTime: instant, report: reporter(for: camera.name)))
+        opened.append(
+          try CameraRecording(camera, creationTime: instant, source: source(camera), report: reporter(for: camera.name)))
       } catch {
         say("camfx: \(camera.name): error: \(error)")
         failures.append(camera.name)

@@ -1,3 +1,5 @@
+import Camfx
+import CamfxPNG
 import Foundation
 import XCTest
 
@@ -84,6 +86,7 @@ final class RunCommandTests: CLITestCase {
           source: /dev/video9   # not opened by --check
           fps: 30
           motion: true
+          audio: sine=440
           output: [front.mp4, "-"]
         back:
           input: clip.mp4
@@ -148,6 +151,13 @@ final class RunCommandTests: CLITestCase {
       (front + "mosaic:\n  layout: grid\n  output: both.mp4\n  audio: side\n",
        "cams.yml:8: mosaic.audio: no camera 'side' in the mosaic (it shows front)"),
       (front + "mosiac:\n  layout: grid\n", "cams.yml:5: mosiac: unknown key (did you mean 'mosaic'?)"),
+      (front + "    audio: hw:1,0\nmosaic:\n  layout: grid\n  output: both.mp4\n  audio: front\n",
+       "cams.yml:6: mosaic.audio: front's sound is the microphone hw:1,0, which one process opens once: the mosaic "
+         + "cannot share it yet (give the mosaic no audio, or a camera whose audio is a tone)"),
+      (front + "    audio: none\nmosaic:\n  layout: grid\n  output: both.mp4\n  audio: front\n",
+       "cams.yml:6: mosaic.audio: front records no sound to go with the mosaic"),
+      ("cameras:\n  mosaic:\n    source: testsrc\n    output: m.mp4\nmosaic:\n  layout: grid\n  output: both.mp4\n",
+       "cams.yml:2: cameras.mosaic: 'mosaic' is the name of the file's mosaic: give this camera another name"),
       ("cameras:\n  both:\n    source: [testsrc, testsrc]\n    output: [a.mp4, b.mp4]\n",
        "cams.yml:3: cameras.both.source: one camera has one source; give each camera its own name under cameras:"),
       (front + "    layout: hstack\n",
@@ -161,13 +171,92 @@ final class RunCommandTests: CLITestCase {
     try assertFails(["run", "--check", "cams.yml"], stderr: "camfx: error: cams.yml: cannot be read: No such file or directory")
   }
 
-  func testRunRefusesAMosaicUntilItIsRecorded() throws {
-    try write("cameras:\n  front:\n    source: testsrc\n    output: front.mp4\nmosaic:\n  layout: grid\n  output: both.mp4\n")
-    try assertFails(
-      ["run", "cams.yml"],
-      stderr: "camfx: error: cams.yml:5: mosaic: not recorded yet: camfx run records each camera's own outputs for now; "
-        + "remove mosaic: to run (camfx run --check reads it)",
-      keep: ["cams.yml"])
+  /// Red and blue PNG cameras of 320x240, each into its own file, and a mosaic.
+  private func colourCameras(mosaic: String) throws -> String {
+    for (name, colour) in [("red", BGRA(r: 220, g: 20, b: 20)), ("blue", BGRA(r: 20, g: 20, b: 220))] {
+      let picture = PixelBuffer(width: 320, height: 240)
+      picture.fill(colour)
+      try PNGFile.write(picture, to: path("\(name).png"), alpha: false)
+    }
+    return """
+      cameras:
+        left:
+          source: red.png
+          x264-preset: ultrafast
+          output: left.mp4
+        right:
+          source: blue.png
+          x264-preset: ultrafast
+          output: right.mp4
+      mosaic:
+      \(mosaic)
+      """
+  }
+
+  /// The mean red and blue of the last frame of `movie` (`width`×`height`) over `columns`.
+  private func lastFrameColour(_ movie: String, width: Int, height: Int, columns: Range<Int>, rows: Range<Int>) throws -> (r: Double, b: Double) {
+    let bytes = [UInt8](try MovieOracle.run("ffmpeg", ["-v", "error", "-sseof", "-0.3", "-i", path(movie), "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]).stdout)
+    let size = width * height * 3
+    let frame = bytes[(bytes.count / size - 1) * size..<(bytes.count / size) * size]
+    var r = 0.0, b = 0.0, n = 0.0
+    for y in rows { for x in columns { let i = frame.startIndex + (y * width + x) * 3; r += Double(frame[i]); b += Double(frame[i + 2]); n += 1 } }
+    return (r / n, b / n)
+  }
+
+  func testAMosaicIsRecordedBesideEachCamerasOwnFile() throws {
+    try write(try colourCameras(mosaic: "  layout: hstack\n  size: 640x240\n  output: both.mp4\n"))
+    let process = try CLI.start(["run", "cams.yml"], in: dir)
+    defer { if process.isRunning { process.terminate() } }
+    waitForFile("both.mp4")
+    usleep(1_500_000)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    let lines = stderr.split(separator: "\n").map(String.init)
+    XCTAssertEqual(lines.count, 3, stderr)
+    for (name, size) in [("left.mp4", [320, 240]), ("right.mp4", [320, 240]), ("both.mp4", [640, 240])] {
+      let video = try XCTUnwrap(MovieOracle.probe(path(name))["video"], name)
+      XCTAssertEqual([video.width, video.height], size, name)
+      XCTAssertGreaterThan(video.frames, 10, name)
+      assertNoGapButDrops(video.frameTimes, interval: 1.0 / 30, summary: lines.first { $0.contains(" to \(name): ") }, name)
+    }
+    XCTAssertTrue(lines.contains { $0.hasPrefix("mosaic: recorded ") && $0.contains(" to both.mp4: ") }, stderr)
+    // Each camera in its own half.
+    let left = try lastFrameColour("both.mp4", width: 640, height: 240, columns: 0..<320, rows: 0..<240)
+    let right = try lastFrameColour("both.mp4", width: 640, height: 240, columns: 320..<640, rows: 0..<240)
+    XCTAssertTrue(left.r > 180 && left.b < 60, "left half: \(left)")
+    XCTAssertTrue(right.b > 180 && right.r < 60, "right half: \(right)")
+  }
+
+  func testReloadThatChangesTheMosaicRestartsItAloneAndTheCamerasRecordOn() throws {
+    try write(try colourCameras(mosaic: "  layout: hstack\n  size: 640x240\n  output: both-1.mp4\n"))
+    let process = try CLI.start(["run", "cams.yml"], in: dir)
+    defer { if process.isRunning { process.terminate() } }
+    waitForFile("both-1.mp4")
+    usleep(800_000)
+    try write(try colourCameras(mosaic: "  layout: vstack\n  size: 320x480\n  output: both-2.mp4\n"))
+    kill(process.processIdentifier, SIGHUP)
+    waitForFile("both-2.mp4")
+    usleep(1_200_000)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    let lines = stderr.split(separator: "\n").map(String.init)
+    XCTAssertEqual(lines.count, 5, stderr)
+    XCTAssertTrue(lines.first?.hasPrefix("mosaic: recorded ") == true && lines.first?.contains(" to both-1.mp4: ") == true, stderr)
+    XCTAssertEqual(lines.dropFirst().first, "camfx: reloaded cams.yml: 0 added, 1 restarted, 0 removed, 2 unchanged")
+    for (name, size) in [("left.mp4", [320, 240]), ("both-1.mp4", [640, 240]), ("both-2.mp4", [320, 480])] {
+      let video = try XCTUnwrap(MovieOracle.probe(path(name))["video"], name)
+      XCTAssertEqual([video.width, video.height], size, name)
+      assertNoGapButDrops(video.frameTimes, interval: 1.0 / 30, summary: lines.first { $0.contains(" to \(name): ") }, name)
+    }
+    // The new mosaic has the cameras one above the other, without starting them again.
+    let top = try lastFrameColour("both-2.mp4", width: 320, height: 480, columns: 0..<320, rows: 0..<240)
+    let bottom = try lastFrameColour("both-2.mp4", width: 320, height: 480, columns: 0..<320, rows: 240..<480)
+    XCTAssertTrue(top.r > 180 && top.b < 60, "top: \(top)")
+    XCTAssertTrue(bottom.b > 180 && bottom.r < 60, "bottom: \(bottom)")
   }
 
   func testReloadStartsAnAddedCameraAndKeepsTheOthersWithoutAGap() throws {
