@@ -20,7 +20,11 @@ import Synchronization
 ///
 /// The writer stage only encodes and publishes. The taps see the filtered frames on a
 /// stage of their own, by reference, so that neither a tap's work nor what it triggers
-/// (an event clip's file) ever sits between the encoder and its outputs. Behind a live
+/// (an event clip's file) ever sits between the encoder and its outputs. Not on the
+/// filter stage after the chain, which would cost no thread: a slow tap there (a PNG
+/// snapshot, a trigger on a stalled disk) would make a live source drop frames for the
+/// file too. The ring carries references, so the stage copies nothing it does not keep,
+/// and its thread takes the place of the preview's. Behind a live
 /// input a frame the tap stage has no room for is dropped for the taps alone, and
 /// counted (`RecordingSummary.taps`): the file loses nothing. Behind stored media the
 /// filter stage waits for the taps, as the rest of the pipeline waits, and they see
