@@ -7,8 +7,11 @@
 # Prints per run: the writer stage's busy time per frame (busy_seconds.writer /
 # frames_out in --stats-json: what the encoder's thread spends on each frame, taps
 # included wherever they ran on it), the tap stage's when there is one, the frames the
-# taps missed, CPU seconds (user + sys), peak RSS, the threads at mid-run and the frames
-# dropped at the source. Run on an otherwise idle machine.
+# taps missed, the writer thread's own CPU time per frame (from /proc, between 5 s in
+# and 3 s before the end: unlike the busy time, it does not count the time the thread
+# was ready but another ran on its core), CPU seconds (user + sys), peak RSS, the
+# threads at mid-run and the frames dropped at the source. Run on an otherwise idle
+# machine.
 #
 #   bash benchmarks/writer-thread-busy.sh                          # 30 s, 2 rounds
 #   CAMFX_B=/tmp/camfx-main/.build/release/camfx bash benchmarks/writer-thread-busy.sh
@@ -29,6 +32,15 @@ trap 'rm -rf "$WORK"' EXIT
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "live $SIZE 30 fps test pattern, ${LIVE_SECONDS} s, x264 veryfast, --motion --pre-record 5s --preview (one viewer):"
+TICK=$(getconf CLK_TCK)
+thread_cpu() {  # thread_cpu PID NAME: CPU clock ticks (user + sys) of the process's threads called NAME
+  local total=0 task
+  for task in /proc/"$1"/task/*; do
+    [ "$(cat "$task/comm" 2>/dev/null)" = "$2" ] || continue
+    total=$((total + $(sed 's/^.*) //' "$task/stat" | awk '{print $12 + $13}')))
+  done
+  echo "$total"
+}
 run() {  # run NAME BINARY
   local name=$1 binary=$2
   rm -rf "$WORK/run" && mkdir "$WORK/run"
@@ -41,13 +53,18 @@ run() {  # run NAME BINARY
   local timer=$!
   sleep 2
   curl -s -o /dev/null --max-time $((LIVE_SECONDS - 4)) "http://127.0.0.1:$PORT/stream.mjpeg" || true &
-  sleep $((LIVE_SECONDS / 2 - 2))
-  local pid threads names
+  sleep 3
+  local pid threads names first last
   pid=$(pgrep -P "$timer" | head -1)
+  first=$(thread_cpu "$pid" camfx.writer)
+  sleep $((LIVE_SECONDS / 2 - 5))
   threads=$(ls "/proc/$pid/task" | wc -l)
   names=$(cat /proc/"$pid"/task/*/comm | sort | uniq -c | awk '{printf "%s%s×%s", (NR > 1 ? " " : ""), $2, $1}')
+  sleep $((LIVE_SECONDS - LIVE_SECONDS / 2 - 3))
+  last=$(thread_cpu "$pid" camfx.writer)
+  local writer_cpu_us=$(((last - first) * 1000000 / TICK / ((LIVE_SECONDS - 8) * 30)))
   wait "$timer" || { echo "  $name failed:" >&2; cat "$WORK/stderr" >&2; exit 1; }
-  python3 - "$WORK/stats.json" "$WORK/time" "$name" "$threads" "$names" <<'PY'
+  python3 - "$WORK/stats.json" "$WORK/time" "$name" "$threads" "$names" "$writer_cpu_us" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
 user, system, rss = map(float, open(sys.argv[2]).read().split()[-3:])
@@ -56,8 +73,8 @@ busy = s["busy_seconds"]
 taps = s.get("taps")
 tap = (", taps %5.0f µs a frame on their own stage (%d given, %d missed)"
        % (busy["taps"] / max(taps["frames"], 1) * 1e6, taps["frames"], taps["dropped"])) if taps else ""
-print("  %-7s writer %5.0f µs a frame%s; CPU %6.2f s, RSS %4.0f MB, %d frames, %d dropped, %s threads"
-      % (sys.argv[3], busy["writer"] / frames * 1e6, tap, user + system, rss / 1024, s["frames_out"],
+print("  %-7s writer %5.0f µs a frame (its thread's CPU %5s µs)%s; CPU %6.2f s, RSS %4.0f MB, %d frames, %d dropped, %s threads"
+      % (sys.argv[3], busy["writer"] / frames * 1e6, sys.argv[6], tap, user + system, rss / 1024, s["frames_out"],
          sum(s["dropped"].values()), sys.argv[4]))
 print("          threads: %s" % sys.argv[5])
 PY

@@ -39,9 +39,9 @@ public struct RecordingBuffering: Sendable, Equatable {
   /// are decoded pictures passed on by reference, so every frame in the rings holds a
   /// decoder buffer, and the shallowest rings keep memory near ffmpeg's for the same job
   /// without slowing it (the encoder is the slow stage).
-  public static let file = RecordingBuffering(rawFrames: 2, filteredFrames: 2)
+  public static let file = RecordingBuffering(rawFrames: 2, filteredFrames: 2, tapFrames: 2)
   /// A composition: decoded pictures too, as `file`.
-  public static let composition = RecordingBuffering(rawFrames: 2, filteredFrames: 2)
+  public static let composition = RecordingBuffering(rawFrames: 2, filteredFrames: 2, tapFrames: 2)
 
   /// Most bytes of frames a live recording may hold in its rings (at 1920x1080 BGRA,
   /// about 60 frames).

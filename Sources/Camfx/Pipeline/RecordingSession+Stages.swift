@@ -124,6 +124,7 @@ extension RecordingSession {
   /// each filtered frame to the writer, and to the tap stage when a tap wants it.
   func runFilterStage() {
     let live = input.isLive
+    var tapStage = TapStageState.notStarted
     defer {
       filteredFrames.close()
       tapFrames.close()
@@ -143,21 +144,41 @@ extension RecordingSession {
       statistics.filterBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
       // Every tap is asked once per frame, here, before the writer has the frame.
       var wanting: UInt64 = 0
-      if runsTapStage {
-        for (i, tap) in taps.enumerated() where tap.wantsFrame { wanting |= 1 << UInt64(i) }
-      }
+      for (i, tap) in taps.enumerated() where tap.wantsFrame { wanting |= 1 << UInt64(i) }
+      if wanting != 0 && tapStage == .notStarted { tapStage = startTapStage() ? .running : .unavailable }
       if !filteredFrames.push(filtered, shouldStop: { self.isAborted }) { return }
       statistics.framesFiltered.add(1, ordering: .relaxed)
       if wanting != 0 {
         // A reference, not a copy: the taps read the picture while the encoder does.
         let tapped = TappedFrame(frame: filtered, taps: wanting)
-        if !live {
+        if tapStage == .unavailable {
+          statistics.tapFramesDropped.add(1, ordering: .relaxed)
+        } else if !live {
           if !tapFrames.push(tapped, shouldStop: { self.isAborted }) { return }
         } else if !tapFrames.tryPush(tapped) {
           statistics.tapFramesDropped.add(1, ordering: .relaxed)
         }
       }
     }
+  }
+
+  /// Where the tap stage is, as the filter stage sees it.
+  enum TapStageState {
+    case notStarted, running
+    /// Its thread could not start (the recording has failed): frames for it are dropped.
+    case unavailable
+  }
+
+  /// Starts the tap stage (on the filter stage, at the first frame a tap wants).
+  /// - Returns: false when its thread could not start.
+  func startTapStage() -> Bool {
+    tapStageEnded.store(false, ordering: .releasing)
+    guard spawn("camfx.taps", { self.runTapStage() }) else {
+      tapStageEnded.store(true, ordering: .releasing)
+      return false
+    }
+    tapStageStarted.store(true, ordering: .releasing)
+    return true
   }
 
   /// Tap stage: gives each frame to the taps that want it (`FrameTap`). A tap may take

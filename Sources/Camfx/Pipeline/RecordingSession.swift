@@ -20,11 +20,16 @@ import Synchronization
 ///
 /// The writer stage only encodes and publishes. The taps see the filtered frames on a
 /// stage of their own, by reference, so that neither a tap's work nor what it triggers
-/// (an event clip's file) ever sits between the encoder and its outputs. Behind a live
+/// (an event clip's file) ever sits between the encoder and its outputs. Not on the
+/// filter stage after the chain, which would cost no thread: a slow tap there (a PNG
+/// snapshot, a trigger on a stalled disk) would make a live source drop frames for the
+/// file too. The ring carries references, so the stage copies nothing it does not keep,
+/// and its thread takes the place of the preview's. Behind a live
 /// input a frame the tap stage has no room for is dropped for the taps alone, and
 /// counted (`RecordingSummary.taps`): the file loses nothing. Behind stored media the
 /// filter stage waits for the taps, as the rest of the pipeline waits, and they see
-/// every frame. The stage exists only when there are taps.
+/// every frame. The stage starts with the first frame a tap asks for: a recording
+/// whose only tap is a still nobody asked for runs no thread for it.
 /// The filter stage hands the writer yuv420p pictures the encoder takes as they are; how
 /// each frame gets there from the input's format through the chain (on yuv420p planes,
 /// BGRA only around filters that need it) is negotiated once, by `FramePath`.
@@ -62,11 +67,12 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   let filteredFrames: FrameRing<YUV420Frame>
   /// The same pictures, by reference, for the tap stage.
   let tapFrames: FrameRing<TappedFrame>
-  /// True once `start()` found taps and started their stage: the filter stage feeds
-  /// `tapFrames` only then. Written before the stage threads start.
-  var runsTapStage = false
-  /// Set when the tap stage has ended: the writer finishes the file only then, so that
-  /// what the taps trigger from the last frames (an event clip) still reaches the bus.
+  /// Set once the filter stage has started the tap stage.
+  let tapStageStarted = Atomic<Bool>(false)
+  /// False while a tap stage runs: the writer finishes the file only once it has
+  /// ended, so that what the taps trigger from the last frames (an event clip) still
+  /// reaches the bus. Set false by the filter stage before it starts the tap stage, and
+  /// before it closes the writer's ring.
   let tapStageEnded = Atomic<Bool>(true)
   /// How frames go from the input's format through the chain to yuv420p.
   let framePath: FramePath
@@ -204,15 +210,6 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     precondition(!started.exchange(true, ordering: .relaxed), "RecordingSession started twice")
     spawn("camfx.source") { self.runSourceStage() }
     precondition(taps.count <= TappedFrame.maximumTaps, "more than \(TappedFrame.maximumTaps) taps")
-    if !taps.isEmpty {
-      runsTapStage = true
-      tapStageEnded.store(false, ordering: .releasing)
-      // Without its thread (the recording then fails), nothing would take the taps' frames.
-      if !spawn("camfx.taps", { self.runTapStage() }) {
-        runsTapStage = false
-        tapStageEnded.store(true, ordering: .releasing)
-      }
-    }
     spawn("camfx.filter") { self.runFilterStage() }
     if generator != nil { spawn("camfx.audio") { self.runAudioStage() } }
     spawn("camfx.writer") { self.runWriterStage() }
@@ -299,7 +296,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       "filter": Double(s.filterBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
       "writer": Double(s.writerBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
     ]
-    if runsTapStage {
+    if tapStageStarted.load(ordering: .acquiring) {
       result.busySeconds["taps"] = Double(s.tapBusyNanoseconds.load(ordering: .relaxed)) / 1e9
       result.taps = RecordingSummary.TapSummary(
         frames: s.framesTapped.load(ordering: .relaxed), dropped: s.tapFramesDropped.load(ordering: .relaxed))
@@ -336,7 +333,7 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
 
   /// - Returns: false when the thread could not start (the recording has then failed).
   @discardableResult
-  private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
+  func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
     stages.enter()
     let thread = try? NamedThread(name) { [self] in
       body()
