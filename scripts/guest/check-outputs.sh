@@ -43,7 +43,7 @@ made arecord.wav "arecord from the loopback" &&
   check_eq "arecord's dominant frequency (Hz)" 440 media_check tone "$dir/arecord.wav" 0.5 1
 
 if made devices.json "camfx devices --json"; then
-  check "camfx devices --json lists /dev/video0 with YUYV and NV12 at 640x480, and the loopback" \
+  check "camfx devices --json lists /dev/video0 and /dev/video1 with YUYV and NV12 at 640x480, and the loopback" \
     python3 - "$dir/devices.json" <<'PY'
 import json, sys
 # Schema-agnostic: every string and number anywhere in the document.
@@ -56,7 +56,7 @@ def walk(v):
     else:
         yield str(v)
 words = " ".join(walk(json.load(open(sys.argv[1])))).lower()
-missing = [w for w in ("/dev/video0", "vivid", "yuyv", "nv12", "640", "480", "loopback") if w not in words]
+missing = [w for w in ("/dev/video0", "/dev/video1", "vivid", "yuyv", "nv12", "640", "480", "loopback") if w not in words]
 if missing:
     sys.exit("missing: " + ", ".join(missing))
 PY
@@ -202,6 +202,69 @@ fi
 if made record-gone.mp4 "camfx record when the camera stays away"; then
   check "the recording whose camera stayed away decodes to the end without errors" \
     media_check decodes "$dir/record-gone.mp4"
+fi
+
+# Several cameras in one camfx (in-guest.sh): vivid's /dev/video0 with its bars as they
+# are, /dev/video1 with them mirrored (its horizontal_flip), 320x180 at 10 fps each.
+# frames FILE: how many video frames FILE decodes to.
+frames() { media_check frames "$dir/$1"; }
+# check_frames WHAT FILE SECONDS: FILE holds SECONDS of frames at 10 a second, all but a
+# few: a TCG guest may fall behind now and then (a camera's driver then skips a frame, the
+# mosaic's clock one it could not make in time), by less than a tenth here; and no more
+# (no frame twice).
+check_frames() {
+  n="$(frames "$2")"
+  if [ -n "$n" ] && [ "$n" -le "$(($3 * 10))" ] && [ "$n" -ge "$(($3 * 9))" ]; then
+    pass "$1: $n frames (want $(($3 * 9))..$(($3 * 10)))"
+  else
+    fail "$1" "$n frames, want $(($3 * 9))..$(($3 * 10))"
+  fi
+}
+size() {
+  ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=s=x:p=0 "$dir/$1"
+}
+if made several-mosaic.mp4 "camfx record --layout hstack of two cameras"; then
+  f=several-mosaic.mp4
+  check_eq "$f size (two 320x180 cameras side by side)" 640x180 size "$f"
+  check_shows "$f decodes without errors, timestamps increasing" media_check decodes "$dir/$f"
+  v="$(duration "$f" video)"; a="$(duration "$f" audio)"
+  check_near "$f video duration (s)" 4 0.1 "$v"
+  check_frames "$f frame count" "$f" 4
+  check_shows "$f: video0's bars in the left half, video1's mirrored in the right, in every frame" \
+    media_check cells "$dir/$f" 2 bars mirrored
+  check "$f at 2 s: the left half is video0's bars (vivid's colours)" \
+    media_check bars "$dir/$f" --at 2 --crop 320:180:0:0
+  check "$f at 2 s: the right half is video1's bars, mirrored" \
+    media_check bars "$dir/$f" --at 2 --crop 320:180:320:0 --mirrored
+  check_eq "$f audio codec" aac stream "$f" audio codec_name
+  check_near "$f audio duration (s) against video's" "$v" 0.1 "$a"
+  check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
+fi
+for cam in video0 video1; do
+  f="several-$cam.mp4"
+  made "$f" "camfx record --source /dev/video0 --source /dev/video1 -o A -o B: $cam's file" || continue
+  case $cam in video0) look=bars ;; video1) look=mirrored ;; esac
+  check_eq "$f size" 320x180 size "$f"
+  check_shows "$f decodes without errors, timestamps increasing" media_check decodes "$dir/$f"
+  check_near "$f video duration (s)" 4 0.1 "$(duration "$f" video)"
+  check_frames "$f frame count" "$f" 4
+  check_shows "$f: $cam's own picture ($look) in every frame" media_check cells "$dir/$f" 1 "$look"
+done
+if made several-cut.mp4 "camfx record --layout hstack with /dev/video1 unplugged and back"; then
+  f=several-cut.mp4
+  check_shows "$f decodes to the end without errors" media_check decodes "$dir/$f"
+  # The camera was away for 6 s or more: a hole of a second would be plain; frames the
+  # mosaic's clock could not make in time leave holes of a frame or two.
+  check_shows "$f: the mosaic's frames come without a hole while video1 is away (none 0.5 s apart)" \
+    media_check steady "$dir/$f" 0.5
+  # video1's half: its picture, its card for most of the 6 s and more it was away (the
+  # card comes after 2 s without a picture), its picture again for the seconds recorded
+  # after it came back; video0's half: its picture in every frame.
+  check_shows "$f: video0's bars on the left in every frame; on the right video1's, then its card, then its bars again" \
+    media_check cells "$dir/$f" 2 bars "mirrored,card>=3,mirrored>=2"
+  v="$(duration "$f" video)"; a="$(duration "$f" audio)"
+  check_near "$f audio duration (s) against video's (the sound went on)" "$v" 0.1 "$a"
+  check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
 fi
 
 summary
