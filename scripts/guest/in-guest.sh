@@ -576,7 +576,7 @@ if has record-several; then
     --duration 120s $several_options --stats-json "$out/several-cut.json" -o "$out/several-cut.mp4" \
     2>"$out/several-cut.err" &
   recorder=$!
-  wait_for_frames several-cut.mp4
+  wait_for_frames '*several-cut.mp4'
   sleep 2
   if kill -0 "$recorder" 2>/dev/null; then
     hold_camera 6 /dev/video1

@@ -21,14 +21,18 @@ loop here is kept to a few hundred thousand steps.
                                              MIN_AFTER s after it (a camera that came back)
   media_check.py steady FILE MAX_GAP         the video has no hole: no two frames in a row
                                              more than MAX_GAP s apart (the opposite of gap)
-  media_check.py cells FILE N TIMELINE...    what each of the N side-by-side cells of a
+  media_check.py cells FILE N TIMELINE... [--starting S]
+                                             what each of the N side-by-side cells of a
                                              mosaic (an hstack) shows in every frame, in
                                              order: TIMELINE per cell, left to right, is
                                              LOOK[>=S],LOOK[>=S]...: runs of frames of each
                                              LOOK (bars, mirrored: vivid's 75% bars as
                                              they are or flipped; card: the mosaic's "no
                                              signal" card) in that order, each at least S
-                                             seconds long; any other picture fails
+                                             seconds long; any other picture fails.
+                                             --starting S: a cell may show its card for up
+                                             to S s first (its camera's first picture had
+                                             not come yet)
 
 Exit status 0 when the measurement was made (and for `bars`, when the bars match),
 1 with a one-line reason otherwise.
@@ -322,6 +326,11 @@ def cell_look(raw, w, h, x0, cw):
 def cmd_cells(args):
     if len(args) < 3:
         die("usage: media_check.py cells FILE N TIMELINE...")
+    starting = 0.0
+    if "--starting" in args:
+        i = args.index("--starting")
+        starting = float(args[i + 1])
+        del args[i:i + 2]
     path, n, timelines = args[0], int(args[1]), args[2:]
     if len(timelines) != n:
         die(f"cells: {n} cells but {len(timelines)} timelines")
@@ -366,6 +375,12 @@ def cmd_cells(args):
         lines.append(f"{name}: " + ", ".join(f"{look} {a:.1f}-{b:.1f} s" for look, a, b in spans))
         if bad:
             break
+        if spans and spans[0][0] == "card" and runs[0][0] != "card":
+            look, a, b = spans.pop(0)
+            if b - a > starting:
+                bad.append(f"{name}: starts with the card for {b - a:.2f} s, want at most {starting} s "
+                           f"before its camera's first picture")
+                continue
         if [look for look, _, _ in spans] != [look for look, _ in runs]:
             bad.append(f"{name}: shows {' then '.join(look for look, _, _ in spans)}, "
                        f"want {' then '.join(look for look, _ in runs)}")
