@@ -377,7 +377,9 @@ wait_for_frames() {  # wait_for_frames NAME: frames reach $out/NAME (fragments o
 }
 hold_camera() {  # hold_camera SECONDS [DEVICE]: keeps DEVICE (/dev/video0) open that long, in the background
   hold_device="${2:-/dev/video0}"
-  sh -c 'exec 3<"$1"; sleep "$0"' "$1" "$hold_device" &
+  # (exec: the sleep that holds the device is $holder itself, so that `kill "$holder"`
+  # lets the camera come back at once; a child sleep would keep it to the end.)
+  sh -c 'exec 3<"$1"; exec sleep "$0"' "$1" "$hold_device" &
   holder=$!
   # Only once the holder has the device open may it be unplugged: a disconnect before
   # that lets the camera come back as soon as camfx closes it (a gap of 0.1 s, seen in CI).
@@ -607,8 +609,8 @@ if has record-several; then
       "exit status $status: $(tail -n 2 "$out/several-cut.err" | tr '\n' ' ')"
   fi
   message="$(sed 's|[^ ]*several-cut[^ ]*|OUT|g' "$out/several-cut.err")"
-  if printf '%s\n' "$message" | grep -q "^video1: camera /dev/video1 was disconnected; waiting up to 30 s" \
-      && printf '%s\n' "$message" | grep -q "^video1: camera /dev/video1 is back after a gap of" \
+  if printf '%s\n' "$message" | grep -q "^camfx: video1: camera /dev/video1 was disconnected; waiting up to 30 s" \
+      && printf '%s\n' "$message" | grep -q "^camfx: video1: camera /dev/video1 is back after a gap of" \
       && ! printf '%s\n' "$message" | grep -q "video0"; then
     pass "camfx says video1 went away and came back, and nothing of video0: $(printf '%s' "$message" | grep 'is back' | tail -n 1)"
   else
