@@ -276,5 +276,21 @@ if made several-cut.mp4 "camfx record --layout hstack with /dev/video1 unplugged
   check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
   known_broken ""
 fi
+# The same, each camera into its own file: video0's goes on without a hole, video1's
+# goes on in the same file after its gap.
+if made several-cut-video0.mp4 "camfx record -o A -o B with /dev/video1 unplugged: video0's file"; then
+  f=several-cut-video0.mp4
+  check_shows "$f decodes to the end without errors" media_check decodes "$dir/$f"
+  check_shows "$f: video0's frames come without a hole while video1 is away (none 0.5 s apart)" \
+    media_check steady "$dir/$f" 0.5
+  check_shows "$f: video0's bars in every frame" media_check cells "$dir/$f" 1 bars
+fi
+if made several-cut-video1.mp4 "camfx record -o A -o B with /dev/video1 unplugged: video1's file"; then
+  f=several-cut-video1.mp4
+  check_shows "$f decodes to the end without errors" media_check decodes "$dir/$f"
+  check_shows "$f holds frames from before and after video1 was gone, in the same file" \
+    media_check gap "$dir/$f" 3 1 2
+  check_shows "$f: video1's mirrored bars in every frame" media_check cells "$dir/$f" 1 mirrored
+fi
 
 summary

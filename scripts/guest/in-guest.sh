@@ -568,55 +568,72 @@ if has record-several; then
       --duration 4s $several_options -o "$out/several-video0.mp4" -o "$out/several-video1.mp4"
   cp "$log" "$out/several-each.log"
 
-  # (b) /dev/video1 unplugged from the mosaic for a while (hold_camera keeps it away for
-  # 6 s: longer than the 2 s after which its cell shows the "no signal" card), then back;
-  # stopped with Ctrl-C some seconds after it came back. check-outputs.sh checks the
-  # picture: video0's half shows its bars in every frame, the mosaic's frames come
-  # without a hole, video1's half shows its card while it is gone and its bars again.
-  start_tone
-  timeout -k 10 300 "$CAMFX" record --source /dev/video0 --source /dev/video1 --layout hstack $several_audio \
-    --duration 120s $several_options --stats-json "$out/several-cut.json" -o "$out/several-cut.mp4" \
-    2>"$out/several-cut.err" &
-  recorder=$!
-  wait_for_frames '*several-cut.mp4'
-  sleep 2
-  if kill -0 "$recorder" 2>/dev/null; then
-    hold_camera 6 /dev/video1
-    # The other instance stays: /dev/video0 still opens while video1 is gone.
-    check "vivid's disconnect control unplugs /dev/video1 alone, mid-record" \
-      sh -c 'v4l2-ctl -d /dev/video1 -c disconnect=1 && ! v4l2-ctl -d /dev/video1 --info >/dev/null 2>&1 &&
-        v4l2-ctl -d /dev/video0 --info >/dev/null'
+  # (b) /dev/video1 unplugged for a while, then back: from the mosaic, and from a
+  # recording of each camera into its own file. check-outputs.sh checks the pictures:
+  # video0's half (its file) has its bars in every frame and no hole in its frames'
+  # times; video1's half shows its card while it is gone and its bars again, its file a
+  # gap and frames after it.
+  # unplug_video1 NAME FILE ARGS...: camfx record of both cameras with ARGS (the layout,
+  # the sound, the outputs), in the background, its stderr in $out/NAME.err; once FILE
+  # has frames, /dev/video1 is unplugged and kept away for 6 s (hold_camera; longer than
+  # the 2 s after which a mosaic's cell shows the card), and camfx is stopped with Ctrl-C
+  # 4 s after it says the camera is back.
+  unplug_video1() {
+    name="$1" first="$2"; shift 2
+    # (vivid brings video1 back once the last handle to it is closed.)
     waited=0
-    until grep -q "camera /dev/video1 is back after a gap" "$out/several-cut.err" 2>/dev/null \
-        || [ "$waited" -ge 60 ] || ! kill -0 "$recorder" 2>/dev/null; do
-      sleep 1; waited=$((waited + 1))
+    until v4l2-ctl -d /dev/video1 --info >/dev/null 2>&1 || [ "$waited" -ge 60 ]; do
+      sleep 0.5; waited=$((waited + 1))
     done
-    sleep 4
-    # (To camfx itself, as for the single camera above.)
-    pkill -INT -P "$recorder" 2>/dev/null
-  else
-    fail "camfx record with two cameras is still recording when one is unplugged" \
-      "it ended already: $(tail -n 2 "$out/several-cut.err" | tr '\n' ' ')"
-  fi
-  wait "$recorder"; status=$?
-  kill "$holder" 2>/dev/null
-  wait "$holder" 2>/dev/null
-  stop_tone
-  if [ "$status" -eq 0 ]; then
-    pass "camfx record with two cameras goes on while one is unplugged and finishes on Ctrl-C (exit 0)"
-  else
-    fail "camfx record with two cameras goes on while one is unplugged" \
-      "exit status $status: $(tail -n 2 "$out/several-cut.err" | tr '\n' ' ')"
-  fi
-  message="$(sed 's|[^ ]*several-cut[^ ]*|OUT|g' "$out/several-cut.err")"
-  if printf '%s\n' "$message" | grep -q "^camfx: video1: camera /dev/video1 was disconnected; waiting up to 30 s" \
-      && printf '%s\n' "$message" | grep -q "^camfx: video1: camera /dev/video1 is back after a gap of" \
-      && ! printf '%s\n' "$message" | grep -q "video0"; then
-    pass "camfx says video1 went away and came back, and nothing of video0: $(printf '%s' "$message" | grep 'is back' | tail -n 1)"
-  else
-    fail "camfx says video1 went away and came back, and nothing of video0" \
-      "stderr was: $(printf '%s' "$message" | tail -n 4 | tr '\n' ' ')"
-  fi
+    start_tone
+    timeout -k 10 300 "$CAMFX" record --source /dev/video0 --source /dev/video1 "$@" \
+      --duration 120s $several_options 2>"$out/$name.err" &
+    recorder=$!
+    holder=""
+    wait_for_frames "*$first"
+    sleep 2
+    if kill -0 "$recorder" 2>/dev/null; then
+      hold_camera 6 /dev/video1
+      # The other instance stays: /dev/video0 still opens while video1 is gone.
+      check "$name: vivid's disconnect control unplugs /dev/video1 alone, mid-record" \
+        sh -c 'v4l2-ctl -d /dev/video1 -c disconnect=1 && ! v4l2-ctl -d /dev/video1 --info >/dev/null 2>&1 &&
+          v4l2-ctl -d /dev/video0 --info >/dev/null'
+      waited=0
+      until grep -q "camera /dev/video1 is back after a gap" "$out/$name.err" 2>/dev/null \
+          || [ "$waited" -ge 60 ] || ! kill -0 "$recorder" 2>/dev/null; do
+        sleep 1; waited=$((waited + 1))
+      done
+      sleep 4
+      # (To camfx itself, as for the single camera above.)
+      pkill -INT -P "$recorder" 2>/dev/null
+    else
+      fail "$name: camfx record with two cameras is still recording when one is unplugged" \
+        "it ended already: $(tail -n 2 "$out/$name.err" | tr '\n' ' ')"
+    fi
+    wait "$recorder"; status=$?
+    [ -n "$holder" ] && { kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null; }
+    stop_tone
+    if [ "$status" -eq 0 ]; then
+      pass "$name: camfx record with two cameras goes on while one is unplugged and finishes on Ctrl-C (exit 0)"
+    else
+      fail "$name: camfx record with two cameras goes on while one is unplugged" \
+        "exit status $status: $(tail -n 2 "$out/$name.err" | tr '\n' ' ')"
+    fi
+    # (The outputs' names must not make the messages match.)
+    message="$(sed "s|$out/[^ ]*|OUT|g" "$out/$name.err")"
+    if printf '%s\n' "$message" | grep -q "^camfx: video1: camera /dev/video1 was disconnected; waiting up to 30 s" \
+        && printf '%s\n' "$message" | grep -q "^camfx: video1: camera /dev/video1 is back after a gap of" \
+        && ! printf '%s\n' "$message" | grep -q "camera /dev/video0"; then
+      pass "$name: camfx says video1 went away and came back, and nothing of video0's camera: $(printf '%s' "$message" | grep 'is back' | tail -n 1)"
+    else
+      fail "$name: camfx says video1 went away and came back, and nothing of video0's camera" \
+        "stderr was: $(printf '%s' "$message" | tail -n 4 | tr '\n' ' ')"
+    fi
+  }
+  unplug_video1 several-cut several-cut.mp4 --layout hstack $several_audio \
+    --stats-json "$out/several-cut.json" -o "$out/several-cut.mp4"
+  unplug_video1 several-cut-each several-cut-video0.mp4 --audio none \
+    -o "$out/several-cut-video0.mp4" -o "$out/several-cut-video1.mp4"
   # (c) camfx run: cameras in a YAML file; SIGHUP reloads it. TODO when it lands on main.
   if has run; then
     skip "camfx run: SIGHUP with a camera added to the YAML file starts it, the other camera's file has no gap" \
