@@ -574,10 +574,11 @@ if has record-several; then
   # times; video1's half shows its card while it is gone and its bars again, its file a
   # gap and frames after it.
   # unplug_video1 NAME FILE ARGS...: camfx record of both cameras with ARGS (the layout,
-  # the sound, the outputs), in the background, its stderr in $out/NAME.err; once FILE
-  # has frames, /dev/video1 is unplugged and kept away for 6 s (hold_camera; longer than
-  # the 2 s after which a mosaic's cell shows the card), and camfx is stopped with Ctrl-C
-  # 4 s after it says the camera is back.
+  # the sound, the outputs), in the background, its stderr in $out/NAME.err; 4 s after
+  # camfx has /dev/video1 open and FILE is there (wait_for_frames would wait for 32 kB,
+  # 5-10 s of these small pictures), /dev/video1 is unplugged and kept away for 6 s
+  # (hold_camera; longer than the 2 s after which a mosaic's cell shows the card), and
+  # camfx is stopped with Ctrl-C 3 s after it says the camera is back.
   unplug_video1() {
     name="$1" first="$2"; shift 2
     # (vivid brings video1 back once the last handle to it is closed.)
@@ -590,8 +591,12 @@ if has record-several; then
       --duration 120s $several_options 2>"$out/$name.err" &
     recorder=$!
     holder=""
-    wait_for_frames "*$first"
-    sleep 2
+    waited=0
+    until { ls -l /proc/$(pgrep -P "$recorder" | head -n 1)/fd 2>/dev/null | grep -q /dev/video1 &&
+        [ -n "$(find "$out" -name "*$first")" ]; } || [ "$waited" -ge 240 ] || ! kill -0 "$recorder" 2>/dev/null; do
+      sleep 0.5; waited=$((waited + 1))
+    done
+    sleep 4
     if kill -0 "$recorder" 2>/dev/null; then
       hold_camera 6 /dev/video1
       # The other instance stays: /dev/video0 still opens while video1 is gone.
@@ -603,7 +608,7 @@ if has record-several; then
           || [ "$waited" -ge 60 ] || ! kill -0 "$recorder" 2>/dev/null; do
         sleep 1; waited=$((waited + 1))
       done
-      sleep 4
+      sleep 3
       # (To camfx itself, as for the single camera above.)
       pkill -INT -P "$recorder" 2>/dev/null
     else
