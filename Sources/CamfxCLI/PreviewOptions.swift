@@ -27,47 +27,28 @@ struct PreviewOptions: ParsableArguments {
 
   /// Starts serving the pipeline's filtered frames and figures on `address`; prints where.
   func start(at address: PreviewAddress, pipeline: RecordingPipeline) throws -> RunningPreview {
-    let tap = PreviewTap(geometry: pipeline.outputGeometry, framesPerSecond: previewFPS)
-    let writer = pipeline.writer
-    let state = PreviewState(
-      statistics: pipeline.session.statistics, viewers: { tap.viewers }, motion: pipeline.motion,
-      geometry: pipeline.outputGeometry
-    ) {
-      writer?.outputReports ?? []
+    try start(at: address, cameras: [(name: "camera", pipeline: pipeline)])
+  }
+
+  /// Starts one server for several pipelines (a job's cameras and its mosaic), each
+  /// under its name: a page of them all, and each one's stream, snapshots, figures and
+  /// events under `/cameras/NAME/`; prints where. With one, the one-camera paths too.
+  func start(at address: PreviewAddress, cameras: [(name: String, pipeline: RecordingPipeline)]) throws -> RunningPreview {
+    if previewPixelRectanglees, !cameras.contains(where: { $0.pipeline.motion != nil }) {
+      throw RecordingOptionError("--preview-motion-boxes draws the motion detector's boxes: add --motion")
     }
-    if previewPixelRectanglees {
-      guard let motion = pipeline.motion else {
-        throw RecordingOptionError("--preview-motion-boxes draws the motion detector's boxes: add --motion")
-      }
-      tap.boxes = { motion.latest?.boxes ?? [] }
-    }
-    let server = PreviewServer(address: address, tap: tap, credentials: previewAuth) { state.json() }
-    if let recorder = pipeline.events {
-      server.events = { @Sendable (request: EventRequest) in
-        switch request {
-        case .start(let duration): recorder.trigger("http", duration: duration ?? 0)
-        case .stop: recorder.stopEvent()
-        }
-      }
-    }
-    try server.start()
-    try tap.start()
-    pipeline.addTap(tap)
+    let preview = try PipelinePreview(
+      address: address, cameras: cameras, framesPerSecond: previewFPS, credentials: previewAuth,
+      motionBoxes: previewPixelRectanglees)
+    let server = preview.server
     RecordCommand.printToStderr("camfx: preview at \(server.url)\n")
     if server.isOpenToTheNetwork {
       RecordCommand.printToStderr(
         "camfx: warning: the preview listens on \(address.host), beyond this machine, without --preview-auth: anyone who can reach port \(server.port) sees the pictures\n")
     }
-    return RunningPreview(tap: tap, server: server)
+    return preview
   }
 }
 
-/// A preview server and its tap, until `stop()`.
-struct RunningPreview {
-  let tap: PreviewTap
-  let server: PreviewServer
-  func stop() {
-    server.stop()
-    tap.stop()
-  }
-}
+/// The running preview, as `record` knows it: a server and its taps, until `stop()`.
+typealias RunningPreview = PipelinePreview

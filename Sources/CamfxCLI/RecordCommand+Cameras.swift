@@ -9,18 +9,21 @@ import Glibc
 /// `camfx record --source A --source B …`: several cameras in one process, each into
 /// its own `-o`, or all in one picture with `--layout`.
 extension RecordCommand {
-  /// The names the cameras go by (on their cards, in messages): each source's file name
-  /// without its extension (`/dev/video0` → `video0`, `photo.png` → `photo`), with `-2`,
-  /// `-3` … after a name that came before.
+  /// The names the cameras go by (on their cards, in messages, in the preview's
+  /// paths): each source's file name without its extension (`/dev/video0` → `video0`,
+  /// `photo.png` → `photo`), other characters than letters, digits, `-`, `_` and `.` as
+  /// `_`, with `-2`, `-3` … after a name that came before (`mosaic` is the picture's).
   static func cameraNames(_ sources: [String]) -> [String] {
     var names: [String] = []
     for source in sources {
       let base = (source as NSString).lastPathComponent
-      let stem = (base as NSString).deletingPathExtension
-      let name = stem.isEmpty ? "camera" : stem
+      let stem = String((base as NSString).deletingPathExtension.prefix(48)).map { c -> Character in
+        c.isASCII && (c.isLetter || c.isNumber || "-_.".contains(c)) ? c : "_"
+      }
+      let name = stem.isEmpty || stem.allSatisfy({ $0 == "." }) ? "camera" : String(stem)
       var unique = name
       var n = 2
-      while names.contains(unique) {
+      while names.contains(unique) || unique == "mosaic" {
         unique = "\(name)-\(n)"
         n += 1
       }
@@ -117,7 +120,14 @@ extension RecordCommand {
     let ignored = StopSignals(signals: [SIGUSR1, SIGUSR2], coalescing: 0) { signal, _ in
       report("\(signal == SIGUSR1 ? "SIGUSR1" : "SIGUSR2") ignored: with several --source, stills and event clips need --layout")
     }
-    defer { ignored.cancel() }
+    // One preview server for them all: a page of every camera, each at /cameras/NAME/.
+    let preview = try setup.previewAddress.map { address in
+      try previewOptions.start(at: address, cameras: members.map { ($0.name, $0.pipeline) })
+    }
+    defer {
+      ignored.cancel()
+      preview?.stop()
+    }
     let group = RecordingGroup(members)
     _ = try runner.run(group, display: .statusLine, verbose: verbose)
     var failures: [String] = []
@@ -163,7 +173,10 @@ extension RecordCommand {
     let eventSignal: StopSignals? = mosaic.events == nil
       ? StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in report("SIGUSR2 ignored: event clips need --pre-record") }
       : nil
-    let preview = try setup.previewAddress.map { try previewOptions.start(at: $0, pipeline: mosaic) }
+    // One preview server: a page of every camera and the picture, each at /cameras/NAME/.
+    let preview = try setup.previewAddress.map { address in
+      try previewOptions.start(at: address, cameras: Array(zip(names, cameras)) + [("mosaic", mosaic)])
+    }
     defer {
       stillSignal.cancel()
       eventSignal?.cancel()

@@ -198,7 +198,7 @@ struct RecordCommand: ParsableCommand {
       // Each camera would need names of its own for these: a YAML file gives them.
       let perCamera = [
         ("--pre-record", eventOptions.preRecord != nil), ("--motion", motion), ("--still", still != nil),
-        ("--stats-json", statsJSON != nil), ("--preview", preview != nil),
+        ("--stats-json", statsJSON != nil),
       ]
       if let (name, _) = perCamera.first(where: \.1) {
         throw ValidationError(

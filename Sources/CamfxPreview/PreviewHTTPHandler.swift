@@ -62,28 +62,70 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
     let parts = head.uri.split(separator: "?", maxSplits: 1)
     let path = parts.first.map(String.init) ?? head.uri
-    if head.method == .POST, path == "/event" || path == "/event/stop" {
-      postEvent(head: head, path: path, query: parts.count > 1 ? String(parts[1]) : "", context: context)
-      return
-    }
-    guard head.method == .GET || head.method == .HEAD else {
+    let query = parts.count > 1 ? String(parts[1]) : ""
+    guard let target = PreviewRequestPath(path), target.allows(head.method) else {
       send(.notFound, "text/plain", Array("not found\n".utf8), head: head, context: context)
       return
     }
-    switch path {
-    case "/":
-      send(.ok, "text/html; charset=utf-8", PreviewPage.html, head: head, context: context)
-    case "/state":
-      send(.ok, "application/json", server.state(), head: head, context: context)
-    case "/stream.mjpeg":
-      startStream(head: head, context: context)
-    case "/snapshot.jpg", "/snapshot.png":
-      let png = path.hasSuffix("png")
+    let resource: PreviewRequestPath.Resource, name: Substring?
+    switch target {
+    case .cameraList:
+      send(.ok, "application/json", server.cameraList(), head: head, context: context)
+      return
+    case .resource(let asked, let camera):
+      (resource, name) = (asked, camera)
+    }
+    let camera: Int
+    if let name {
+      guard let index = server.camera(named: name) else {
+        // Only a name that could be a camera's is said back.
+        let text =
+          PreviewCamera.isValid(name: String(name)) ? "no camera named '\(name)' (the names are at /cameras)\n" : "not found\n"
+        send(.notFound, "text/plain", Array(text.utf8), head: head, context: context)
+        return
+      }
+      camera = index
+    } else if server.cameras.count == 1 {
+      camera = 0
+    } else {
+      switch resource {
+      case .page:
+        let page = PreviewCamerasPage.html(cameras: server.cameras.map { ($0.name, $0.tap.geometry) })
+        send(.ok, "text/html; charset=utf-8", page, head: head, context: context)
+      case .state:
+        send(.ok, "application/json", server.allStates(), head: head, context: context)
+      default:
+        let text = "this preview shows several cameras: ask /cameras/NAME\(path) (the names are at /cameras)\n"
+        send(.notFound, "text/plain", Array(text.utf8), head: head, context: context)
+      }
+      return
+    }
+    respond(to: head, resource: resource, camera: camera, onItsOwnPaths: name != nil, query: query, context: context)
+  }
+
+  /// Answers for one camera (its number in the server's `cameras`), asked on its own
+  /// paths (`/cameras/NAME/...`) or on the one-camera paths.
+  private func respond(
+    to head: HTTPRequestHead, resource: PreviewRequestPath.Resource, camera: Int, onItsOwnPaths: Bool, query: String,
+    context: ChannelHandlerContext
+  ) {
+    let preview = server.cameras[camera]
+    switch resource {
+    case .page:
+      // `/` of a lone camera is the page on the one-camera paths, as it was before there
+      // could be several; `/cameras/NAME/` is on that camera's own.
+      send(.ok, "text/html; charset=utf-8", PreviewPage.html(camera: onItsOwnPaths ? preview.name : nil), head: head, context: context)
+    case .state:
+      send(.ok, "application/json", preview.state(), head: head, context: context)
+    case .stream:
+      startStream(head: head, camera: camera, context: context)
+    case .snapshot(let format):
+      let png = format == .png
       let channel = context.channel
       let loop = context.eventLoop
       let handler = NIOLoopBound(self, eventLoop: loop)
       let boundContext = NIOLoopBound(context, eventLoop: loop)
-      server.tap.snapshot(png ? .png : .jpeg) { result in
+      preview.tap.snapshot(format) { result in
         loop.execute {
           guard channel.isActive else { return }
           switch result {
@@ -95,16 +137,20 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
           }
         }
       }
-    default:
-      send(.notFound, "text/plain", Array("not found\n".utf8), head: head, context: context)
+    case .event, .eventStop:
+      postEvent(head: head, stop: resource == .eventStop, events: preview.events, query: query, context: context)
     }
   }
 
   /// `POST /event[?duration=3s]` starts or extends an event clip; `POST /event/stop`
-  /// ends the open one at its post-roll. A request from a page of another origin is
-  /// refused (a browser sends `Origin`; a page elsewhere must not fire events here).
-  private func postEvent(head: HTTPRequestHead, path: String, query: String, context: ChannelHandlerContext) {
-    guard let events = server.events else {
+  /// ends the open one at its post-roll (each under `/cameras/NAME/` too). A request
+  /// from a page of another origin is refused (a browser sends `Origin`; a page
+  /// elsewhere must not fire events here).
+  private func postEvent(
+    head: HTTPRequestHead, stop: Bool, events: (@Sendable (EventRequest) -> Void)?, query: String,
+    context: ChannelHandlerContext
+  ) {
+    guard let events else {
       send(.notFound, "text/plain", Array("this recording takes no events (add --pre-record)\n".utf8), head: head, context: context)
       return
     }
@@ -115,7 +161,7 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         return
       }
     }
-    if path == "/event/stop" {
+    if stop {
       events(.stop)
       send(.ok, "application/json", Array("{\"event\":\"stopping\"}\n".utf8), head: head, context: context)
       return
@@ -132,8 +178,8 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     send(.ok, "application/json", Array("{\"event\":\"started\"}\n".utf8), head: head, context: context)
   }
 
-  private func startStream(head: HTTPRequestHead, context: ChannelHandlerContext) {
-    let viewer = MJPEGViewer(channel: context.channel)
+  private func startStream(head: HTTPRequestHead, camera: Int, context: ChannelHandlerContext) {
+    let viewer = MJPEGViewer(channel: context.channel, camera: camera)
     if head.method == .GET {
       guard server.add(viewer) else {
         send(

@@ -1,15 +1,23 @@
 /// The preview's page: the live picture (`/stream.mjpeg`) and the figures of `/state`,
 /// refreshed twice a second by a few lines of script, with the motion detector's boxes
 /// drawn over the picture when it runs. No framework, nothing fetched from elsewhere.
+/// For one camera of several it is that camera's, on its paths (`/cameras/NAME/...`).
 enum PreviewPage {
-  static let html: [UInt8] = Array(
+  /// - Parameter camera: the camera's name for its own paths; nil for the one-camera
+  ///   paths (`/stream.mjpeg`, `/state`).
+  static func html(camera: String?) -> [UInt8] {
+    // A camera's name needs no escaping in a path or a script (`PreviewCamera.isValid`);
+    // the page escapes it in its text all the same.
+    let base = camera.map { "/cameras/\($0)/" } ?? "/"
+    let title = camera.map { "camfx preview: \(HTMLText.escape($0))" } ?? "camfx preview"
+    return Array(
     """
     <!doctype html>
     <html lang="en">
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>camfx preview</title>
+    <title>\(title)</title>
     <style>
       body { margin: 0; background: #111; color: #eee; font: 28px/1.4 sans-serif; }
       #view { position: relative; display: inline-block; max-width: 100%; }
@@ -18,12 +26,13 @@ enum PreviewPage {
       #figures { padding: 8px 12px; }
       #figures b { font-weight: normal; color: #fff; }
       #outputs { font-size: 20px; color: #bbb; }
+      #signal { color: #ff5050; }
     </style>
     </head>
     <body>
-    <div id="view"><img id="picture" src="/stream.mjpeg" alt="live picture"><canvas id="boxes"></canvas></div>
+    <div id="view"><img id="picture" src="\(base)stream.mjpeg" alt="live picture"><canvas id="boxes"></canvas></div>
     <div id="figures">
-      frames <b id="frames">0</b> &middot; <b id="fps">0.0</b> fps &middot; dropped <b id="dropped">0</b>
+      <span id="signal"></span>frames <b id="frames">0</b> &middot; <b id="fps">0.0</b> fps &middot; dropped <b id="dropped">0</b>
       &middot; <b id="bitrate">0 kbit/s</b> <span id="motion"></span>
       <div id="outputs"></div>
     </div>
@@ -41,7 +50,8 @@ enum PreviewPage {
     }
     async function refresh() {
       try {
-        const state = await (await fetch('/state', { cache: 'no-store' })).json();
+        const state = await (await fetch('\(base)state', { cache: 'no-store' })).json();
+        show('signal', state.signal === 'lost' ? 'no signal \\u00b7 ' : state.signal === 'waiting' ? 'waiting \\u00b7 ' : '');
         show('frames', state.frames);
         show('fps', state.fps.toFixed(1));
         show('dropped', state.dropped);
@@ -61,4 +71,5 @@ enum PreviewPage {
     </html>
 
     """.utf8)
+  }
 }

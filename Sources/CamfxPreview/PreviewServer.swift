@@ -4,23 +4,38 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// The preview web server (`camfx record --preview 127.0.0.1:8080`), on SwiftNIO:
+/// The preview web server (`camfx record --preview 127.0.0.1:8080`), on SwiftNIO, for
+/// one camera or several (a job's cameras and its mosaic). With one camera:
 ///
 ///     /                 a page with the live picture and live figures (plain HTML, a little script)
 ///     /stream.mjpeg     multipart MJPEG of the filtered frames, at most the tap's frames per second
 ///     /snapshot.jpg     the next filtered frame at full size, as JPEG
 ///     /snapshot.png     ... as PNG (colours exact)
 ///     /state            the figures as JSON (ustreamer's /state is the model)
+///     POST /event       start an event clip (`?duration=3s`); POST /event/stop ends it
+///
+/// With several, `/` is a page of every camera (a snapshot that refreshes, its name and
+/// its figures, whether its signal is live or lost), `/state` is every camera's figures
+/// by name (`{"cameras": {"front": {...}, "mosaic": {...}}}`), and each camera has the
+/// paths above under its name:
+///
+///     /cameras                       the names, as JSON: {"cameras": ["front", "mosaic"]}
+///     /cameras/NAME/                 the one-camera page, for that camera
+///     /cameras/NAME/stream.mjpeg     /cameras/NAME/snapshot.jpg     /cameras/NAME/snapshot.png
+///     /cameras/NAME/state            POST /cameras/NAME/event       POST /cameras/NAME/event/stop
+///
+/// The `/cameras/...` paths answer with one camera too; the one-camera paths answer 404
+/// with several, saying where to ask instead. An unknown name is 404.
 ///
 /// Anything else is 404; the server reads no files. At most `maximumClients`
-/// viewers of `/stream.mjpeg` at once (the next one gets 503); every other request is
-/// answered whatever the number of viewers, so `/state` always works. A connection
-/// that has not sent a complete request within `requestTimeout` (a new one, or one
-/// kept alive after an answer) is closed, so idle sockets cannot take the server's
-/// places. With `credentials`, HTTP Basic authentication on every path. A viewer that
-/// reads slowly gets fewer frames: each viewer has at most one frame in flight, and
-/// frames that find it busy are skipped, so it never holds up the pipeline or the
-/// other viewers.
+/// viewers of the MJPEG streams at once, all cameras together (the next one gets 503);
+/// every other request is answered whatever the number of viewers, so `/state` always
+/// works. A connection that has not sent a complete request within `requestTimeout` (a
+/// new one, or one kept alive after an answer) is closed, so idle sockets cannot take
+/// the server's places. With `credentials`, HTTP Basic authentication on every path. A
+/// viewer that reads slowly gets fewer frames: each viewer has at most one frame in
+/// flight, and frames that find it busy are skipped, so it never holds up the pipeline
+/// or the other viewers.
 public final class PreviewServer: @unchecked Sendable {
   // @unchecked Sendable: `channel` is set once by `start()` before anything reads it;
   // the viewer list is under a Mutex; each viewer's state lives on its event loop.
@@ -32,12 +47,9 @@ public final class PreviewServer: @unchecked Sendable {
   /// Connections beyond this many are closed at once (each holds a descriptor until its
   /// request timeout).
   let maximumConnections: Int
-  let tap: PreviewTap
+  /// In the order the page lists them.
+  public let cameras: [PreviewCamera]
   let credentials: String?
-  let state: @Sendable () -> [UInt8]
-  /// What `POST /event` does: start (or extend) an event for the seconds given (nil
-  /// for an instant), or stop the open one; nil when the recording takes no events.
-  public var events: (@Sendable (EventRequest) -> Void)?
   private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   private var channel: (any Channel)?
   let connections = Atomic<Int>(0)
@@ -45,20 +57,50 @@ public final class PreviewServer: @unchecked Sendable {
   static let boundary = "camfxframe"
 
   /// - Parameters:
+  ///   - cameras: what to show, in the page's order; with one, the server answers on
+  ///     the one-camera paths as well.
   ///   - credentials: `USER:PASS` for HTTP Basic, or nil for none.
-  ///   - state: the figures `/state` serves and the page shows, as JSON.
+  /// - Throws: `PreviewError` for no camera, or two with one name.
   public init(
-    address: PreviewAddress, tap: PreviewTap, credentials: String? = nil, maximumClients: Int = 16,
-    requestTimeout: TimeAmount = .seconds(5), state: @escaping @Sendable () -> [UInt8]
-  ) {
+    address: PreviewAddress, cameras: [PreviewCamera], credentials: String? = nil, maximumClients: Int = 16,
+    requestTimeout: TimeAmount = .seconds(5)
+  ) throws(PreviewError) {
+    guard !cameras.isEmpty else { throw PreviewError("a preview needs a camera to show") }
+    var seen = Set<String>()
+    for camera in cameras where !seen.insert(camera.name).inserted {
+      throw PreviewError("two preview cameras are named '\(camera.name)'")
+    }
     self.address = address
-    self.tap = tap
+    self.cameras = cameras
     self.credentials = credentials.map { Data($0.utf8).base64EncodedString() }
     self.maximumClients = maximumClients
     self.requestTimeout = requestTimeout
     maximumConnections = 4 * maximumClients + 64
-    self.state = state
-    tap.onJPEG = { [weak self] jpeg in self?.broadcast(jpeg) }
+    for (index, camera) in cameras.enumerated() {
+      camera.tap.onJPEG = { [weak self] jpeg in self?.broadcast(jpeg, camera: index) }
+    }
+  }
+
+  /// The camera named `name`, by its place in `cameras`.
+  func camera(named name: Substring) -> Int? { cameras.firstIndex { $0.name == name } }
+
+  /// Every camera's figures by name, in the cameras' order:
+  /// `{"cameras": {"front": {...}, "mosaic": {...}}}`.
+  func allStates() -> [UInt8] {
+    var json = Array(#"{"cameras":{"#.utf8)
+    for (index, camera) in cameras.enumerated() {
+      if index > 0 { json.append(UInt8(ascii: ",")) }
+      // A valid name needs no escaping in JSON (`PreviewCamera.isValid`).
+      json += Array("\"\(camera.name)\":".utf8)
+      json += camera.state()
+    }
+    json += Array("}}\n".utf8)
+    return json
+  }
+
+  /// The cameras' names: `{"cameras": ["front", "mosaic"]}`.
+  func cameraList() -> [UInt8] {
+    Array((#"{"cameras":["# + cameras.map { "\"\($0.name)\"" }.joined(separator: ",") + "]}\n").utf8)
   }
 
   /// Binds the address and starts serving.
@@ -111,14 +153,14 @@ public final class PreviewServer: @unchecked Sendable {
 
   // MARK: MJPEG viewers
 
-  /// Adds a viewer unless `maximumClients` are watching already.
+  /// Adds a viewer unless `maximumClients` are watching already, of any camera.
   func add(_ viewer: MJPEGViewer) -> Bool {
     let added = viewers.withLock { viewers in
       guard viewers.count < maximumClients else { return false }
       viewers[ObjectIdentifier(viewer)] = viewer
       return true
     }
-    if added { tap.viewerJoined() }
+    if added { cameras[viewer.camera].tap.viewerJoined() }
     return added
   }
 
@@ -131,12 +173,12 @@ public final class PreviewServer: @unchecked Sendable {
 
   func remove(_ viewer: MJPEGViewer) {
     let removed = viewers.withLock { $0.removeValue(forKey: ObjectIdentifier(viewer)) != nil }
-    if removed { tap.viewerLeft() }
+    if removed { cameras[viewer.camera].tap.viewerLeft() }
   }
 
-  /// Sends one JPEG to every viewer that is ready for it.
-  private func broadcast(_ jpeg: [UInt8]) {
-    let current = viewers.withLock { Array($0.values) }
+  /// Sends one JPEG of camera number `camera` to each of its viewers that is ready for it.
+  private func broadcast(_ jpeg: [UInt8], camera: Int) {
+    let current = viewers.withLock { $0.values.filter { $0.camera == camera } }
     guard !current.isEmpty else { return }
     var part = ByteBufferAllocator().buffer(capacity: jpeg.count + 128)
     part.writeString("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n")
@@ -146,15 +188,20 @@ public final class PreviewServer: @unchecked Sendable {
   }
 }
 
-/// One `/stream.mjpeg` connection. `busy` and `skipped` are only touched on its
-/// channel's event loop.
+/// One `stream.mjpeg` connection, of one camera. `busy` and `skipped` are only touched
+/// on its channel's event loop.
 final class MJPEGViewer: @unchecked Sendable {
   let channel: any Channel
+  /// Its place in the server's `cameras`.
+  let camera: Int
   private var busy = false
   private(set) var sent = 0
   private(set) var skipped = 0
 
-  init(channel: any Channel) { self.channel = channel }
+  init(channel: any Channel, camera: Int) {
+    self.channel = channel
+    self.camera = camera
+  }
 
   func offer(_ part: ByteBuffer) {
     channel.eventLoop.execute { [self] in

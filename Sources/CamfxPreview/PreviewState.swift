@@ -6,11 +6,17 @@ import Synchronization
 /// The figures `/state` serves and the preview page shows, from a running session:
 ///
 ///     {"elapsed_seconds": 12.5, "frames": 375, "frames_in": 375, "fps": 30.0, "dropped": 0,
-///      "bytes": 1234567, "bitrate": 790123, "viewers": 1, "outputs": [...]}
+///      "bytes": 1234567, "bitrate": 790123, "viewers": 1, "outputs": [...],
+///      "signal": "live", "seconds_since_last_frame": 0.02}
 ///
 /// `fps` is measured between two calls at least 0.4 s apart (the page's, or a script's
 /// polling); a first call, or one whose caller has no earlier reading, gets the rate
 /// since the first frame instead, never a 0 while frames flow.
+///
+/// `signal` says whether the camera is sending: `waiting` before its first frame, `live`
+/// while frames come, `lost` once none came for `staleAfter` seconds (a camera unplugged
+/// and waited for, or one that ended). It is measured on the recorded frames, so it
+/// holds for every source the same way, as the mosaic's "no signal" card does.
 public final class PreviewState: Sendable {
   struct Figures: Codable {
     var elapsedSeconds: Double
@@ -23,10 +29,17 @@ public final class PreviewState: Sendable {
     var viewers: Int
     var outputs: [OutputReport]
     var motion: MotionState?
+    var signal: Signal
+    var secondsSinceLastFrame: Double?
     enum CodingKeys: String, CodingKey {
       case elapsedSeconds = "elapsed_seconds", frames, framesIn = "frames_in", fps, dropped, bytes, bitrate, viewers
-      case outputs, motion
+      case outputs, motion, signal, secondsSinceLastFrame = "seconds_since_last_frame"
     }
+  }
+
+  /// Whether frames are coming (see the type's discussion).
+  enum Signal: String, Codable {
+    case waiting, live, lost
   }
 
   /// The motion detector's last frame, for the page to draw its boxes over the picture.
@@ -48,16 +61,20 @@ public final class PreviewState: Sendable {
   private let viewers: @Sendable () -> Int
   private let motion: MotionTap?
   private let geometry: FrameGeometry
+  private let staleAfter: Double
   private let last = Mutex<(frames: Int, nanoseconds: Int64, fps: Double)>((0, 0, 0))
 
-  /// - Parameter motion: the detector whose last frame `/state` shows (`motion`), in a
-  ///   picture of `geometry`.
+  /// - Parameters:
+  ///   - motion: the detector whose last frame `/state` shows (`motion`), in a picture
+  ///     of `geometry`.
+  ///   - staleAfter: seconds without a frame before `signal` says `lost`.
   public init(
     statistics: RecordingStatistics, viewers: @escaping @Sendable () -> Int, motion: MotionTap? = nil,
-    geometry: FrameGeometry = FrameGeometry(width: 0, height: 0),
+    geometry: FrameGeometry = FrameGeometry(width: 0, height: 0), staleAfter: Double = 2,
     outputs: @escaping @Sendable () -> [OutputReport] = { [] }
   ) {
     self.statistics = statistics
+    self.staleAfter = staleAfter
     self.viewers = viewers
     self.outputs = outputs
     self.motion = motion
@@ -68,7 +85,7 @@ public final class PreviewState: Sendable {
     let snapshot = statistics.snapshot
     let now = MonotonicClock.nanoseconds()
     let elapsed = Double(now - started) / 1e9
-    let fps = last.withLock { last -> Double in
+    let measured = last.withLock { last -> Double in
       let interval = Double(now - last.nanoseconds) / 1e9
       if interval >= 0.4 {
         last.fps =
@@ -79,6 +96,10 @@ public final class PreviewState: Sendable {
       }
       return last.fps
     }
+    let silent = statistics.secondsSinceLastFrame(now: now)
+    let signal: Signal = silent.map { $0 < staleAfter ? .live : .lost } ?? .waiting
+    // A rate measured over a stretch the camera was gone for is not its rate now.
+    let fps = signal == .lost ? 0 : measured
     let figures = Figures(
       elapsedSeconds: elapsed, frames: snapshot.framesWritten, framesIn: snapshot.framesIn, fps: fps,
       dropped: snapshot.dropped, bytes: snapshot.bytesWritten,
@@ -87,7 +108,7 @@ public final class PreviewState: Sendable {
         MotionState(
           time: $0.time, score: $0.score, threshold: $0.threshold, zone: $0.zone, moving: $0.moving, noise: $0.noise,
           boxes: $0.boxes, width: geometry.width, height: geometry.height)
-      })
+      }, signal: signal, secondsSinceLastFrame: silent)
     return Array((try? JSONEncoder().encode(figures)) ?? Data("{}".utf8))
   }
 }

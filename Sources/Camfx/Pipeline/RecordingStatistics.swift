@@ -20,6 +20,9 @@ public final class RecordingStatistics: Sendable {
   /// When the sink took the first frame (`MonotonicClock` nanoseconds; 0: not yet): a
   /// frame rate measured from there needs no earlier reading of the counters.
   let firstFrameWrittenNanoseconds = Atomic<Int64>(0)
+  /// When the sink took the latest frame (`MonotonicClock` nanoseconds; 0: not yet): how
+  /// long a camera has been silent (unplugged, reconnecting, ended), while it is.
+  let lastFrameWrittenNanoseconds = Atomic<Int64>(0)
   let droppedLate = Atomic<Int>(0)
   let droppedOutOfBuffers = Atomic<Int>(0)
   let droppedCorrupt = Atomic<Int>(0)
@@ -36,9 +39,19 @@ public final class RecordingStatistics: Sendable {
 
   /// Counts one frame the sink took (on the writer stage).
   func countFrameWritten() {
+    let now = MonotonicClock.nanoseconds()
     if framesWritten.add(1, ordering: .relaxed).newValue == 1 {
-      firstFrameWrittenNanoseconds.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
+      firstFrameWrittenNanoseconds.store(now, ordering: .relaxed)
     }
+    lastFrameWrittenNanoseconds.store(now, ordering: .relaxed)
+  }
+
+  /// Seconds from the latest frame the sink took to `now` (`MonotonicClock`
+  /// nanoseconds); nil before the first frame.
+  public func secondsSinceLastFrame(now: Int64) -> Double? {
+    let last = lastFrameWrittenNanoseconds.load(ordering: .relaxed)
+    guard last > 0 else { return nil }
+    return Double(max(0, now - last)) / 1e9
   }
 
   /// Frames written per second since the first one, up to `now` (`MonotonicClock`

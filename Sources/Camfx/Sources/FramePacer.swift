@@ -51,6 +51,12 @@ struct FramePacer {
     return n
   }
 
+  /// When frame `n` is (or was) due on the monotonic clock, in nanoseconds; nil before
+  /// the first frame was asked for.
+  func dueNanoseconds(ofFrame n: Int64) -> Int64? {
+    start.map { $0 + (n - firstFrame) * frameNanoseconds }
+  }
+
   /// Sleeps until the frame stamped `time` is due (the first one at once), or until
   /// `isInterrupted()` turns true; `wakeUp` is notified when it does, so that a stop
   /// ends a wait however far off the frame is. Absolute deadlines: no drift.

@@ -69,8 +69,11 @@ public final class MosaicSource: MediaSource {
       let n = pacer.waitForFrame(nextFrameNumber)
       framesSkippedLate += Int(n - nextFrameNumber)
       nextFrameNumber = n + 1
+      // Stamped on the monotonic clock, as a camera's frames are: a microphone's sound
+      // (captured on that clock) then lines up with the picture.
+      let due = pacer.dueNanoseconds(ofFrame: n) ?? MonotonicClock.nanoseconds()
       var frame = try mosaic.compose(at: Mosaic.now())
-      frame.presentationTime = MediaTime(value: n, timescale: Int32(framesPerSecond))
+      frame.presentationTime = MediaTime(value: due / 1000, timescale: 1_000_000)
       if deliversYUV420 { return .video(.yuv420(frame)) }
       let pool = bgraPool ?? PixelBufferPool(
         geometry: geometry,
