@@ -272,6 +272,9 @@ if made several-cut.mp4 "camfx record --layout hstack with /dev/video1 unplugged
   v="$(duration "$f" video)"; a="$(duration "$f" audio)"
   check_near "$f audio duration (s) against video's" "$v" 0.1 "$a"
   check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
+  # (and after video1 came back: the sound went on through the unplug)
+  check_eq "$f audio's dominant frequency 2 s before its end (Hz)" 440 \
+    media_check tone "$dir/$f" "$(awk -v v="$v" 'BEGIN { print v - 2 }')" 1
 fi
 # The same, each camera into its own file: video0's goes on without a hole, video1's
 # goes on in the same file after its gap.
