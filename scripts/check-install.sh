@@ -19,18 +19,20 @@ check "installed camfx runs (--version)" "$p/bin/camfx" --version
 check "installed camfx needs no Swift runtime (ldd names no libswift or libFoundation)" \
   sh -c '! ldd "$0" | grep -E "libswift|libFoundation"' "$p/bin/camfx"
 check "man page camfx.1 renders" sh -c 'MANWIDTH=80 man -l "$0" | grep -q "camfx"' "$p/share/man/man1/camfx.1"
-for page in record repair snapshot; do
+for page in record repair snapshot run; do
   check "man page camfx.$page.1 renders and names the command" \
-    sh -c 'MANWIDTH=80 man -l "$0" | grep -q "camfx.record\|camfx.repair\|camfx.snapshot"' "$p/share/man/man1/camfx.$page.1"
+    sh -c 'MANWIDTH=80 man -l "$0" | grep -q "camfx.record\|camfx.repair\|camfx.snapshot\|camfx.run"' "$p/share/man/man1/camfx.$page.1"
 done
 check "bash completion loads and completes camfx" \
   bash -c '. "$0" && complete -p camfx' "$p/share/bash-completion/completions/camfx"
 check "zsh completion defines _camfx" grep -q "_camfx" "$p/share/zsh/site-functions/_camfx"
 check "fish completion names camfx" grep -q "complete -c 'camfx'" "$p/share/fish/vendor_completions.d/camfx.fish"
 if command -v systemd-analyze >/dev/null; then
-  unit="$dest/camfx-record.service"
-  sed "s|/usr/local/bin/camfx|$p/bin/camfx|" examples/camfx-record.service >"$unit"
-  check "examples/camfx-record.service verifies (systemd-analyze verify)" systemd-analyze verify "$unit"
+  for name in camfx-record camfx-run; do
+    unit="$dest/$name.service"
+    sed "s|/usr/local/bin/camfx|$p/bin/camfx|" "examples/$name.service" >"$unit"
+    check "examples/$name.service verifies (systemd-analyze verify)" systemd-analyze verify "$unit"
+  done
 fi
 make -s uninstall DESTDIR="$dest/root" PREFIX=/usr/local
 check "make uninstall leaves no file" test -z "$(find "$dest/root" -type f)"

@@ -302,8 +302,6 @@ struct RecordCommand: ParsableCommand {
     let setup = try setup(report: Self.printToStderr)
     if source.count > 1 { return try recordSeveral(setup) }
     let recording = setup.configuration
-    let names = setup.names
-    let plan = setup.plan
     let statsFile = setup.statsFile
     let previewAddress = setup.previewAddress
 

@@ -10,17 +10,17 @@ import Synchronization
 import Glibc
 #endif
 
-/// The preview's view of the pipeline: a `FrameTap` that copies a filtered frame only
-/// when someone wants one (an MJPEG viewer, at most `framesPerSecond`; a snapshot),
-/// and a thread of its own that turns the copies into JPEG or PNG. The writer stage
-/// pays for a copy of the planes and nothing else; a preview nobody watches costs
+/// The preview's view of the pipeline: a `FrameTap` that takes a filtered frame only
+/// when someone wants one (an MJPEG viewer, at most `framesPerSecond`; a snapshot), and
+/// turns it into JPEG or PNG on the recording's tap stage, which is already off the
+/// encoder's path: a preview costs no thread of its own. A preview nobody watches costs
 /// an atomic load per frame.
 ///
-///     writer stage ──take()──▶ copy (under a lock) ──▶ preview thread ──▶ JPEG ──▶ viewers
-///                                                                     └──▶ JPEG/PNG snapshot
+///     tap stage ──take()──▶ copy (for the boxes) ──▶ JPEG ──▶ viewers
+///                                              └──▶ JPEG/PNG snapshot
 public final class PreviewTap: FrameTap, @unchecked Sendable {
-  // @unchecked Sendable: the copies are guarded by `frames`; the encoders and the
-  // working copy are used by the preview thread only; the rest is atomics and Mutexes.
+  // @unchecked Sendable: the encoder and the working copy are used by `take` only, on
+  // the tap stage; the rest is atomics and Mutexes.
 
   public enum SnapshotFormat: Sendable { case jpeg, png }
   public typealias SnapshotCompletion = @Sendable (Result<[UInt8], PreviewError>) -> Void
@@ -29,7 +29,7 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
   public let framesPerSecond: Double
   /// How long a snapshot waits for a frame before it fails.
   public let snapshotTimeout: Double
-  /// Called on the preview thread with every JPEG made for the viewers.
+  /// Called on the tap stage with every JPEG made for the viewers; it must not block.
   public var onJPEG: (@Sendable ([UInt8]) -> Void)?
   /// Boxes to outline on the viewers' pictures (the motion detector's), after the
   /// snapshots were answered: snapshots stay the recorded frames.
@@ -39,9 +39,7 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
   private let snapshotsWanted = Atomic<Int>(0)
   private let lastTaken = Atomic<Int64>(0)
   private let intervalNanoseconds: Int64
-  private let frames = Mutex<CopiedFrames>(CopiedFrames())
   private let snapshots = Mutex<SnapshotRequests>(SnapshotRequests())
-  private let wakeup = DispatchSemaphore(value: 0)
   private let stopped = Atomic<Bool>(false)
   private let jpegFrames = Atomic<Int>(0)
   private var encoder: JPEGEncoder?
@@ -58,20 +56,17 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
     intervalNanoseconds = Int64(1e9 / max(framesPerSecond, 0.1))
   }
 
-  /// Starts the preview thread.
+  /// Makes the JPEG encoder; call before the first frame.
   public func start() throws(PreviewError) {
     encoder = try JPEGEncoder(width: geometry.width, height: geometry.height)
-    do {
-      try NamedThread("camfx.preview") { [self] in run() }.detach()
-    } catch {
-      throw PreviewError("\(error)")
-    }
   }
 
-  /// Ends the preview thread; pending snapshots fail.
+  /// Ends the preview: pending snapshots fail, and frames are no longer taken.
   public func stop() {
     stopped.store(true, ordering: .releasing)
-    wakeup.signal()
+    for request in snapshots.withLock({ $0.removeAll() }) {
+      request.completion(.failure(PreviewError("the preview has stopped")))
+    }
   }
 
   /// JPEGs made for viewers so far.
@@ -83,7 +78,7 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
   public var viewers: Int { viewerCount.load(ordering: .relaxed) }
 
   /// Asks for a still of the next filtered frame, at full size; `completion` runs on
-  /// the preview thread, or with an error if no frame comes within `snapshotTimeout`.
+  /// the tap stage, or with an error if no frame comes within `snapshotTimeout`.
   public func snapshot(_ format: SnapshotFormat, completion: @escaping SnapshotCompletion) {
     guard !stopped.load(ordering: .acquiring) else {
       completion(.failure(PreviewError("the preview has stopped")))
@@ -107,47 +102,26 @@ public final class PreviewTap: FrameTap, @unchecked Sendable {
     }
   }
 
-  // MARK: FrameTap (writer stage)
+  // MARK: FrameTap (tap stage)
 
   public var wantsFrame: Bool {
+    if stopped.load(ordering: .acquiring) { return false }
     if snapshotsWanted.load(ordering: .acquiring) > 0 { return true }
     guard viewerCount.load(ordering: .relaxed) > 0 else { return false }
     return MonotonicClock.nanoseconds() - lastTaken.load(ordering: .relaxed) >= intervalNanoseconds
   }
 
   public func take(_ frame: VideoFrame) {
+    guard !stopped.load(ordering: .acquiring), let encoder else { return }
     lastTaken.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
     let forSnapshot = snapshotsWanted.exchange(0, ordering: .acquiringAndReleasing) > 0
-    frames.withLock { copies in
-      copies.pending.copy(frame)
-      copies.hasPending = true
-      copies.forSnapshot = copies.forSnapshot || forSnapshot
-    }
-    wakeup.signal()
-  }
-
-  // MARK: The preview thread
-
-  private func run() {
-    while !stopped.load(ordering: .acquiring) {
-      _ = wakeup.wait(timeout: .now() + 0.5)
-      let (ready, forSnapshot) = frames.withLock { copies -> (Bool, Bool) in
-        guard copies.hasPending else { return (false, false) }
-        swap(&copies.pending, &working)
-        copies.hasPending = false
-        defer { copies.forSnapshot = false }
-        return (true, copies.forSnapshot)
-      }
-      guard ready, let encoder else { continue }
-      if forSnapshot { answerSnapshots(encoder) }
-      if let boxes { working.outline(boxes()) }
-      if viewerCount.load(ordering: .relaxed) > 0, let onJPEG, let jpeg = try? working.jpeg(encoder) {
-        jpegFrames.add(1, ordering: .relaxed)
-        onJPEG(jpeg)
-      }
-    }
-    for request in snapshots.withLock({ $0.removeAll() }) {
-      request.completion(.failure(PreviewError("the preview has stopped")))
+    // A copy: the frame is the encoder's, and the viewers' boxes are drawn on the copy.
+    working.copy(frame)
+    if forSnapshot { answerSnapshots(encoder) }
+    if let boxes { working.outline(boxes()) }
+    if viewerCount.load(ordering: .relaxed) > 0, let onJPEG, let jpeg = try? working.jpeg(encoder) {
+      jpegFrames.add(1, ordering: .relaxed)
+      onJPEG(jpeg)
     }
   }
 
@@ -193,13 +167,6 @@ struct SnapshotRequests {
     defer { waiting.removeAll() }
     return waiting
   }
-}
-
-/// The copy the writer stage fills and the one the preview thread works on.
-struct CopiedFrames {
-  var pending = CopiedFrame()
-  var hasPending = false
-  var forSnapshot = false
 }
 
 /// A filtered frame copied out of its pool: yuv420p planes or BGRA, with storage kept

@@ -7,15 +7,21 @@ import XCTest
 /// exact frames of a test pattern recorded as fast as it encodes, clips decoded and
 /// compared with the continuous recording of the same encode.
 final class EventClipTests: XCTestCase {
-  /// Fires `trigger` when the writer stage reaches frame `n` (before it is encoded).
+  /// Fires `trigger` when the writer stage reaches frame `n` (before it is encoded):
+  /// taps are asked on the filter stage, ahead of the writer, so it first waits until
+  /// the writer has encoded the frames before `n` (it never needs frame `n` for that).
   final class TriggerAtFrames: FrameTap, @unchecked Sendable {
     private let frames = Atomic<Int>(0)
     let at: [Int: (EventRecorder) -> Void]
     var recorder: EventRecorder?
+    var writer: MovieWriter?
     init(_ at: [Int: (EventRecorder) -> Void]) { self.at = at }
     var wantsFrame: Bool {
       let n = frames.add(1, ordering: .relaxed).newValue - 1
-      if let fire = at[n], let recorder { fire(recorder) }
+      if let fire = at[n], let recorder {
+        while let writer, writer.videoFramesAppended < n { usleep(200) }
+        fire(recorder)
+      }
       return false
     }
     func take(_ frame: VideoFrame) {}
@@ -54,6 +60,7 @@ final class EventClipTests: XCTestCase {
     let pipeline = try RecordingPipeline(recording)
     let tap = TriggerAtFrames(triggers)
     tap.recorder = try XCTUnwrap(pipeline.events)
+    tap.writer = pipeline.writer
     pipeline.addTap(tap)
     let summary = try pipeline.run()
     XCTAssertNil(summary.error)

@@ -225,4 +225,53 @@ final class PacketBusTests: XCTestCase {
     XCTAssertEqual(frames, summary.framesOut)
     XCTAssertEqual(complaints, "")
   }
+
+  /// While a file's full queue holds the encoder up, none of the writer's locks is held:
+  /// a figure read on another thread (under the video encoder's lock) is answered at
+  /// once, not when the disk comes back; and the file still gets every packet, in order.
+  func testAFileThatHoldsTheEncoderUpHoldsNoLockOfTheWriters() throws {
+    let stalling = try CountingOutput(path: path("stalling.mp4"), stallAtPacket: 5, stallSeconds: 3)
+    var video = VideoSettings(width: 64, height: 48)
+    video.fps = 30
+    video.preset = "ultrafast"
+    let writer = try MovieWriter(
+      settings: MovieSettings(video: video), outputs: [stalling],
+      fileQueueLimits: OutputQueueLimits(packets: 2, bytes: 16 << 20, seconds: 60))
+    let frames = 40
+    let appending = DispatchGroup()
+    let failure = Mutex<String?>(nil)
+    DispatchQueue.global().async(group: appending) {
+      do {
+        for i in 0..<frames {
+          var frame = PixelBuffer(width: 64, height: 48)
+          frame.fill(BGRA(r: UInt8(i * 6), g: 0, b: 0))
+          frame.presentationTime = MediaTime(value: Int64(i), timescale: 30)
+          try writer.append(frame)
+        }
+        try writer.finish()
+      } catch {
+        failure.withLock { $0 = "\(error)" }
+      }
+    }
+    // The output stalls at its 5th packet; two more fill its queue, and the encoder waits.
+    let deadline = Date().addingTimeInterval(10)
+    while stalling.received.count < 5, Date() < deadline { usleep(10_000) }
+    usleep(500_000)
+    XCTAssertEqual(appending.wait(timeout: .now()), .timedOut, "the encoder waits for the stalled file")
+    let answered = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+      _ = writer.videoFramesAppended
+      answered.signal()
+    }
+    XCTAssertEqual(
+      answered.wait(timeout: .now() + 1.5), .success, "the video encoder's lock is free while the encoder waits")
+    appending.wait()
+    XCTAssertNil(failure.withLock { $0 })
+    let received = stalling.received.filter(\.video)
+    XCTAssertEqual(received.count, frames)
+    XCTAssertEqual(received.map(\.decodeSeconds), received.map(\.decodeSeconds).sorted(), "in the order made")
+    let (decoded, complaints) = try decode(path("stalling.mp4"))
+    XCTAssertEqual(decoded, frames)
+    XCTAssertEqual(complaints, "")
+  }
 }

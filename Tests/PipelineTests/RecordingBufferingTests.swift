@@ -10,7 +10,7 @@ final class RecordingBufferingTests: XCTestCase {
   func testLive1080p30HoldsASecondBeforeTheWriterAndHalfBeforeTheFilters() {
     let b = RecordingBuffering.live(geometry: FrameGeometry(width: 1920, height: 1080), framesPerSecond: 30)
     XCTAssertEqual(b, RecordingBuffering(rawFrames: 16, filteredFrames: 32))
-    XCTAssertEqual(b.poolCapacity, 51)
+    XCTAssertEqual(b.poolCapacity, 56)
     XCTAssertLessThanOrEqual(b.poolCapacity * frameBytes(FrameGeometry(width: 1920, height: 1080)), RecordingBuffering.liveMemoryBudget)
   }
 
@@ -33,8 +33,8 @@ final class RecordingBufferingTests: XCTestCase {
   }
 
   func testFittingAPoolMadeBeforeTheSizeWasKnown() {
-    let b = RecordingBuffering(rawFrames: 16, filteredFrames: 32).fitting(pool: 27)
-    XCTAssertLessThanOrEqual(b.poolCapacity, 27)
+    let b = RecordingBuffering(rawFrames: 16, filteredFrames: 32).fitting(pool: 32)
+    XCTAssertLessThanOrEqual(b.poolCapacity, 32)
     XCTAssertEqual(b, RecordingBuffering(rawFrames: 8, filteredFrames: 16))
     XCTAssertEqual(RecordingBuffering(rawFrames: 16, filteredFrames: 32).fitting(pool: 100), RecordingBuffering(rawFrames: 16, filteredFrames: 32))
     XCTAssertEqual(RecordingBuffering(rawFrames: 16, filteredFrames: 32).fitting(pool: 1), RecordingBuffering(rawFrames: 2, filteredFrames: 2))

@@ -142,13 +142,15 @@ public final class EventRecorder: @unchecked Sendable {
     var stopped = false
   }
   private let state: Mutex<State>
-  private let wake = WakeSignal()
+  /// What the watcher sleeps on: a trigger, a release, a job queued, the end.
+  private let wake: WakeSignal
   /// The hooks still running (`EventHook.run`): `finish()` waits for them.
   private let hooks = DispatchGroup()
   /// Where a clip's start is said (its sidecar, synced to the disk; its message; its
-  /// hook), in order with its updates and its end: off the thread that triggered it,
-  /// which may be the writer stage (the motion detector's).
-  private let announcements = DispatchQueue(label: "camfx.events.announce")
+  /// hook), in order with its updates, its pictures and its end: on the watcher's
+  /// thread, off the thread that triggered it, which may be the tap stage (the motion
+  /// detector's).
+  private let jobs: EventJobs
   private let liveSource: Bool
   private var watcher: NamedThread?
   /// Writes each event's picture, when the recorder was given one (`pictureTap`).
@@ -174,7 +176,10 @@ public final class EventRecorder: @unchecked Sendable {
     self.liveSource = liveSource
     self.clock = clock
     self.report = report
-    pictures = EventPictureTap(report: report)
+    let wake = WakeSignal()
+    self.wake = wake
+    jobs = EventJobs(added: wake)
+    pictures = EventPictureTap(jobs: jobs, report: report)
     let firstClip = try OutputFile.requireNamePattern(options.pattern, option: "--event-output")
     // The clips' container must hold the recording's streams: checked now, not at the
     // first event (MOV holds no VP9 or Opus).
@@ -257,7 +262,7 @@ public final class EventRecorder: @unchecked Sendable {
     }
     if let started {
       report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started.path)")
-      announcements.async { [self] in
+      jobs.add { [self] in
         // A sidecar from the start, so that a clip cut short by a crash is still listed.
         var sidecarWritten = true
         do {
@@ -271,7 +276,7 @@ public final class EventRecorder: @unchecked Sendable {
           Self.hookEnvironment("start", started, sidecarWritten: sidecarWritten), in: hooks, report: report)
       }
     }
-    if let extended { announcements.async { [self] in messages?.updated(extended) } }
+    if let extended { jobs.add { [self] in messages?.updated(extended) } }
     if let failure { report(failure) }
     wake.notify()
   }
@@ -296,7 +301,7 @@ public final class EventRecorder: @unchecked Sendable {
       s.open = open
       updated = open.event(end: expectedEnd(open, now: now), inProgress: true)
     }
-    if let updated { announcements.async { [self] in messages?.updated(updated) } }
+    if let updated { jobs.add { [self] in messages?.updated(updated) } }
     wake.notify()
   }
 
@@ -333,7 +338,7 @@ public final class EventRecorder: @unchecked Sendable {
       s.open = open
       return open.event(end: now + options.postRecord, inProgress: true)
     }
-    if let updated { announcements.async { [self] in messages?.updated(updated) } }
+    if let updated { jobs.add { [self] in messages?.updated(updated) } }
     wake.notify()
   }
 
@@ -353,8 +358,7 @@ public final class EventRecorder: @unchecked Sendable {
     watcher?.join()
     watcher = nil
     for open in left { close(open) }
-    pictures.finish()
-    announcements.sync {}
+    jobs.runAll()
     // The end hooks of the clips just closed have only begun; each ends within its
     // timeout.
     hooks.wait()
@@ -376,7 +380,8 @@ public final class EventRecorder: @unchecked Sendable {
         }
         droppedForBytes = dropped
       }
-      wake.wait(timeoutNanoseconds: 50_000_000) { state.withLock { $0.stopped } }
+      wake.wait(timeoutNanoseconds: 50_000_000) { !jobs.isEmpty || state.withLock { $0.stopped } }
+      jobs.runAll()
       let (done, stopped) = state.withLock { s -> ([Open], Bool) in
         if s.stopped { return ([], true) }
         var done = s.closing
@@ -403,20 +408,21 @@ public final class EventRecorder: @unchecked Sendable {
       s.events.append(event)
       s.events.sort { $0.start < $1.start }
     }
+    // After the trigger's picture, the start's sidecar and message, which may still
+    // be queued.
+    jobs.runAll()
     if let peak = open.peakPicture {
       // Written before the sidecar, the hook and the message that say the clip ended,
       // and after the trigger's picture it replaces.
-      pictures.write(peak.frame, to: Self.picturePath(of: open.path), wait: true)
+      pictures.write(peak.frame, to: Self.picturePath(of: open.path))
     }
-    // After the start's sidecar and message, which may still be on their way.
-    let sidecarWritten = announcements.sync {
-      do {
-        try Self.writeSidecar(event)
-        return true
-      } catch {
-        report("event clip '\(open.path)': cannot write its sidecar: \(error)")
-        return false
-      }
+    let sidecarWritten: Bool
+    do {
+      try Self.writeSidecar(event)
+      sidecarWritten = true
+    } catch {
+      report("event clip '\(open.path)': cannot write its sidecar: \(error)")
+      sidecarWritten = false
     }
     messages?.ended(event)
     options.onEnd?.run(Self.hookEnvironment("end", event, sidecarWritten: sidecarWritten), in: hooks, report: report)

@@ -15,7 +15,7 @@ import Synchronization
 /// camera never waits for the mosaic.
 public final class MosaicFeed: FrameTap {
   public let camera: String
-  private let mosaic: Mosaic
+  private let board: MosaicBoard
   private let pool: YUV420FramePool
   private let skipped = Atomic<Int>(0)
   private let handedOver = Atomic<Int>(0)
@@ -24,18 +24,25 @@ public final class MosaicFeed: FrameTap {
   ///   - geometry: the camera's filtered frames' size (`RecordingPipeline.outputGeometry`).
   /// - Throws: `MosaicError` for a camera the mosaic does not have, `FFmpegError` when
   ///   the copies cannot be allocated.
-  public init(camera: String, into mosaic: Mosaic, geometry: FrameGeometry) throws {
+  public convenience init(camera: String, into mosaic: Mosaic, geometry: FrameGeometry) throws {
     guard mosaic.cameras.contains(camera) else {
       throw MosaicError(
         layout: mosaic.layout.text(cameras: mosaic.cameras), subject: "camera '\(camera)'",
         reason: "no such camera (cameras: \(mosaic.cameras.joined(separator: ", ")))")
     }
+    try self.init(camera: camera, board: MosaicBoard(mosaic), geometry: geometry)
+  }
+
+  /// A feed into whichever mosaic `board` shows (none, or one without this camera:
+  /// the feed takes no frames).
+  /// - Throws: `FFmpegError` when the copies cannot be allocated.
+  public init(camera: String, board: MosaicBoard, geometry: FrameGeometry) throws {
     self.camera = camera
-    self.mosaic = mosaic
+    self.board = board
     pool = try YUV420FramePool(geometry: geometry, capacity: 3, kind: .owned)
   }
 
-  public var wantsFrame: Bool { true }
+  public var wantsFrame: Bool { board.shows(camera: camera) }
 
   /// Frames handed to the mosaic, and frames skipped because every copy was in use.
   public var figures: (handedOver: Int, skipped: Int) {
@@ -53,8 +60,34 @@ public final class MosaicFeed: FrameTap {
     case .yuv420(let picture): picture.picture.copyPixels(to: copy.picture)
     case .bgra(let buffer): BGRAToYUV420.convert(buffer, into: copy.picture)
     }
-    // The name was checked when the feed was made.
-    try? mosaic.update(camera: camera, frame: copy)
-    handedOver.add(1, ordering: .relaxed)
+    if board.update(camera: camera, frame: copy) { handedOver.add(1, ordering: .relaxed) }
+  }
+}
+
+/// The mosaic the cameras' feeds draw into, which may be replaced while they record (a
+/// `camfx run` reload that changes the layout): a feed made once for a camera's
+/// recording feeds whichever mosaic the board shows, and none while it shows none.
+public final class MosaicBoard: Sendable {
+  private let current: Mutex<Mosaic?>
+
+  public init(_ mosaic: Mosaic? = nil) {
+    current = Mutex(mosaic)
+  }
+
+  /// From now on the feeds draw into `mosaic` (nil: into none).
+  public func show(_ mosaic: Mosaic?) { current.withLock { $0 = mosaic } }
+
+  /// True when the mosaic shown has `camera`.
+  public func shows(camera: String) -> Bool { current.withLock { $0?.cameras.contains(camera) ?? false } }
+
+  /// Hands `frame` to the mosaic shown, if it has `camera`; true when it did.
+  func update(camera: String, frame: YUV420Frame) -> Bool {
+    guard let mosaic = current.withLock({ $0 }), mosaic.cameras.contains(camera) else { return false }
+    do {
+      try mosaic.update(camera: camera, frame: frame)
+      return true
+    } catch {
+      return false
+    }
   }
 }

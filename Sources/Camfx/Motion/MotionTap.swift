@@ -4,12 +4,12 @@ import CamfxMedia
 import CamfxMotion
 import Synchronization
 
-/// Runs the motion detector on every filtered frame, on the writer stage, and makes
+/// Runs the motion detector on every filtered frame, on the tap stage, and makes
 /// event clips of what it finds: motion that begins triggers a clip from the frame where
 /// it began (`EventRecorder.trigger(…, duration: .infinity)`), its scores keep the
 /// peak and its picture, and motion that ends releases the clip into its post-roll.
 ///
-/// `@unchecked Sendable`: the detector is used by the writer stage alone (`take`); what
+/// `@unchecked Sendable`: the detector is used by the tap stage alone (`take`); what
 /// others read (`latest`, `figures`) is under a mutex.
 public final class MotionTap: FrameTap, @unchecked Sendable {
   /// What the detector has done so far.

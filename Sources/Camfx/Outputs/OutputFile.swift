@@ -156,7 +156,9 @@ public struct OutputFile: Sendable {
   /// to the directory all name one file), for files that need not exist yet.
   public var canonicalPath: String { Self.canonicalPath(of: path) }
 
-  static func canonicalPath(of path: String) -> String {
+  /// `path` with its directory resolved (symbolic links, `.`, `..`): one file by any
+  /// spelling is one name. The file itself need not exist.
+  public static func canonicalPath(of path: String) -> String {
     let slash = path.lastIndex(of: "/")
     let directory = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

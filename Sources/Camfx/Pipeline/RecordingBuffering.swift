@@ -14,15 +14,26 @@ public struct RecordingBuffering: Sendable, Equatable {
   public var rawFrames: Int
   /// Capacity of the ring from the filter stage to the writer (a power of two).
   public var filteredFrames: Int
+  /// Capacity of the ring from the filter stage to the tap stage (a power of two): the
+  /// frames the taps (motion, stills, a preview) may fall behind the filters before a
+  /// live input's frames are dropped for them (never for the file).
+  public var tapFrames: Int
 
-  public init(rawFrames: Int, filteredFrames: Int) {
+  public init(rawFrames: Int, filteredFrames: Int, tapFrames: Int = Self.defaultTapFrames) {
     self.rawFrames = rawFrames
     self.filteredFrames = filteredFrames
+    self.tapFrames = tapFrames
   }
 
+  /// A few frames of slack: the taps' work is short (motion analysis, a copy, a preview
+  /// JPEG), and a longer stall (a PNG snapshot) costs the taps frames, not the file.
+  public static let defaultTapFrames = 4
+
   /// Buffers the source's pool needs so that the rings, not the pool, run out first:
-  /// both rings full plus one frame held by each stage.
-  public var poolCapacity: Int { rawFrames + filteredFrames + 3 }
+  /// every ring full plus one frame held by each stage (the source, the filters, the
+  /// writer, the taps). The filtered frames may be the source's own pictures (filtered
+  /// in place), which the tap stage holds as long as the writer does.
+  public var poolCapacity: Int { rawFrames + filteredFrames + tapFrames + 4 }
 
   /// For a file input, which applies back-pressure instead of dropping: its frames
   /// are decoded pictures passed on by reference, so every frame in the rings holds a

@@ -323,7 +323,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     }
   }
 
-  /// Gives `tap` every filtered frame it asks for, on the writer stage (before `run`).
+  /// Gives `tap` every filtered frame it asks for, on the tap stage (before `run`).
   public func addTap(_ tap: any FrameTap) { session.taps.append(tap) }
 
   /// The path the video takes: formats and filters from the source to the encoder.

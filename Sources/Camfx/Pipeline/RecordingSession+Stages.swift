@@ -120,10 +120,13 @@ extension RecordingSession {
     return time - first + frameDuration >= limit
   }
 
-  /// Filter stage: runs the chain in place on every accepted frame; never drops.
+  /// Filter stage: runs the chain in place on every accepted frame; never drops. Hands
+  /// each filtered frame to the writer, and to the tap stage when a tap wants it.
   func runFilterStage() {
+    let live = input.isLive
     defer {
       filteredFrames.close()
+      tapFrames.close()
       if isAborted { discardUntilClosed(rawFrames) }
     }
     while let frame = rawFrames.pop(shouldStop: { self.isAborted }) {
@@ -138,8 +141,41 @@ extension RecordingSession {
       }
       guard let filtered else { return }
       statistics.filterBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
+      // Every tap is asked once per frame, here, before the writer has the frame.
+      var wanting: UInt64 = 0
+      if runsTapStage {
+        for (i, tap) in taps.enumerated() where tap.wantsFrame { wanting |= 1 << UInt64(i) }
+      }
       if !filteredFrames.push(filtered, shouldStop: { self.isAborted }) { return }
       statistics.framesFiltered.add(1, ordering: .relaxed)
+      if wanting != 0 {
+        // A reference, not a copy: the taps read the picture while the encoder does.
+        let tapped = TappedFrame(frame: filtered, taps: wanting)
+        if !live {
+          if !tapFrames.push(tapped, shouldStop: { self.isAborted }) { return }
+        } else if !tapFrames.tryPush(tapped) {
+          statistics.tapFramesDropped.add(1, ordering: .relaxed)
+        }
+      }
+    }
+  }
+
+  /// Tap stage: gives each frame to the taps that want it (`FrameTap`). A tap may take
+  /// its time: behind a live input the filter stage then drops frames for the taps, and
+  /// the writer never waits for them but at the very end (`tapStageEnded`).
+  func runTapStage() {
+    defer {
+      if isAborted { discardUntilClosed(tapFrames) }
+      tapStageEnded.store(true, ordering: .releasing)
+      // The writer waits for this before it finishes the file.
+      filteredFrames.readable.notify()
+    }
+    while let tapped = tapFrames.pop(shouldStop: { self.isAborted }) {
+      let started = MonotonicClock.nanoseconds()
+      let video = VideoFrame.yuv420(tapped.frame)
+      for (i, tap) in taps.enumerated() where tapped.taps & (1 << UInt64(i)) != 0 { tap.take(video) }
+      statistics.tapBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
+      statistics.framesTapped.add(1, ordering: .relaxed)
     }
   }
 
@@ -204,7 +240,6 @@ extension RecordingSession {
         let videoClosed = filteredFrames.isClosed
         if let frame = filteredFrames.tryPop() {
           let started = MonotonicClock.nanoseconds()
-          for tap in taps where tap.wantsFrame { tap.take(.yuv420(frame)) }
           try sink.appendVideo(frame)
           statistics.writerBusyNanoseconds.add(MonotonicClock.nanoseconds() - started, ordering: .relaxed)
           statistics.countFrameWritten()
@@ -231,7 +266,7 @@ extension RecordingSession {
           // ends when the largest has, not when the files together reach it.
           if let limit = limits.bytes, sink.largestOutputBytes >= limit { requestStop(.maxSize) }
           if let reason = sink.stopRequest { requestStop(reason) }
-        } else if videoClosed && audioDone {
+        } else if videoClosed && audioDone && tapStageEnded.load(ordering: .acquiring) {
           // A recording that failed before its first frame (a camera that never
           // started) leaves nothing behind: no empty movie.
           if hasFailed && statistics.framesWritten.load(ordering: .relaxed) == 0 { break }
@@ -245,7 +280,8 @@ extension RecordingSession {
           // Both rings share this signal (RecordingSession.init).
           filteredFrames.readable.wait {
             filteredFrames.hasElements || audioBlocks?.hasElements == true
-              || filteredFrames.isClosed && audioBlocks?.isClosed != false || isAborted
+              || filteredFrames.isClosed && audioBlocks?.isClosed != false && tapStageEnded.load(ordering: .acquiring)
+              || isAborted
           }
         }
       }

@@ -8,13 +8,23 @@ import Synchronization
 /// A staged recording pipeline, like an `AVCaptureSession` feeding an `AVAssetWriter`:
 ///
 ///     input ──▶ [source] ──ring──▶ [filter] ──ring──▶ [writer] ──▶ sink (adaptor, encoders, muxer)
-///                  │ (a movie's sound)                   ▲
+///                  │ (a movie's sound)   │               ▲
+///                  │                     └──ring──▶ [taps] (motion, stills, preview: FrameTap)
 ///                  └──────────────────────────ring───────┤
 ///     generator ──▶ [audio] ─────────────────ring────────┘ (--audio sine: on the video's clock)
 ///
 /// Every `[stage]` is its own thread; the rings are lock-free single-producer /
 /// single-consumer `FrameRing`s, and frames are pooled `PixelBuffer`s that go back to
-/// their pool when the writer lets go of them, so the steady state allocates nothing.
+/// their pool when the writer and the taps let go of them, so the steady state
+/// allocates nothing.
+///
+/// The writer stage only encodes and publishes. The taps see the filtered frames on a
+/// stage of their own, by reference, so that neither a tap's work nor what it triggers
+/// (an event clip's file) ever sits between the encoder and its outputs. Behind a live
+/// input a frame the tap stage has no room for is dropped for the taps alone, and
+/// counted (`RecordingSummary.taps`): the file loses nothing. Behind stored media the
+/// filter stage waits for the taps, as the rest of the pipeline waits, and they see
+/// every frame. The stage exists only when there are taps.
 /// The filter stage hands the writer yuv420p pictures the encoder takes as they are; how
 /// each frame gets there from the input's format through the chain (on yuv420p planes,
 /// BGRA only around filters that need it) is negotiated once, by `FramePath`.
@@ -39,8 +49,8 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   let generator: (any AudioGenerator<Audio>)?
   let sink: any RecordingSink<Audio>
   public let limits: RecordingLimits
-  /// What sees the filtered frames on their way to the sink (stills, a preview). Set
-  /// before `start()`; the writer stage reads it.
+  /// What sees the filtered frames beside the sink (stills, a preview, motion). Set
+  /// before `start()`; the tap stage calls them.
   public var taps: [any FrameTap] = []
   /// Live counters, for a status line.
   public let statistics = RecordingStatistics()
@@ -50,6 +60,14 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   let rawFrames: FrameRing<VideoFrame>
   /// The encoder-ready pictures the filter stage makes.
   let filteredFrames: FrameRing<YUV420Frame>
+  /// The same pictures, by reference, for the tap stage.
+  let tapFrames: FrameRing<TappedFrame>
+  /// True once `start()` found taps and started their stage: the filter stage feeds
+  /// `tapFrames` only then. Written before the stage threads start.
+  var runsTapStage = false
+  /// Set when the tap stage has ended: the writer finishes the file only then, so that
+  /// what the taps trigger from the last frames (an event clip) still reaches the bus.
+  let tapStageEnded = Atomic<Bool>(true)
   /// How frames go from the input's format through the chain to yuv420p.
   let framePath: FramePath
   let audioBlocks: FrameRing<Audio>?
@@ -132,9 +150,12 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
     // The writer drains both the video and the audio ring: one signal wakes it for either.
     let writerWork = WakeSignal()
     self.filteredFrames = FrameRing(capacity: buffering.filteredFrames, readable: writerWork)
-    // Pictures: the writer's ring full, one being made, one being encoded.
+    self.tapFrames = FrameRing(capacity: buffering.tapFrames)
+    // Pictures: the writer's and the taps' rings full, one being made, one being
+    // encoded, one with the taps.
     framePath = try FramePath(
-      chain: chain, sourceCanDeliverYUV420: input.canDeliverYUV420Frames, capacity: buffering.filteredFrames + 2,
+      chain: chain, sourceCanDeliverYUV420: input.canDeliverYUV420Frames,
+      capacity: buffering.filteredFrames + buffering.tapFrames + 3,
       yuv420Filters: yuv420Filters, rowBands: rowBands, sourceBands: sourceBands)
     if framePath.sourceFormat == .yuv420 {
       try input.deliverYUV420Frames()
@@ -182,6 +203,16 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   public func start() {
     precondition(!started.exchange(true, ordering: .relaxed), "RecordingSession started twice")
     spawn("camfx.source") { self.runSourceStage() }
+    precondition(taps.count <= TappedFrame.maximumTaps, "more than \(TappedFrame.maximumTaps) taps")
+    if !taps.isEmpty {
+      runsTapStage = true
+      tapStageEnded.store(false, ordering: .releasing)
+      // Without its thread (the recording then fails), nothing would take the taps' frames.
+      if !spawn("camfx.taps", { self.runTapStage() }) {
+        runsTapStage = false
+        tapStageEnded.store(true, ordering: .releasing)
+      }
+    }
     spawn("camfx.filter") { self.runFilterStage() }
     if generator != nil { spawn("camfx.audio") { self.runAudioStage() } }
     spawn("camfx.writer") { self.runWriterStage() }
@@ -205,7 +236,10 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   /// Wakes every stage asleep on a ring or the video clock, so that an abort is seen at
   /// once rather than at the sleeper's time-out.
   func wakeAllStages() {
-    for signal in [rawFrames.readable, rawFrames.writable, filteredFrames.readable, filteredFrames.writable, videoProgress] {
+    for signal in [
+      rawFrames.readable, rawFrames.writable, filteredFrames.readable, filteredFrames.writable, tapFrames.readable,
+      tapFrames.writable, videoProgress,
+    ] {
       signal.notify()
     }
     audioBlocks?.writable.notify()
@@ -265,6 +299,11 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       "filter": Double(s.filterBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
       "writer": Double(s.writerBusyNanoseconds.load(ordering: .relaxed)) / 1e9,
     ]
+    if runsTapStage {
+      result.busySeconds["taps"] = Double(s.tapBusyNanoseconds.load(ordering: .relaxed)) / 1e9
+      result.taps = RecordingSummary.TapSummary(
+        frames: s.framesTapped.load(ordering: .relaxed), dropped: s.tapFramesDropped.load(ordering: .relaxed))
+    }
     return result
   }
 
@@ -295,7 +334,9 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
   var shouldStop: Bool { stopRequested.load(ordering: .acquiring) }
   var isAborted: Bool { aborted.load(ordering: .acquiring) }
 
-  private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
+  /// - Returns: false when the thread could not start (the recording has then failed).
+  @discardableResult
+  private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
     stages.enter()
     let thread = try? NamedThread(name) { [self] in
       body()
@@ -306,9 +347,10 @@ public final class RecordingSession<Audio: Sendable>: @unchecked Sendable {
       record(failure: RecordingSessionError("cannot start the \(name) thread (the system's thread limit?)"))
       requestStop(.failed)
       stages.leave()
-      return
+      return false
     }
     thread.detach()
+    return true
   }
 }
 

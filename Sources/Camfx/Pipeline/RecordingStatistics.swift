@@ -32,6 +32,12 @@ public final class RecordingStatistics: Sendable {
   let filterBusyNanoseconds = Atomic<Int64>(0)
   /// Wall-clock time the writer stage spent in the sink: conversion, encoding, muxing.
   let writerBusyNanoseconds = Atomic<Int64>(0)
+  /// Frames the tap stage handed to the taps, and frames of a live input it had no
+  /// room for (the file has them; the taps did not see them).
+  let framesTapped = Atomic<Int>(0)
+  let tapFramesDropped = Atomic<Int>(0)
+  /// Wall-clock time the tap stage spent in the taps.
+  let tapBusyNanoseconds = Atomic<Int64>(0)
 
   init() {}
 

@@ -56,6 +56,21 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
   public var events: [EventRecorder.Event]? = nil
   /// What the motion detector did (`--motion`).
   public var motion: MotionSummary? = nil
+  /// What the tap stage did, when there were taps (motion, stills, a preview).
+  public var taps: TapSummary? = nil
+
+  public struct TapSummary: Sendable, Codable, Equatable {
+    /// Frames the taps were given.
+    public var frames: Int
+    /// Frames of a live input the taps fell too far behind to be given (the file has
+    /// them all).
+    public var dropped: Int
+
+    public init(frames: Int, dropped: Int) {
+      self.frames = frames
+      self.dropped = dropped
+    }
+  }
 
   public struct MotionSummary: Sendable, Codable, Equatable {
     public var frames: Int
@@ -136,7 +151,7 @@ public struct RecordingSummary: Sendable, Codable, Equatable {
     case stopReason = "stop_reason", error, busySeconds = "busy_seconds", segments
     case cameraGaps = "camera_gaps", soundError = "sound_error", indexSeconds = "index_seconds"
     case syncSeconds = "sync_seconds", syncs, videoPath = "video_path", bgraFrames = "bgra_frames", outputs
-    case firstFrameEpochSeconds = "first_frame_epoch", packetBus = "packet_bus", events, motion
+    case firstFrameEpochSeconds = "first_frame_epoch", packetBus = "packet_bus", events, motion, taps
   }
 }
 

@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// Writes the next filtered frame as a PNG when asked (`camfx record` asks on SIGUSR1),
-/// without disturbing the recording: the writer stage only copies the frame (a yuv420p
+/// without disturbing the recording: the tap stage only copies the frame (a yuv420p
 /// one is converted to BGRA on the way); the PNG is encoded and written on a queue of
 /// its own, under a temporary name until it is complete (`OutputFile`).
 ///

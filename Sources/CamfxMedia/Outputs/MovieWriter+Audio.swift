@@ -27,6 +27,7 @@ extension MovieWriter {
       }
       try encodeAudioLocked(buffer, start: start)
     }
+    try publishMadePackets()
   }
 
   /// Encodes the audio held back until the session start was known.
@@ -40,6 +41,7 @@ extension MovieWriter {
       hasPendingAudio.store(false, ordering: .releasing)
       for buffer in held { try encodeAudioLocked(buffer, start: start) }
     }
+    try publishMadePackets()
   }
 
   /// Places `buffer` relative to `start` and encodes what fills whole AAC frames.
@@ -64,14 +66,12 @@ extension MovieWriter {
   }
 
   /// Encodes what is left in the FIFO and flushes the audio encoder. Call once the
-  /// video has ended: the audio held for it goes on first.
+  /// video has ended (and was published): the audio held for it goes on, then the rest.
   func finishAudio() throws(FFmpegError) {
     guard let audio, let audioStream else { return }
     try flushPendingAudio()
     try audioLock.withLock { _ throws(FFmpegError) in
       do throws(FFmpegError) {
-        audioHold.release()
-        try audioHold.publishReady(bus.publish)
         try audio.encodeAvailable(flushing: true) { (packet) throws(FFmpegError) in
           try drain(encoder: audio.context.pointer, stream: audioStream, packet: packet, name: audio.settings.codec)
         }
@@ -79,6 +79,16 @@ extension MovieWriter {
         fail(error)
         throw error
       }
+    }
+    // The flushed packets join the hold behind those it keeps, and everything goes on
+    // in that order: what the hold kept, then the flush's.
+    try publishMadePackets()
+    audioHold.release()
+    do throws(FFmpegError) {
+      try audioHold.publishReady(bus.publish)
+    } catch {
+      fail(error)
+      throw error
     }
   }
 }

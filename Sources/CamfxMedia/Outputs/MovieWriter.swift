@@ -51,6 +51,8 @@ import Synchronization
 ///
 /// Thread safety: video and audio may be appended from two different threads; the
 /// video encoder, the audio encoder and the writer's state each have their own lock.
+/// Packets are published after the encoder's lock is let go (`PacketOutbox`), so a file
+/// whose queue is full makes the appending thread wait, holding none of them.
 public final class MovieWriter: @unchecked Sendable {
   // @unchecked Sendable: every mutable field below is only touched under one of the
   // three locks (video state under `videoLock`, audio state under `audioLock`, the
@@ -73,6 +75,9 @@ public final class MovieWriter: @unchecked Sendable {
   let audioStream: EncodedStream?
   /// Audio packets wait here until the video published reaches them.
   let audioHold = AudioPacketHold()
+  /// The packets the encoders made under their locks, published once the lock is let
+  /// go: a file whose queue is full then holds up no one who needs a lock.
+  let outbox = PacketOutbox()
   /// Set by `interrupt()`: the encoders give up at their next packet.
   private let interrupted = Atomic<Bool>(false)
 
@@ -322,6 +327,7 @@ public final class MovieWriter: @unchecked Sendable {
       videoFrames += 1
       return true
     }
+    try publishMadePackets()
     if audio != nil { try flushPendingAudio() }
     return appended
   }
@@ -352,7 +358,8 @@ public final class MovieWriter: @unchecked Sendable {
   /// thread, and throws. Safe from any thread (a signal's).
   public func interrupt() { interrupted.store(true, ordering: .releasing) }
 
-  /// Receives every ready packet from `encoder` and writes it to every output.
+  /// Receives every ready packet from `encoder` into the outbox (`publishMadePackets`
+  /// hands them to the outputs once the encoder's lock is let go).
   func drain(
     encoder: UnsafeMutablePointer<AVCodecContext>, stream: EncodedStream,
     packet: UnsafeMutablePointer<AVPacket>, name: String
@@ -386,10 +393,17 @@ public final class MovieWriter: @unchecked Sendable {
         }
         return try EncodedPacket(stream: stream, movingFrom: packet)
       }
-      // Outside the writer's lock: a file whose queue is full may make this wait. Sound
-      // goes on only as far as the picture has (AudioPacketHold).
-      do throws(FFmpegError) {
-        if stream.kind == .video {
+      outbox.add(encoded)
+    }
+  }
+
+  /// Publishes what the encoders made, in order, with neither encoder's lock held: a
+  /// file whose queue is full makes this wait, and only this. Sound goes on only as far
+  /// as the picture has (AudioPacketHold).
+  func publishMadePackets() throws(FFmpegError) {
+    do throws(FFmpegError) {
+      try outbox.publish { (encoded) throws(FFmpegError) in
+        if encoded.stream.kind == .video {
           if audio != nil && encoded.isKeyframe {
             audioHold.keyframeComing(at: encoded.presentationSeconds)
             try audioHold.publishReady(bus.publish)
@@ -400,10 +414,10 @@ public final class MovieWriter: @unchecked Sendable {
           audioHold.add(encoded)
         }
         if audio != nil { try audioHold.publishReady(bus.publish) }
-      } catch {
-        fail(error)
-        throw error
       }
+    } catch {
+      fail(error)
+      throw error
     }
   }
 
@@ -419,6 +433,7 @@ public final class MovieWriter: @unchecked Sendable {
     case .cancelled: throw FFmpegError.invalid("finish", "the writer was cancelled")
     }
     try videoLock.withLock { _ throws(FFmpegError) in try encodeVideo(nil) }
+    try publishMadePackets()
     if audio != nil { try finishAudio() }
     try outputLock.withLock { _ throws(FFmpegError) in
       guard case .writing = state else {
@@ -472,6 +487,7 @@ public final class MovieWriter: @unchecked Sendable {
     // ending anyway).
     try? audioHold.publishReady(bus.publish)
     audioHold.discard()
+    outbox.discard()
     bus.cancel()
   }
 }

@@ -1,0 +1,62 @@
+import Camfx
+import CamfxCore
+import CamfxMosaic
+
+extension RunFile {
+  /// The name the mosaic goes by among the cameras (status line, messages, preview).
+  static let mosaicName = "mosaic"
+
+  /// The mosaic as one more recording of the run, made as a camera is (a `camfx record`
+  /// command line, parsed by `RecordCommand`): its outputs, its frame rate (its fastest
+  /// camera's `fps`, else 30) and the sound of the camera `audio:` names. Its source is
+  /// the picture (`MosaicSource`), given when it starts. Its `arguments` hold the
+  /// layout, size and cameras too, so that a reload that changes any of them starts it
+  /// again.
+  /// - Throws: `RunFileError` on the line of `mosaic:` (or of its key) when the mosaic
+  ///   cannot record as asked.
+  /// The cameras, and the mosaic after them when the file has one: what a run records.
+  func recordings() throws(RunFileError) -> [Camera] {
+    try cameras + (mosaicRecording().map { [$0] } ?? [])
+  }
+
+  func mosaicRecording() throws(RunFileError) -> Camera? {
+    guard let mosaic else { return nil }
+    if let camera = cameras.first(where: { $0.name == Self.mosaicName }) {
+      throw RunFileError(
+        path: path, line: camera.line, key: "cameras.\(Self.mosaicName)",
+        message: "'\(Self.mosaicName)' is the name of the file's mosaic: give this camera another name")
+    }
+    let shown = cameras.filter { mosaic.cameras.contains($0.name) }
+    let rate = shown.compactMap(\.command.fps).max() ?? 30
+    var arguments = ["--source", "testsrc", "--fps", "\(rate)"]
+    for target in mosaic.outputs.targets { arguments += ["-o", target.displayName] }
+    if let name = mosaic.audio, let camera = cameras.first(where: { $0.name == name }) {
+      switch camera.setup.configuration.sound {
+      case .tone(let frequency): arguments += ["--audio", "sine=\(frequency)"]
+      case .microphone(let device):
+        throw RunFileError(
+          path: path, line: mosaic.line, key: "mosaic.audio",
+          message: "\(name)'s sound is the microphone \(device), which one process opens once: the mosaic cannot "
+            + "share it yet (give the mosaic no audio, or a camera whose audio is a tone)")
+      case .none, .movie:
+        throw RunFileError(
+          path: path, line: mosaic.line, key: "mosaic.audio", message: "\(name) records no sound to go with the mosaic")
+      }
+    }
+    let command: RecordCommand
+    let setup: RecordingSetup
+    do {
+      command = try RecordCommand.parse(arguments)
+      setup = try command.setup()
+    } catch {
+      throw RunFileError(path: path, line: mosaic.line, key: "mosaic", message: "\(error)")
+    }
+    let identity = [
+      "#layout", mosaic.layout.text(cameras: mosaic.cameras), "#size", "\(mosaic.size.width)x\(mosaic.size.height)",
+      "#cameras",
+    ] + mosaic.cameras
+    return Camera(
+      name: Self.mosaicName, arguments: arguments + identity, command: command, setup: setup, line: mosaic.line,
+      optionKeys: [:])
+  }
+}

@@ -1,0 +1,203 @@
+import Camfx
+import CamfxCore
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One `camfx run` from its start to its end: the signals, the cameras, the preview,
+/// the status line and the reloads, all on the calling thread.
+final class RunSession {
+  let path: String
+  let quiet: Bool
+  let onTerminal = isatty(STDERR_FILENO) != 0
+  let stopTarget = RecordingStopTarget()
+  let cameras: RunningCameras
+  let requests = Requests()
+  /// The preview server, and the camera it shows.
+  var preview: (running: RunningPreview, camera: String)?
+  /// The mosaic every camera's feed draws into, whichever the file describes now.
+  let board = MosaicBoard()
+  var previewFailed = false
+
+  /// What the signals ask of the run's thread.
+  final class Requests: Sendable {
+    let reload = Atomic<Bool>(false)
+    let stills = Atomic<Bool>(false)
+    let event = Atomic<Bool>(false)
+    var any: Bool {
+      reload.load(ordering: .acquiring) || stills.load(ordering: .acquiring) || event.load(ordering: .acquiring)
+    }
+  }
+
+  init(path: String, quiet: Bool) {
+    self.path = path
+    self.quiet = quiet
+    cameras = RunningCameras(stopTarget: stopTarget, erasesStatus: !quiet && onTerminal)
+  }
+
+  func run(_ first: RunFile) throws {
+    let target = stopTarget, wake = cameras.wake, requests = requests
+    // Caught before any camera is opened, so that a stop always finishes the files.
+    let stopSignals = StopSignals(signals: [SIGINT, SIGTERM]) { _, _ in
+      target.signalled()
+      wake.notify()
+    }
+    let reloadSignal = StopSignals(signals: [SIGHUP], coalescing: 0) { _, _ in
+      requests.reload.store(true, ordering: .releasing)
+      wake.notify()
+    }
+    let stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in
+      requests.stills.store(true, ordering: .releasing)
+      wake.notify()
+    }
+    let eventSignal = StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in
+      requests.event.store(true, ordering: .releasing)
+      wake.notify()
+    }
+    // A pipe whose reader went away must end that output, not the process.
+    signal(SIGPIPE, SIG_IGN)
+    defer {
+      preview?.running.stop()
+      for handler in [eventSignal, stillSignal, reloadSignal, stopSignals] { handler.cancel() }
+    }
+
+    var description = first
+    start(try description.recordings(), of: description)
+    if stopTarget.isStopping && cameras.recordings.isEmpty && cameras.failures.isEmpty {
+      throw RecordingOptionError("interrupted before the recording started")
+    }
+    let showStatus = !quiet && onTerminal
+    let start = MonotonicClock.seconds()
+    var nextStatus = start + 0.5
+    while true {
+      cameras.collectEnded()
+      if cameras.recordings.isEmpty { break }
+      if requests.reload.exchange(false, ordering: .acquiringAndReleasing) && !stopTarget.isStopping {
+        description = reload(description)
+      }
+      if requests.stills.exchange(false, ordering: .acquiringAndReleasing) {
+        for recording in cameras.recordings {
+          if let stills = recording.stills {
+            stills.request()
+          } else {
+            cameras.reporter(for: recording.camera.name)("SIGUSR1 ignored: a copy has no pictures to make a still of")
+          }
+        }
+      }
+      if requests.event.exchange(false, ordering: .acquiringAndReleasing) {
+        for recording in cameras.recordings {
+          if let events = recording.pipeline?.events {
+            events.trigger("signal")
+          } else {
+            cameras.reporter(for: recording.camera.name)("SIGUSR2 ignored: event clips need pre-record")
+          }
+        }
+      }
+      let now = MonotonicClock.seconds()
+      if now >= nextStatus {
+        if showStatus { RecordCommand.printToStderr("\r\u{1B}[2K" + cameras.statusLine(elapsed: now - start)) }
+        if !quiet && !onTerminal { for line in cameras.progressLines() { RecordCommand.printToStderr(line + "\n") } }
+        nextStatus = now + 0.5
+      }
+      let left = max(0, nextStatus - MonotonicClock.seconds())
+      let recordings = cameras.recordings
+      cameras.wake.wait(timeoutNanoseconds: Int(left * 1e9)) {
+        requests.any || recordings.contains { $0.result != nil }
+      }
+    }
+    if showStatus { RecordCommand.printToStderr("\r\u{1B}[2K") }
+    // A camera that failed, was restarted by a reload and failed again counts once.
+    var failed: [String] = []
+    for name in cameras.failures + (previewFailed ? ["the preview"] : []) where !failed.contains(name) { failed.append(name) }
+    if !failed.isEmpty {
+      throw RecordingFailure(
+        message: "\(failed.count) of \(description.cameras.count) camera(s) failed: \(failed.joined(separator: ", "))")
+    }
+  }
+
+  /// Opens and starts `list` together; the first camera of `file` gets the preview.
+  /// Every camera gets a feed into the mosaic board (taken only while a mosaic shows
+  /// it), so that a mosaic added or changed by a reload needs no camera started again.
+  func start(_ list: [RunFile.Camera], of file: RunFile) {
+    let shown = file.cameras.first?.name
+    var list = list
+    var picture: MosaicSource? = nil
+    if list.contains(where: { $0.name == RunFile.mosaicName }), let mosaic = file.mosaic {
+      do {
+        let rate = list.first { $0.name == RunFile.mosaicName }?.command.fps ?? 30
+        picture = try MosaicSource(layout: mosaic.layout, cameras: mosaic.cameras, size: mosaic.size, framesPerSecond: rate)
+      } catch {
+        cameras.say("camfx: \(RunFile.mosaicName): error: \(error)")
+        list.removeAll { $0.name == RunFile.mosaicName }
+      }
+    }
+    let board = board
+    cameras.start(list, source: { $0.name == RunFile.mosaicName ? picture : nil }) { recording in
+      if recording.camera.name != RunFile.mosaicName, let pipeline = recording.pipeline {
+        do {
+          pipeline.addTap(try MosaicFeed(camera: recording.camera.name, board: board, geometry: pipeline.outputGeometry))
+        } catch {
+          cameras.say("camfx: \(recording.camera.name): warning: no picture for the mosaic: \(error)")
+        }
+      }
+      guard let address = file.preview, recording.camera.name == shown, let pipeline = recording.pipeline else { return }
+      do {
+        let running = try recording.camera.command.previewOptions.start(at: address, pipeline: pipeline)
+        preview = (running, recording.camera.name)
+      } catch {
+        cameras.say("camfx: error: preview: \(error)")
+        previewFailed = true
+      }
+    }
+    if let picture { board.show(picture.mosaic) }
+  }
+
+  /// Reads the file again and applies what changed; a file with an error changes nothing.
+  func reload(_ current: RunFile) -> RunFile {
+    let running = Dictionary(cameras.recordings.map { ($0.camera.name, $0.camera) }) { first, _ in first }
+    let next: RunFile
+    let nextRecordings: [RunFile.Camera]
+    do {
+      next = try RunFile.read(path: path, keeping: running)
+      nextRecordings = try next.recordings()
+    } catch {
+      cameras.say("camfx: reload: error: \(error); the cameras record on as they were")
+      return current
+    }
+    // The preview shows the first camera: when it or its address changes, that camera
+    // starts again with it (a tap cannot join a pipeline that runs).
+    let previewMoved = next.preview != current.preview || next.cameras.first?.name != current.cameras.first?.name
+    let shown = next.cameras.first?.name
+    var changed: [String] = [], added: [String] = [], unchanged: [String] = []
+    for camera in nextRecordings {
+      if let old = running[camera.name] {
+        if old.arguments != camera.arguments || (previewMoved && camera.name == shown && next.preview != nil) {
+          changed.append(camera.name)
+        } else {
+          unchanged.append(camera.name)
+        }
+      } else {
+        added.append(camera.name)
+      }
+    }
+    let names = Set(nextRecordings.map(\.name))
+    let removed = cameras.recordings.map(\.camera.name).filter { !names.contains($0) }
+    let leaving = Set(removed + changed)
+    if let preview, previewMoved || leaving.contains(preview.camera) {
+      preview.running.stop()
+      self.preview = nil
+    }
+    // The mosaic that leaves is no longer drawn; the one that starts is shown when it does.
+    if leaving.contains(RunFile.mosaicName) || !names.contains(RunFile.mosaicName) { board.show(nil) }
+    cameras.finish(leaving)
+    let starting = Set(changed + added)
+    start(nextRecordings.filter { starting.contains($0.name) }, of: next)
+    cameras.arrange(as: nextRecordings.map(\.name))
+    cameras.say(
+      "camfx: reloaded \(path): \(added.count) added, \(changed.count) restarted, \(removed.count) removed, "
+        + "\(unchanged.count) unchanged")
+    return next
+  }
+}
