@@ -293,4 +293,34 @@ if made several-cut-video1.mp4 "camfx record -o A -o B with /dev/video1 unplugge
   check_shows "$f: video1's mirrored bars in every frame" media_check cells "$dir/$f" 1 mirrored
 fi
 
+# camfx run (in-guest.sh): video0 from the start, video1 added to the YAML file and
+# started by SIGHUP some seconds later. video0's file goes on through the reload without
+# a hole; video1's holds its own picture from its start; each file's creation_time is its
+# start (that of a camera added by a reload, the reload's).
+if made run-video0.mp4 "camfx run: video0's file"; then
+  f=run-video0.mp4
+  check_shows "$f decodes without errors" media_check decodes "$dir/$f"
+  check_shows "$f: video0's frames come without a hole through the reload (none 0.5 s apart)" \
+    media_check steady "$dir/$f" 0.5
+  check_shows "$f: video0's bars in every frame" media_check cells "$dir/$f" 1 bars
+fi
+if made run-video1.mp4 "camfx run: video1's file, started by SIGHUP"; then
+  f=run-video1.mp4
+  check_shows "$f decodes without errors" media_check decodes "$dir/$f"
+  check_shows "$f: video1's mirrored bars in every frame" media_check cells "$dir/$f" 1 mirrored
+  if [ -s "$dir/run-video0.mp4" ]; then
+    d0="$(duration run-video0.mp4 video)" d1="$(duration "$f" video)"
+    # (3 s at least: the reload came 3 s after video0's file was there)
+    if awk -v a="$d0" -v b="$d1" 'BEGIN { exit !(b >= 2 && a - b >= 3) }'; then
+      pass "$f started at the reload: $d1 s of video, video0's $d0 s"
+    else
+      fail "$f started at the reload (2 s or more of video, 3 s or more less than video0's)" "video1 $d1 s, video0 $d0 s"
+    fi
+    check_shows "$f's creation_time is after video0's (its own start)" sh -c \
+      'a="$(ffprobe -v error -show_entries format_tags=creation_time -of default=nw=1:nk=1 "$0")"
+       b="$(ffprobe -v error -show_entries format_tags=creation_time -of default=nw=1:nk=1 "$1")"
+       echo "video0 $a, video1 $b"; [ -n "$a" ] && [ -n "$b" ] && [ "$b" \> "$a" ]' "$dir/run-video0.mp4" "$dir/$f"
+  fi
+fi
+
 summary
