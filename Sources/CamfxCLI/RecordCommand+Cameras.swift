@@ -75,8 +75,8 @@ extension RecordCommand {
   private func cameraConfiguration(_ spec: SourceSpec, like setup: RecordingSetup) -> RecordingPipeline.Configuration {
     let shared = setup.configuration
     var camera = RecordingPipeline.Configuration(source: .live(spec))
-    // A picture has its own size (the mosaic scales it); --size is the cameras'.
-    if case .image = spec {} else { camera.size = shared.size }
+    // A picture or a movie has its own size (the mosaic scales it); --size is the cameras'.
+    if !spec.hasOwnSize { camera.size = shared.size }
     camera.framesPerSecond = shared.framesPerSecond
     camera.realtime = shared.realtime
     camera.camera = shared.camera
@@ -107,7 +107,7 @@ extension RecordCommand {
       camera.names = [name]
       camera.plan = try outputOptions.plan(names: [name], overwrite: overwrite, segmented: setup.configuration.segments != nil)
       camera.configuration.source = .live(spec)
-      if case .image = spec { camera.configuration.size = nil }
+      if spec.hasOwnSize { camera.configuration.size = nil }
       camera.configuration.outputs = camera.plan
       let report = runner.report
       let cameraName = names[index]
@@ -200,5 +200,15 @@ extension RecordCommand {
     }
     if !failures.isEmpty { throw RecordingFailure(message: failures.joined(separator: "; ")) }
     try runner.requireStatsWritten()
+  }
+}
+
+extension SourceSpec {
+  /// A PNG or a movie: its pictures' size is its own, not `--size`.
+  fileprivate var hasOwnSize: Bool {
+    switch self {
+    case .image, .movie: true
+    case .testPattern, .camera: false
+    }
   }
 }

@@ -31,7 +31,8 @@ struct RecordCommand: ParsableCommand {
       """)
 
   @Option(help: ArgumentHelp(
-    "testsrc, a PNG file, or a camera such as /dev/video0 (default: the first camera, else testsrc). Give it again for "
+    "testsrc, a PNG file, a movie played like a camera (.mp4, .mkv, .nut ...), or a camera such as /dev/video0 "
+      + "(default: the first camera, else testsrc). Give it again for "
       + "several cameras at once: each into its own -o (one per --source, in order), or all in one picture with --layout.",
     valueName: "source"))
   var source: [String] = []

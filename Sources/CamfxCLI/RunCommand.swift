@@ -26,7 +26,7 @@ struct RunCommand: ParsableCommand {
             output: front.mp4
 
       Each camera needs a source (or input) and an output (or pre-record); the same device or output in two \
-      cameras is refused. preview: ADDRESS at the top serves the first camera; mosaic: puts cameras in one \
+      cameras is refused. preview: ADDRESS at the top serves a page of every camera (each at /cameras/NAME/); mosaic: puts cameras in one \
       picture (layout: grid, hstack, vstack or pip=CAMERA; cameras:, size:, output:, audio: a camera whose \
       sound is a tone), recorded beside them and named mosaic. Errors name the file, line and key (cams.yml:5: cameras.front.fsp: unknown option (did you \
       mean 'fps'?)).

@@ -15,11 +15,13 @@ extension RunFile {
   /// - Throws: `RunFileError` on the line of `mosaic:` (or of its key) when the mosaic
   ///   cannot record as asked.
   /// The cameras, and the mosaic after them when the file has one: what a run records.
-  func recordings() throws(RunFileError) -> [Camera] {
-    try cameras + (mosaicRecording().map { [$0] } ?? [])
+  /// - Parameter keeping: the recordings running now: a mosaic that is as it was is
+  ///   taken as it is (its file exists now, and is its own).
+  func recordings(keeping: [String: Camera] = [:]) throws(RunFileError) -> [Camera] {
+    try cameras + (mosaicRecording(keeping: keeping).map { [$0] } ?? [])
   }
 
-  func mosaicRecording() throws(RunFileError) -> Camera? {
+  func mosaicRecording(keeping: [String: Camera] = [:]) throws(RunFileError) -> Camera? {
     guard let mosaic else { return nil }
     if let camera = cameras.first(where: { $0.name == Self.mosaicName }) {
       throw RunFileError(
@@ -43,6 +45,14 @@ extension RunFile {
           path: path, line: mosaic.line, key: "mosaic.audio", message: "\(name) records no sound to go with the mosaic")
       }
     }
+    let identity = [
+      "#layout", mosaic.layout.text(cameras: mosaic.cameras), "#size", "\(mosaic.size.width)x\(mosaic.size.height)",
+      "#cameras",
+    ] + mosaic.cameras
+    if var kept = keeping[Self.mosaicName], kept.arguments == arguments + identity {
+      kept.line = mosaic.line
+      return kept
+    }
     let command: RecordCommand
     let setup: RecordingSetup
     do {
@@ -51,10 +61,6 @@ extension RunFile {
     } catch {
       throw RunFileError(path: path, line: mosaic.line, key: "mosaic", message: "\(error)")
     }
-    let identity = [
-      "#layout", mosaic.layout.text(cameras: mosaic.cameras), "#size", "\(mosaic.size.width)x\(mosaic.size.height)",
-      "#cameras",
-    ] + mosaic.cameras
     return Camera(
       name: Self.mosaicName, arguments: arguments + identity, command: command, setup: setup, line: mosaic.line,
       optionKeys: [:])

@@ -86,9 +86,8 @@ extension RunFile {
         throw reader.error(reader.line(node), "preview", "\(error)")
       }
     }
-    if let node = top["preview"], let first = cameras.first, first.setup.configuration.video.copiesPackets {
-      throw reader.error(
-        reader.line(node), "preview", "the preview shows the first camera, '\(first.name)', which copies packets: it has no pictures")
+    if let node = top["preview"], !cameras.contains(where: { !$0.setup.configuration.video.copiesPackets }) {
+      throw reader.error(reader.line(node), "preview", "every camera copies packets: the preview has no pictures to show")
     }
     let mosaicKey = top.keys.first { $0.string == "mosaic" }
     let mosaic = try mosaicKey.map { key throws(RunFileError) in

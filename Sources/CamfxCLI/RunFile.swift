@@ -59,7 +59,7 @@ struct RunFile {
   /// The file as it was named.
   var path: String
   var cameras: [Camera]
-  /// The preview server (it shows the first camera).
+  /// The preview server: a page of every camera (but those that copy packets).
   var preview: PreviewAddress?
   /// The mosaic, read and checked (not recorded yet).
   var mosaic: MosaicDescription?

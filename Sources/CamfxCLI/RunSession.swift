@@ -15,8 +15,8 @@ final class RunSession {
   let stopTarget = RecordingStopTarget()
   let cameras: RunningCameras
   let requests = Requests()
-  /// The preview server, and the camera it shows.
-  var preview: (running: RunningPreview, camera: String)?
+  /// The preview server: a page of every camera.
+  let preview = RunPreview()
   /// The mosaic every camera's feed draws into, whichever the file describes now.
   let board = MosaicBoard()
   var previewFailed = false
@@ -59,12 +59,13 @@ final class RunSession {
     // A pipe whose reader went away must end that output, not the process.
     signal(SIGPIPE, SIG_IGN)
     defer {
-      preview?.running.stop()
+      preview.stop()
       for handler in [eventSignal, stillSignal, reloadSignal, stopSignals] { handler.cancel() }
     }
 
     var description = first
     start(try description.recordings(), of: description)
+    servePreview(of: description)
     if stopTarget.isStopping && cameras.recordings.isEmpty && cameras.failures.isEmpty {
       throw RecordingOptionError("interrupted before the recording started")
     }
@@ -117,11 +118,10 @@ final class RunSession {
     }
   }
 
-  /// Opens and starts `list` together; the first camera of `file` gets the preview.
+  /// Opens and starts `list` together, each with a tap for the preview.
   /// Every camera gets a feed into the mosaic board (taken only while a mosaic shows
   /// it), so that a mosaic added or changed by a reload needs no camera started again.
   func start(_ list: [RunFile.Camera], of file: RunFile) {
-    let shown = file.cameras.first?.name
     var list = list
     var picture: MosaicSource? = nil
     if list.contains(where: { $0.name == RunFile.mosaicName }), let mosaic = file.mosaic {
@@ -142,16 +142,29 @@ final class RunSession {
           cameras.say("camfx: \(recording.camera.name): warning: no picture for the mosaic: \(error)")
         }
       }
-      guard let address = file.preview, recording.camera.name == shown, let pipeline = recording.pipeline else { return }
       do {
-        let running = try recording.camera.command.previewOptions.start(at: address, pipeline: pipeline)
-        preview = (running, recording.camera.name)
+        try preview.join(recording)
       } catch {
-        cameras.say("camfx: error: preview: \(error)")
-        previewFailed = true
+        cameras.say("camfx: \(recording.camera.name): warning: no preview: \(error)")
       }
     }
     if let picture { board.show(picture.mosaic) }
+  }
+
+  /// Serves every camera of `file` that records, at its `preview:` address (the first
+  /// camera's `preview-auth`), or stops serving when it has none.
+  func servePreview(of file: RunFile) {
+    let names = cameras.recordings.map(\.camera.name)
+    do {
+      if let url = try preview.serve(
+        at: file.preview, names: names, credentials: file.cameras.first?.command.previewOptions.previewAuth)
+      {
+        cameras.say("camfx: preview at \(url)")
+      }
+    } catch {
+      cameras.say("camfx: error: preview: \(error)")
+      previewFailed = true
+    }
   }
 
   /// Reads the file again and applies what changed; a file with an error changes nothing.
@@ -161,19 +174,15 @@ final class RunSession {
     let nextRecordings: [RunFile.Camera]
     do {
       next = try RunFile.read(path: path, keeping: running)
-      nextRecordings = try next.recordings()
+      nextRecordings = try next.recordings(keeping: running)
     } catch {
       cameras.say("camfx: reload: error: \(error); the cameras record on as they were")
       return current
     }
-    // The preview shows the first camera: when it or its address changes, that camera
-    // starts again with it (a tap cannot join a pipeline that runs).
-    let previewMoved = next.preview != current.preview || next.cameras.first?.name != current.cameras.first?.name
-    let shown = next.cameras.first?.name
     var changed: [String] = [], added: [String] = [], unchanged: [String] = []
     for camera in nextRecordings {
       if let old = running[camera.name] {
-        if old.arguments != camera.arguments || (previewMoved && camera.name == shown && next.preview != nil) {
+        if old.arguments != camera.arguments {
           changed.append(camera.name)
         } else {
           unchanged.append(camera.name)
@@ -185,16 +194,14 @@ final class RunSession {
     let names = Set(nextRecordings.map(\.name))
     let removed = cameras.recordings.map(\.camera.name).filter { !names.contains($0) }
     let leaving = Set(removed + changed)
-    if let preview, previewMoved || leaving.contains(preview.camera) {
-      preview.running.stop()
-      self.preview = nil
-    }
+    preview.leave(leaving)
     // The mosaic that leaves is no longer drawn; the one that starts is shown when it does.
     if leaving.contains(RunFile.mosaicName) || !names.contains(RunFile.mosaicName) { board.show(nil) }
     cameras.finish(leaving)
     let starting = Set(changed + added)
     start(nextRecordings.filter { starting.contains($0.name) }, of: next)
     cameras.arrange(as: nextRecordings.map(\.name))
+    servePreview(of: next)
     cameras.say(
       "camfx: reloaded \(path): \(added.count) added, \(changed.count) restarted, \(removed.count) removed, "
         + "\(unchanged.count) unchanged")

@@ -62,7 +62,9 @@ public final class PipelinePreview: Sendable {
     for tap in taps { tap.stop() }
   }
 
-  private static func camera(
+  /// `pipeline` as a camera of a preview server: a tap for its pictures (not yet
+  /// started, nor added to the pipeline), its figures, its events.
+  public static func camera(
     name: String, pipeline: RecordingPipeline, framesPerSecond: Double, motionBoxes: Bool
   ) throws(PreviewError) -> PreviewCamera {
     let tap = PreviewTap(geometry: pipeline.outputGeometry, framesPerSecond: framesPerSecond)

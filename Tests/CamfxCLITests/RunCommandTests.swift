@@ -229,6 +229,45 @@ final class RunCommandTests: CLITestCase {
     XCTAssertTrue(right.b > 180 && right.r < 60, "right half: \(right)")
   }
 
+  func testOnePreviewServesEveryCameraAndFollowsAReload() throws {
+    let port = try LocalServer.freePort()
+    // The mosaic names its cameras: one added to the file is not in it, and it records on.
+    let cameras = try colourCameras(mosaic: "  layout: hstack\n  cameras: [left, right]\n  size: 640x240\n  output: both.mp4\n")
+      + "preview: 127.0.0.1:\(port)\n"
+    try write(cameras)
+    let process = try CLI.start(["run", "cams.yml"], in: dir)
+    defer { if process.isRunning { process.terminate() } }
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline && process.isRunning && !LocalServer.isListening(tcp: port) { usleep(20_000) }
+    usleep(800_000)
+    func names() throws -> String {
+      String(decoding: try HTTPProbe.get(port: port, path: "/cameras").body, as: UTF8.self)
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    XCTAssertEqual(try names(), #"{"cameras":["left","right","mosaic"]}"#)
+    let left = try HTTPProbe.get(port: port, path: "/cameras/left/snapshot.png")
+    try Data(left.body).write(to: URL(fileURLWithPath: path("left.png")))
+    XCTAssertGreaterThan(try PNGFile.read(path: path("left.png"))[100, 100].r, 180)
+    // A camera added by a reload is served too; the others were not started again.
+    try write(cameras.replacingOccurrences(
+      of: "mosaic:\n", with: "  extra:\n    source: testsrc\n    size: 160x120\n    output: extra.mp4\nmosaic:\n"))
+    kill(process.processIdentifier, SIGHUP)
+    waitForFile("extra.mp4")
+    var served = ""
+    while Date() < deadline.addingTimeInterval(30) {
+      served = (try? names()) ?? ""
+      if served.contains("extra") { break }
+      usleep(100_000)
+    }
+    XCTAssertEqual(served, #"{"cameras":["left","right","extra","mosaic"]}"#)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    XCTAssertTrue(stderr.contains("camfx: reloaded cams.yml: 1 added, 0 restarted, 0 removed, 3 unchanged"), stderr)
+    XCTAssertEqual(stderr.components(separatedBy: "camfx: preview at http://127.0.0.1:\(port)").count - 1, 2, stderr)
+  }
+
   func testReloadThatChangesTheMosaicRestartsItAloneAndTheCamerasRecordOn() throws {
     try write(try colourCameras(mosaic: "  layout: hstack\n  size: 640x240\n  output: both-1.mp4\n"))
     let process = try CLI.start(["run", "cams.yml"], in: dir)

@@ -127,6 +127,23 @@ final class SeveralCamerasTests: CLITestCase {
     XCTAssertGreaterThan(mean(try lastFrameRGB("small.mp4", width: 160, height: 120), width: 160, columns: 0..<160)[1], 170)
   }
 
+  func testAMoviePlaysLikeACameraAtItsOwnRateAndSize() throws {
+    _ = try MovieOracle.run("ffmpeg", [
+      "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=192x108:rate=25:duration=3", "-pix_fmt", "yuyv422", "-c:v", "rawvideo",
+      path("cam.nut"),
+    ])
+    let result = try CLI.run(["record", "--source", "cam.nut", "--duration", "2s", "--no-realtime", "-o", "replay.mp4"], in: dir)
+    XCTAssertEqual(result.status, 0, "\(result)")
+    let video = try XCTUnwrap(try MovieOracle.probe(path("replay.mp4"))["video"])
+    XCTAssertEqual([video.width, video.height, video.frames], [192, 108, 50])
+    XCTAssertEqual(video.frameTimes.last ?? 0, 49.0 / 25, accuracy: 0.002)
+    let sized = try CLI.run(["record", "--source", "cam.nut", "--size", "640x360", "--duration", "1s", "-o", "sized.mp4"], in: dir)
+    XCTAssertEqual(sized.status, 1)
+    XCTAssertEqual(
+      sized.stderr,
+      "camfx: error: source 'cam.nut': --size 640x360 does not match the movie's size 192x108 (a movie --source is not scaled; omit --size)\n")
+  }
+
   func testWhatDoesNotGoTogetherIsSaidInOneLine() throws {
     try writeColour("red.png", BGRA(r: 220, g: 20, b: 20))
     // Options that do not go together are usage errors (64); the rest fail as any recording (1).

@@ -9,6 +9,8 @@ final class SourceTests: CLITestCase {
     XCTAssertEqual(try SourceSpec(parsing: "testsrc"), .testPattern)
     XCTAssertEqual(try SourceSpec(parsing: "a.png"), .image(path: "a.png"))
     XCTAssertEqual(try SourceSpec(parsing: "/dev/video2"), .camera(device: "/dev/video2"))
+    XCTAssertEqual(try SourceSpec(parsing: "old/take.MKV"), .movie(path: "old/take.MKV"))
+    XCTAssertEqual(try SourceSpec(parsing: "cam.nut"), .movie(path: "cam.nut"))
     XCTAssertThrowsError(try SourceSpec(parsing: ""))
   }
 

@@ -74,10 +74,12 @@ extension RecordingPipeline {
       guard case .camera(let device) = spec else {
         let source = try spec.open(
           size: size, frameRate: fps ?? 30, live: configuration.realtime ?? true, poolCapacity: expected.poolCapacity)
+        // A movie has its own rate; testsrc and a PNG the one asked for.
+        let rate = source.frameDuration.map { Double($0.timescale) / Double($0.value) } ?? Double(fps ?? 30)
         let buffering = source.isLive
-          ? RecordingBuffering.live(geometry: source.geometry, framesPerSecond: Double(fps ?? 30)).fitting(pool: expected.poolCapacity)
+          ? RecordingBuffering.live(geometry: source.geometry, framesPerSecond: rate).fitting(pool: expected.poolCapacity)
           : RecordingBuffering.file
-        return OpenedInput(input: source, fps: Double(fps ?? 30), buffering: buffering)
+        return OpenedInput(input: source, fps: rate, buffering: buffering)
       }
       let camera = try SourceSpec.openCameraForRecording(
         device: device, size: size, frameRate: fps, poolCapacity: expected.poolCapacity, camera: configuration.camera,

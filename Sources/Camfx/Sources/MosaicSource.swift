@@ -71,9 +71,11 @@ public final class MosaicSource: MediaSource {
       nextFrameNumber = n + 1
       // Stamped on the monotonic clock, as a camera's frames are: a microphone's sound
       // (captured on that clock) then lines up with the picture.
-      let due = pacer.dueNanoseconds(ofFrame: n) ?? MonotonicClock.nanoseconds()
+      // The first frame's instant, then whole frame durations from it (exact, as a
+      // camera's driver stamps them, so that --duration 2s is 60 frames at 30 fps).
+      let origin = MediaTime(value: (pacer.dueNanoseconds(ofFrame: 0) ?? MonotonicClock.nanoseconds()) / 1000, timescale: 1_000_000)
       var frame = try mosaic.compose(at: Mosaic.now())
-      frame.presentationTime = MediaTime(value: due / 1000, timescale: 1_000_000)
+      frame.presentationTime = origin + MediaTime(value: n, timescale: Int32(framesPerSecond)).converted(to: 1_000_000)
       if deliversYUV420 { return .video(.yuv420(frame)) }
       let pool = bgraPool ?? PixelBufferPool(
         geometry: geometry,

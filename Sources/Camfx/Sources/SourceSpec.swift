@@ -2,15 +2,21 @@ import CamfxCore
 import CamfxFrames
 import CamfxMedia
 
-/// What `--source` names: the built-in test pattern, a PNG image, or a camera.
+/// What `--source` names: the built-in test pattern, a PNG image, a movie played like a
+/// camera, or a camera.
 ///
 ///     --source testsrc          the test pattern (the default)
 ///     --source photo.png        a PNG, repeated as frames
+///     --source earlier.mkv      a movie's pictures on the wall clock, as a camera would give them
 ///     --source /dev/video0      a V4L2 camera
 public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
   case testPattern
   case image(path: String)
+  case movie(path: String)
   case camera(device: String)
+
+  /// The extensions a movie `--source` has (anything else not a camera or testsrc is a PNG).
+  public static let movieExtensions: Set<String> = ["mp4", "mov", "m4v", "mkv", "webm", "nut", "avi", "ts"]
 
   /// The name the test pattern goes by on the command line.
   public static let testPatternName = "testsrc"
@@ -24,6 +30,8 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
       self = .testPattern
     } else if text.hasPrefix("/dev/") {
       self = .camera(device: text)
+    } else if let dot = text.lastIndex(of: "."), Self.movieExtensions.contains(text[text.index(after: dot)...].lowercased()) {
+      self = .movie(path: text)
     } else {
       self = .image(path: text)
     }
@@ -32,7 +40,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .testPattern: return Self.testPatternName
-    case .image(let path): return path
+    case .image(let path), .movie(let path): return path
     case .camera(let device): return device
     }
   }
@@ -67,6 +75,14 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
           reason: "--size \(size) does not match the image's size \(source.geometry) (camfx does not scale; omit --size)")
       }
       return source
+    case .movie(let path):
+      // Its own pictures at its own rate, without its sound: a camera's stand-in.
+      let reader = try MovieReader(path: path, poolCapacity: poolCapacity)
+      if let size, size != reader.geometry {
+        throw SourceError(
+          source: path, reason: "--size \(size) does not match the movie's size \(reader.geometry) (a movie --source is not scaled; omit --size)")
+      }
+      return live ? PacedSource(reader) : reader
     case .camera(let device):
       return try Self.openCamera(device: device, size: size, frameRate: nil, poolCapacity: poolCapacity)
     }
