@@ -277,12 +277,14 @@ if made several-cut.mp4 "camfx record --layout hstack with /dev/video1 unplugged
     media_check tone "$dir/$f" "$(awk -v v="$v" 'BEGIN { print v - 2 }')" 1
 fi
 # The same, each camera into its own file: video0's goes on without a hole, video1's
-# goes on in the same file after its gap.
+# goes on in the same file after its gap. (A camera's frames are its driver's: on a busy
+# host the guest's vivid skips a few now and then, 0.37 s apart at most so far; video1
+# was away for 5 s and more.)
 if made several-cut-video0.mp4 "camfx record -o A -o B with /dev/video1 unplugged: video0's file"; then
   f=several-cut-video0.mp4
   check_shows "$f decodes to the end without errors" media_check decodes "$dir/$f"
-  check_shows "$f: video0's frames come without a hole while video1 is away (none 0.5 s apart)" \
-    media_check steady "$dir/$f" 0.5
+  check_shows "$f: video0's frames come without a hole while video1 is away (none 1 s apart)" \
+    media_check steady "$dir/$f" 1
   check_shows "$f: video0's bars in every frame" media_check cells "$dir/$f" 1 bars
 fi
 if made several-cut-video1.mp4 "camfx record -o A -o B with /dev/video1 unplugged: video1's file"; then
@@ -300,8 +302,9 @@ fi
 if made run-video0.mp4 "camfx run: video0's file"; then
   f=run-video0.mp4
   check_shows "$f decodes without errors" media_check decodes "$dir/$f"
-  check_shows "$f: video0's frames come without a hole through the reload (none 0.5 s apart)" \
-    media_check steady "$dir/$f" 0.5
+  # (1 s: see several-cut-video0.mp4 above)
+  check_shows "$f: video0's frames come without a hole through the reload (none 1 s apart)" \
+    media_check steady "$dir/$f" 1
   check_shows "$f: video0's bars in every frame" media_check cells "$dir/$f" 1 bars
 fi
 if made run-video1.mp4 "camfx run: video1's file, started by SIGHUP"; then
