@@ -2,7 +2,8 @@
 # Builds the test guest's initramfs: busybox, /init (init.sh) and the kernel modules the
 # guest needs, in load order, as `modprobe --show-depends` lists them:
 #   virtio_pci 9pnet_virtio 9p   to mount the host's root and the exchange share
-#   vivid                        V4L2 test camera: one webcam-type capture node
+#   vivid                        V4L2 test cameras: two instances, one webcam-type
+#                                capture node each, /dev/video0 and /dev/video1
 #   snd-aloop                    ALSA loopback sound card
 #   v4l2loopback                 two loopback video devices, /dev/video10 and /dev/video11,
 #                                that the guest feeds MJPEG and H.264 into (after videodev,
@@ -20,9 +21,12 @@ if ldd "$busybox" >/dev/null 2>&1; then
   echo "guest: $busybox is dynamically linked; install busybox-static" >&2; exit 1
 fi
 
-# vivid: one device, video capture node only, one webcam input (75% colour bars).
+# vivid: two instances (several cameras in one camfx), each a video capture node only
+# with one webcam input (75% colour bars); the per-instance parameters are
+# comma-separated. Each instance is a camera of its own: its own controls, and its own
+# disconnect control, which unplugs that instance alone.
 declare -A params=(
-  [vivid]="n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0"
+  [vivid]="n_devs=2 node_types=0x1,0x1 num_inputs=1,1 input_types=0x0,0x0"
 )
 
 root="$(mktemp -d "${TMPDIR:-/tmp}/camfx-initramfs.XXXXXX")"
@@ -55,7 +59,7 @@ for m in virtio_pci.ko 9p.ko vivid.ko snd-aloop.ko; do
   grep -q "^$m" "$root/modules.list" || { echo "guest: module $m missing for kernel $kver" >&2; exit 1; }
 done
 # v4l2loopback 0.12.7 (module parameters, per device where comma-separated):
-#   video_nr=10,11        /dev/video10 and /dev/video11, clear of vivid's /dev/video0
+#   video_nr=10,11        /dev/video10 and /dev/video11, clear of vivid's /dev/video0-1
 #   exclusive_caps=1,1    a device announces only OUTPUT until a writer has written its
 #                         first frame, then only CAPTURE, as a real camera (Chrome and
 #                         others ignore devices that claim both)

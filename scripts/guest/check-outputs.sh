@@ -43,7 +43,7 @@ made arecord.wav "arecord from the loopback" &&
   check_eq "arecord's dominant frequency (Hz)" 440 media_check tone "$dir/arecord.wav" 0.5 1
 
 if made devices.json "camfx devices --json"; then
-  check "camfx devices --json lists /dev/video0 with YUYV and NV12 at 640x480, and the loopback" \
+  check "camfx devices --json lists /dev/video0 and /dev/video1 with YUYV and NV12 at 640x480, and the loopback" \
     python3 - "$dir/devices.json" <<'PY'
 import json, sys
 # Schema-agnostic: every string and number anywhere in the document.
@@ -56,7 +56,7 @@ def walk(v):
     else:
         yield str(v)
 words = " ".join(walk(json.load(open(sys.argv[1])))).lower()
-missing = [w for w in ("/dev/video0", "vivid", "yuyv", "nv12", "640", "480", "loopback") if w not in words]
+missing = [w for w in ("/dev/video0", "/dev/video1", "vivid", "yuyv", "nv12", "640", "480", "loopback") if w not in words]
 if missing:
     sys.exit("missing: " + ", ".join(missing))
 PY
@@ -202,6 +202,128 @@ fi
 if made record-gone.mp4 "camfx record when the camera stays away"; then
   check "the recording whose camera stayed away decodes to the end without errors" \
     media_check decodes "$dir/record-gone.mp4"
+fi
+
+# Several cameras in one camfx (in-guest.sh): vivid's /dev/video0 with its bars as they
+# are, /dev/video1 with them mirrored (its horizontal_flip), 320x180 at 10 fps each.
+# The mosaic's sound comes from the loopback: its frames are stamped on CLOCK_MONOTONIC,
+# as a camera's are, and the microphone's sound is cut to them (when they were stamped
+# n/fps from 0, the sound was all silence, "N s of audio went missing").
+# frames FILE: how many video frames FILE decodes to.
+frames() { media_check frames "$dir/$1"; }
+# check_frames WHAT FILE SECONDS: FILE holds SECONDS of frames at 10 a second, all but a
+# few: a TCG guest may fall behind now and then (a camera's driver then skips a frame, the
+# mosaic's clock one it could not make in time), by less than a tenth here; and at most
+# one more (a camera's 41st frame, stamped by its driver a few ms short of 4 s, is
+# within --duration 4s; the mosaic's own clock makes exactly 40).
+check_frames() {
+  n="$(frames "$2")" least=$(($3 * 9)) most=$(($3 * 10 + 1))
+  if [ -n "$n" ] && [ "$n" -le "$most" ] && [ "$n" -ge "$least" ]; then
+    pass "$1: $n frames (want $least..$most)"
+  else
+    fail "$1" "$n frames, want $least..$most"
+  fi
+}
+size() {
+  ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=s=x:p=0 "$dir/$1"
+}
+if made several-mosaic.mp4 "camfx record --layout hstack of two cameras"; then
+  f=several-mosaic.mp4
+  check_eq "$f size (two 320x180 cameras side by side)" 640x180 size "$f"
+  check_shows "$f decodes without errors, timestamps increasing" media_check decodes "$dir/$f"
+  v="$(duration "$f" video)"; a="$(duration "$f" audio)"
+  check_near "$f video duration (s)" 4 0.1 "$v"
+  check_frames "$f frame count" "$f" 4
+  # (--starting 1: the mosaic starts with its cameras, and shows a camera's card until
+  # its first picture comes; a frame or two in this guest.)
+  check_shows "$f: video0's bars in the left half, video1's mirrored in the right, in every frame" \
+    media_check cells "$dir/$f" 2 bars mirrored --starting 1
+  check "$f at 2 s: the left half is video0's bars (vivid's colours)" \
+    media_check bars "$dir/$f" --at 2 --crop 320:180:0:0
+  check "$f at 2 s: the right half is video1's bars, mirrored" \
+    media_check bars "$dir/$f" --at 2 --crop 320:180:320:0 --mirrored
+  check_eq "$f audio codec" aac stream "$f" audio codec_name
+  check_near "$f audio duration (s) against video's" "$v" 0.1 "$a"
+  check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
+fi
+for cam in video0 video1; do
+  f="several-$cam.mp4"
+  made "$f" "camfx record --source /dev/video0 --source /dev/video1 -o A -o B: $cam's file" || continue
+  case $cam in video0) look=bars ;; video1) look=mirrored ;; esac
+  check_eq "$f size" 320x180 size "$f"
+  check_shows "$f decodes without errors, timestamps increasing" media_check decodes "$dir/$f"
+  # (± a frame and a half: the 41st frame, see check_frames, makes it 4.1 s)
+  check_near "$f video duration (s)" 4 0.15 "$(duration "$f" video)"
+  check_frames "$f frame count" "$f" 4
+  check_shows "$f: $cam's own picture ($look) in every frame" media_check cells "$dir/$f" 1 "$look"
+done
+if made several-cut.mp4 "camfx record --layout hstack with /dev/video1 unplugged and back"; then
+  f=several-cut.mp4
+  check_shows "$f decodes to the end without errors" media_check decodes "$dir/$f"
+  # The camera was away for 6 s or more: a hole of a second would be plain; frames the
+  # mosaic's clock could not make in time leave holes of a frame or two.
+  check_shows "$f: the mosaic's frames come without a hole while video1 is away (none 0.5 s apart)" \
+    media_check steady "$dir/$f" 0.5
+  # video1's half: its picture, its card for most of the 6 s and more it was away (the
+  # card comes after 2 s without a picture), its picture again for the seconds recorded
+  # after it came back; video0's half: its picture in every frame.
+  check_shows "$f: video0's bars on the left in every frame; on the right video1's, then its card, then its bars again" \
+    media_check cells "$dir/$f" 2 bars "mirrored,card>=3,mirrored>=2" --starting 1
+  v="$(duration "$f" video)"; a="$(duration "$f" audio)"
+  check_near "$f audio duration (s) against video's" "$v" 0.1 "$a"
+  check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
+  # (and after video1 came back: the sound went on through the unplug)
+  check_eq "$f audio's dominant frequency 2 s before its end (Hz)" 440 \
+    media_check tone "$dir/$f" "$(awk -v v="$v" 'BEGIN { print v - 2 }')" 1
+fi
+# The same, each camera into its own file: video0's goes on without a hole, video1's
+# goes on in the same file after its gap. (A camera's frames are its driver's: on a busy
+# host the guest's vivid skips a few now and then, 0.37 s apart at most so far; video1
+# was away for 5 s and more.)
+if made several-cut-video0.mp4 "camfx record -o A -o B with /dev/video1 unplugged: video0's file"; then
+  f=several-cut-video0.mp4
+  check_shows "$f decodes to the end without errors" media_check decodes "$dir/$f"
+  check_shows "$f: video0's frames come without a hole while video1 is away (none 1 s apart)" \
+    media_check steady "$dir/$f" 1
+  check_shows "$f: video0's bars in every frame" media_check cells "$dir/$f" 1 bars
+fi
+if made several-cut-video1.mp4 "camfx record -o A -o B with /dev/video1 unplugged: video1's file"; then
+  f=several-cut-video1.mp4
+  check_shows "$f decodes to the end without errors" media_check decodes "$dir/$f"
+  check_shows "$f holds frames from before and after video1 was gone, in the same file" \
+    media_check gap "$dir/$f" 3 1 2
+  check_shows "$f: video1's mirrored bars in every frame" media_check cells "$dir/$f" 1 mirrored
+fi
+
+# camfx run (in-guest.sh): video0 from the start, video1 added to the YAML file and
+# started by SIGHUP some seconds later. video0's file goes on through the reload without
+# a hole; video1's holds its own picture from its start; each file's creation_time is its
+# start (that of a camera added by a reload, the reload's).
+if made run-video0.mp4 "camfx run: video0's file"; then
+  f=run-video0.mp4
+  check_shows "$f decodes without errors" media_check decodes "$dir/$f"
+  # (1 s: see several-cut-video0.mp4 above)
+  check_shows "$f: video0's frames come without a hole through the reload (none 1 s apart)" \
+    media_check steady "$dir/$f" 1
+  check_shows "$f: video0's bars in every frame" media_check cells "$dir/$f" 1 bars
+fi
+if made run-video1.mp4 "camfx run: video1's file, started by SIGHUP"; then
+  f=run-video1.mp4
+  check_shows "$f decodes without errors" media_check decodes "$dir/$f"
+  check_shows "$f: video1's mirrored bars in every frame" media_check cells "$dir/$f" 1 mirrored
+  if [ -s "$dir/run-video0.mp4" ]; then
+    d0="$(duration run-video0.mp4 video)" d1="$(duration "$f" video)"
+    # (3 s at least: the reload came 3 s after video0's file was there)
+    if awk -v a="$d0" -v b="$d1" 'BEGIN { exit !(b >= 2 && a - b >= 3) }'; then
+      pass "$f started at the reload: $d1 s of video, video0's $d0 s"
+    else
+      fail "$f started at the reload (2 s or more of video, 3 s or more less than video0's)" "video1 $d1 s, video0 $d0 s"
+    fi
+    check_shows "$f's creation_time is after video0's (its own start)" sh -c \
+      'a="$(ffprobe -v error -show_entries format_tags=creation_time -of default=nw=1:nk=1 "$0")"
+       b="$(ffprobe -v error -show_entries format_tags=creation_time -of default=nw=1:nk=1 "$1")"
+       echo "video0 $a, video1 $b"; [ -n "$a" ] && [ -n "$b" ] && [ "$b" \> "$a" ]' "$dir/run-video0.mp4" "$dir/$f"
+  fi
 fi
 
 summary

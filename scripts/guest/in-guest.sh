@@ -133,6 +133,9 @@ has() {
 echo "== the guest's drivers, with stock tools"
 check "vivid is /dev/video0" \
   sh -c 'test -c /dev/video0 && grep -q vivid /sys/class/video4linux/video0/name'
+# (build-initramfs.sh: two instances, for several cameras in one camfx)
+check "vivid's second instance is /dev/video1" \
+  sh -c 'test -c /dev/video1 && grep -q vivid /sys/class/video4linux/video1/name'
 check "snd-aloop is a sound card" grep -q Loopback /proc/asound/cards
 check "ffmpeg grabs a 640x480 YUYV frame from /dev/video0" \
   ffmpeg -v error -y -f v4l2 -input_format yuyv422 -video_size 640x480 -i /dev/video0 \
@@ -145,7 +148,7 @@ stop_tone
 echo "== camfx ($CAMFX)"
 if has devices; then
   check "camfx devices" timeout -k 10 60 sh -c '"$0" devices > "$1"' "$CAMFX" "$out/devices.txt"
-  check_lists "camfx devices" "$out/devices.txt" /dev/video0 vivid YUYV NV12 640x480 Loopback
+  check_lists "camfx devices" "$out/devices.txt" /dev/video0 /dev/video1 vivid YUYV NV12 640x480 Loopback
   check "camfx devices --json" timeout -k 10 60 sh -c '"$0" devices --json > "$1"' "$CAMFX" "$out/devices.json"
 else
   skip "camfx devices" "not in this build (camfx devices --help fails)"
@@ -372,13 +375,16 @@ wait_for_frames() {  # wait_for_frames NAME: frames reach $out/NAME (fragments o
     sleep 1; waited=$((waited + 1))
   done
 }
-hold_camera() {  # hold_camera SECONDS: keeps /dev/video0 open that long, in the background
-  sh -c 'exec 3</dev/video0; sleep "$0"' "$1" &
+hold_camera() {  # hold_camera SECONDS [DEVICE]: keeps DEVICE (/dev/video0) open that long, in the background
+  hold_device="${2:-/dev/video0}"
+  # (exec: the sleep that holds the device is $holder itself, so that `kill "$holder"`
+  # lets the camera come back at once; a child sleep would keep it to the end.)
+  sh -c 'exec 3<"$1"; exec sleep "$0"' "$1" "$hold_device" &
   holder=$!
   # Only once the holder has the device open may it be unplugged: a disconnect before
   # that lets the camera come back as soon as camfx closes it (a gap of 0.1 s, seen in CI).
   tries=0
-  until [ "$(readlink "/proc/$holder/fd/3" 2>/dev/null)" = /dev/video0 ] || [ "$tries" -ge 100 ]; do
+  until [ "$(readlink "/proc/$holder/fd/3" 2>/dev/null)" = "$hold_device" ] || [ "$tries" -ge 100 ]; do
     sleep 0.05; tries=$((tries + 1))
   done
 }
@@ -525,6 +531,165 @@ if len(gaps) != 1 or not 0 < gaps[0]["seconds"] < 30: sys.exit("camera_gaps is %
 print(gaps)' "$out/timelapse-gone.json"
 else
   skip "unplugging the camera mid-record" "not in this build (record has no --input-format)"
+fi
+
+# Several cameras in one camfx: vivid's two instances, /dev/video0 and /dev/video1, told
+# apart by the second's horizontal_flip (a control of the driver's: it stays set from one
+# open to the next, and through vivid's unplug and reconnect), so that check-outputs.sh
+# knows whose picture is where: the 75% bars as they are from video0, mirrored from
+# video1. Both show only vivid's counters (osd_text_mode=1, two lines at the top): at
+# 320x180 its full overlay covers the rows where the bars are checked. 320x180 at 10 fps
+# (each camera's, and the mosaic's own rate): two cameras and a 640x180 mosaic that a TCG
+# guest keeps up with, in short recordings.
+echo "== several cameras in one camfx (vivid's /dev/video0 and /dev/video1)"
+if has record-several; then
+  # (vivid comes back once the last handle to the camera above is closed.)
+  waited=0
+  until v4l2-ctl -d /dev/video0 --info >/dev/null 2>&1 || [ "$waited" -ge 60 ]; do
+    sleep 0.5; waited=$((waited + 1))
+  done
+  check "vivid's /dev/video1 flipped (horizontal_flip=1), both cameras with only vivid's counters on screen" \
+    sh -c 'v4l2-ctl -d /dev/video1 -c horizontal_flip=1 && v4l2-ctl -d /dev/video0 -c horizontal_flip=0 &&
+      v4l2-ctl -d /dev/video0 -c osd_text_mode=1 && v4l2-ctl -d /dev/video1 -c osd_text_mode=1'
+  several_audio="--audio none"
+  has record-alsa && several_audio="--audio hw:Loopback,1,0 $record_audio_options"
+  several_options="--size 320x180 --fps 10 $record_options"
+
+  # (a) Both cameras in one picture with the microphone's sound, then each into its own
+  # file (there, with no sound: one microphone cannot be opened twice).
+  start_tone
+  check "camfx record --source /dev/video0 --source /dev/video1 --layout hstack $several_audio (4 s)" \
+    timeout -k 10 240 "$CAMFX" record --source /dev/video0 --source /dev/video1 --layout hstack $several_audio \
+      --duration 4s $several_options --stats-json "$out/several-mosaic.json" -o "$out/several-mosaic.mp4"
+  cp "$log" "$out/several-mosaic.log"
+  stop_tone
+  check "camfx record --source /dev/video0 --source /dev/video1 -o A -o B: each camera into its own file (4 s)" \
+    timeout -k 10 240 "$CAMFX" record --source /dev/video0 --source /dev/video1 --audio none \
+      --duration 4s $several_options -o "$out/several-video0.mp4" -o "$out/several-video1.mp4"
+  cp "$log" "$out/several-each.log"
+
+  # (b) /dev/video1 unplugged for a while, then back: from the mosaic, and from a
+  # recording of each camera into its own file. check-outputs.sh checks the pictures:
+  # video0's half (its file) has its bars in every frame and no hole in its frames'
+  # times; video1's half shows its card while it is gone and its bars again, its file a
+  # gap and frames after it.
+  # unplug_video1 NAME FILE ARGS...: camfx record of both cameras with ARGS (the layout,
+  # the sound, the outputs), in the background, its stderr in $out/NAME.err; 4 s after
+  # camfx has /dev/video1 open and FILE is there (wait_for_frames would wait for 32 kB,
+  # 5-10 s of these small pictures), /dev/video1 is unplugged and kept away for 6 s
+  # (hold_camera; longer than the 2 s after which a mosaic's cell shows the card), and
+  # camfx is stopped with Ctrl-C 3 s after it says the camera is back.
+  unplug_video1() {
+    name="$1" first="$2"; shift 2
+    # (vivid brings video1 back once the last handle to it is closed.)
+    waited=0
+    until v4l2-ctl -d /dev/video1 --info >/dev/null 2>&1 || [ "$waited" -ge 60 ]; do
+      sleep 0.5; waited=$((waited + 1))
+    done
+    start_tone
+    timeout -k 10 300 "$CAMFX" record --source /dev/video0 --source /dev/video1 "$@" \
+      --duration 120s $several_options 2>"$out/$name.err" &
+    recorder=$!
+    holder=""
+    waited=0
+    until { ls -l /proc/$(pgrep -P "$recorder" | head -n 1)/fd 2>/dev/null | grep -q /dev/video1 &&
+        [ -n "$(find "$out" -name "*$first")" ]; } || [ "$waited" -ge 240 ] || ! kill -0 "$recorder" 2>/dev/null; do
+      sleep 0.5; waited=$((waited + 1))
+    done
+    sleep 4
+    if kill -0 "$recorder" 2>/dev/null; then
+      hold_camera 6 /dev/video1
+      # The other instance stays: /dev/video0 still opens while video1 is gone.
+      check "$name: vivid's disconnect control unplugs /dev/video1 alone, mid-record" \
+        sh -c 'v4l2-ctl -d /dev/video1 -c disconnect=1 && ! v4l2-ctl -d /dev/video1 --info >/dev/null 2>&1 &&
+          v4l2-ctl -d /dev/video0 --info >/dev/null'
+      waited=0
+      until grep -q "camera /dev/video1 is back after a gap" "$out/$name.err" 2>/dev/null \
+          || [ "$waited" -ge 60 ] || ! kill -0 "$recorder" 2>/dev/null; do
+        sleep 1; waited=$((waited + 1))
+      done
+      sleep 3
+      # (To camfx itself, as for the single camera above.)
+      pkill -INT -P "$recorder" 2>/dev/null
+    else
+      fail "$name: camfx record with two cameras is still recording when one is unplugged" \
+        "it ended already: $(tail -n 2 "$out/$name.err" | tr '\n' ' ')"
+    fi
+    wait "$recorder"; status=$?
+    [ -n "$holder" ] && { kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null; }
+    stop_tone
+    if [ "$status" -eq 0 ]; then
+      pass "$name: camfx record with two cameras goes on while one is unplugged and finishes on Ctrl-C (exit 0)"
+    else
+      fail "$name: camfx record with two cameras goes on while one is unplugged" \
+        "exit status $status: $(tail -n 2 "$out/$name.err" | tr '\n' ' ')"
+    fi
+    # (The outputs' names must not make the messages match.)
+    message="$(sed "s|$out/[^ ]*|OUT|g" "$out/$name.err")"
+    if printf '%s\n' "$message" | grep -q "^camfx: video1: camera /dev/video1 was disconnected; waiting up to 30 s" \
+        && printf '%s\n' "$message" | grep -q "^camfx: video1: camera /dev/video1 is back after a gap of" \
+        && ! printf '%s\n' "$message" | grep -q "camera /dev/video0"; then
+      pass "$name: camfx says video1 went away and came back, and nothing of video0's camera: $(printf '%s' "$message" | grep 'is back' | tail -n 1)"
+    else
+      fail "$name: camfx says video1 went away and came back, and nothing of video0's camera" \
+        "stderr was: $(printf '%s' "$message" | tail -n 4 | tr '\n' ' ')"
+    fi
+  }
+  unplug_video1 several-cut several-cut.mp4 --layout hstack $several_audio \
+    --stats-json "$out/several-cut.json" -o "$out/several-cut.mp4"
+  unplug_video1 several-cut-each several-cut-video0.mp4 --audio none \
+    -o "$out/several-cut-video0.mp4" -o "$out/several-cut-video1.mp4"
+  # (c) camfx run: the cameras in a YAML file, which SIGHUP reloads. It starts with
+  # video0 alone; a few seconds in, video1 is added to the file and camfx is sent SIGHUP:
+  # video1 starts into its own file, and video0's (check-outputs.sh) goes on without a
+  # hole. Stopped with Ctrl-C a few seconds after video1 started.
+  if has run; then
+    yml="$out/run-cams.yml"
+    run_camera() {  # run_camera NAME DEVICE: the YAML of one camera, as the record options above
+      printf '  %s:\n    source: %s\n    size: 320x180\n    fps: 10\n    x264-preset: ultrafast\n    audio: none\n    output: %s\n' \
+        "$1" "$2" "$out/run-$1.mp4"
+    }
+    # camfx_has DEVICE FILE: camfx (the child of $recorder) has DEVICE open, and FILE is there.
+    camfx_has() {
+      ls -l /proc/$(pgrep -P "$recorder" | head -n 1)/fd 2>/dev/null | grep -q "$1" && [ -n "$(find "$out" -name "*$2")" ]
+    }
+    { echo "cameras:"; run_camera video0 /dev/video0; } > "$yml"
+    waited=0
+    until v4l2-ctl -d /dev/video1 --info >/dev/null 2>&1 || [ "$waited" -ge 60 ]; do
+      sleep 0.5; waited=$((waited + 1))
+    done
+    timeout -k 10 300 "$CAMFX" run --quiet "$yml" 2>"$out/run.err" &
+    recorder=$!
+    waited=0
+    until camfx_has /dev/video0 run-video0.mp4 || [ "$waited" -ge 240 ] || ! kill -0 "$recorder" 2>/dev/null; do
+      sleep 0.5; waited=$((waited + 1))
+    done
+    sleep 3
+    run_camera video1 /dev/video1 >> "$yml"
+    pkill -HUP -P "$recorder" 2>/dev/null
+    waited=0
+    until camfx_has /dev/video1 run-video1.mp4 || [ "$waited" -ge 240 ] || ! kill -0 "$recorder" 2>/dev/null; do
+      sleep 0.5; waited=$((waited + 1))
+    done
+    sleep 4
+    pkill -INT -P "$recorder" 2>/dev/null
+    wait "$recorder"; status=$?
+    message="$(sed "s|$out/[^ ]*|OUT|g" "$out/run.err")"
+    if [ "$status" -eq 0 ] && printf '%s\n' "$message" | grep -q "^camfx: reloaded OUT 1 added, 0 restarted, 0 removed, 1 unchanged"; then
+      pass "camfx run: SIGHUP with video1 added to the file starts it; Ctrl-C finishes both (exit 0): $(printf '%s' "$message" | grep reloaded)"
+    else
+      fail "camfx run: SIGHUP with video1 added to the file starts it, Ctrl-C finishes both" \
+        "exit $status: $(printf '%s' "$message" | tail -n 4 | tr '\n' ' ')"
+    fi
+  else
+    skip "camfx run: SIGHUP with a camera added to the YAML file starts it, the other camera's file has no gap" \
+      "camfx run is not in this build: the run scenarios come when it lands"
+  fi
+  # Back as the scenarios before found the cameras.
+  v4l2-ctl -d /dev/video1 -c horizontal_flip=0,osd_text_mode=0 2>/dev/null
+  v4l2-ctl -d /dev/video0 -c osd_text_mode=0 2>/dev/null
+else
+  skip "several cameras in one camfx" "not in this build (record has no --layout)"
 fi
 
 summary

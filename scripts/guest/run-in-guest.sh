@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs a shell script inside a qemu guest that has real kernel drivers the host lacks:
-# vivid (a V4L2 test camera at /dev/video0), snd-aloop (an ALSA loopback card) and
-# v4l2loopback (/dev/video10 and /dev/video11: video devices that play back what a writer
-# feeds them; built on the host by build-v4l2loopback.sh, left out with a warning when it
-# cannot be built).
+# vivid (two V4L2 test cameras, /dev/video0 and /dev/video1), snd-aloop (an ALSA loopback
+# card) and v4l2loopback (/dev/video10 and /dev/video11: video devices that play back what
+# a writer feeds them; built on the host by build-v4l2loopback.sh, left out with a warning
+# when it cannot be built).
 #
 #   scripts/guest/run-in-guest.sh [--timeout SECONDS] [--env NAME=VALUE]... [--file PATH]...
 #                                 [--out DIR] SCRIPT

@@ -50,6 +50,10 @@ has_help record --input-format && features+=(record-camera)
 has_help record "hw:" && features+=(record-alsa)
 has_help record --sample-rate && features+=(record-sample-rate)
 has_help record --channels && features+=(record-channels)
+# Several cameras in one process: record --source A --source B with --layout, and the
+# YAML file's `camfx run` (SIGHUP reloads it).
+has_help record --layout && features+=(record-several)
+has_help run --check && features+=(run)
 # The capture module's XCTest cases that need real devices, when the build has them.
 xctest="$(dirname "$camfx")/camfxPackageTests.xctest"
 [[ -x "$xctest" ]] || xctest="$repo/.build/debug/camfxPackageTests.xctest"
