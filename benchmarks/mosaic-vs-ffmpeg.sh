@@ -41,7 +41,7 @@ timed() {
   /usr/bin/time -o "$WORK/time" -f "%e %U %S %M" "$@" >"$WORK/$name.out" 2>&1 &
   local timer=$!
   sleep $((LIVE_SECONDS / 2))
-  local pid; pid=$(pgrep -P "$timer" | head -n 1)
+  local pid; pid=$(pgrep -P "$timer" | head -n 1 || true)
   local threads; threads=$(ls "/proc/$pid/task" 2>/dev/null | wc -l)
   sleep $((LIVE_SECONDS - LIVE_SECONDS / 2))
   kill -INT "$pid" 2>/dev/null || true

@@ -11,6 +11,8 @@ final class SourceTests: CLITestCase {
     XCTAssertEqual(try SourceSpec(parsing: "/dev/video2"), .camera(device: "/dev/video2"))
     XCTAssertEqual(try SourceSpec(parsing: "old/take.MKV"), .movie(path: "old/take.MKV"))
     XCTAssertEqual(try SourceSpec(parsing: "cam.nut"), .movie(path: "cam.nut"))
+    XCTAssertEqual(try SourceSpec(parsing: "/dev/shm/cam.nut"), .movie(path: "/dev/shm/cam.nut"))
+    XCTAssertEqual(try SourceSpec(parsing: "/dev/shm/card.png"), .image(path: "/dev/shm/card.png"))
     XCTAssertThrowsError(try SourceSpec(parsing: ""))
   }
 

@@ -21,17 +21,19 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
   /// The name the test pattern goes by on the command line.
   public static let testPatternName = "testsrc"
 
-  /// Parses a `--source` value. Anything under `/dev/` is a camera, `testsrc` is the
-  /// test pattern, and anything else is taken as a PNG path (checked when opened).
+  /// Parses a `--source` value. `testsrc` is the test pattern, a name with a movie's
+  /// extension a movie, anything else under `/dev/` a camera, and anything else a PNG
+  /// path (checked when opened).
   /// - Throws: `SourceError` for an empty value.
   public init(parsing text: String) throws {
     if text.isEmpty { throw SourceError(source: text, reason: "empty source (expected testsrc, FILE.png or /dev/videoN)") }
     if text == Self.testPatternName {
       self = .testPattern
-    } else if text.hasPrefix("/dev/") {
-      self = .camera(device: text)
     } else if let dot = text.lastIndex(of: "."), Self.movieExtensions.contains(text[text.index(after: dot)...].lowercased()) {
+      // Before the camera rule: a movie in /dev/shm is a movie.
       self = .movie(path: text)
+    } else if text.hasPrefix("/dev/") && !text.lowercased().hasSuffix(".png") {
+      self = .camera(device: text)
     } else {
       self = .image(path: text)
     }
