@@ -366,6 +366,10 @@ public final class MovieWriter: @unchecked Sendable {
   ) throws(FFmpegError) {
     while true {
       if interrupted.load(ordering: .acquiring) {
+        // What the encoder finished before the stop goes to the outputs first: a second
+        // Ctrl-C cuts the drain, not what it already made (the flush of x264's lookahead
+        // lands in the outbox all at once, and cancelling discards what is left there).
+        try? publishMadePackets()
         cancel()
         throw FFmpegError(code: camfx_averror(EINTR), operation: "encoding", summary: "the encoding was interrupted")
       }
