@@ -23,7 +23,7 @@ extension RecordCommand {
       let name = stem.isEmpty || stem.allSatisfy({ $0 == "." }) ? "camera" : String(stem)
       var unique = name
       var n = 2
-      while names.contains(unique) || unique == "mosaic" {
+      while names.contains(unique) || unique == RunFile.mosaicName {
         unique = "\(name)-\(n)"
         n += 1
       }
@@ -175,7 +175,7 @@ extension RecordCommand {
       : nil
     // One preview server: a page of every camera and the picture, each at /cameras/NAME/.
     let preview = try setup.previewAddress.map { address in
-      try previewOptions.start(at: address, cameras: Array(zip(names, cameras)) + [("mosaic", mosaic)])
+      try previewOptions.start(at: address, cameras: Array(zip(names, cameras)) + [(RunFile.mosaicName, mosaic)])
     }
     defer {
       stillSignal.cancel()
@@ -183,7 +183,7 @@ extension RecordCommand {
       preview?.stop()
     }
     var members = zip(names, cameras).map { RecordingGroup.Member(name: $0.0, pipeline: $0.1, leads: false) }
-    members.append(RecordingGroup.Member(name: "mosaic", pipeline: mosaic))
+    members.append(RecordingGroup.Member(name: RunFile.mosaicName, pipeline: mosaic))
     let group = RecordingGroup(members)
     let summary = try runner.run(group, display: .statusLine, verbose: verbose)
     stills.waitUntilWritten()

@@ -3,7 +3,8 @@ import CamfxCore
 import CamfxMosaic
 
 extension RunFile {
-  /// The name the mosaic goes by among the cameras (status line, messages, preview).
+  /// The name the mosaic goes by among the cameras (status line, messages, preview), in
+  /// `camfx run` and in `record --layout` alike.
   static let mosaicName = "mosaic"
 
   /// The mosaic as one more recording of the run, made as a camera is (a `camfx record`
