@@ -56,12 +56,8 @@ extension RecordCommand {
   private func requireDistinctCameras(_ specs: [SourceSpec]) throws {
     var seen: [String: String] = [:]
     for spec in specs {
-      guard case .camera(let device) = spec else { continue }
-      // /dev/v4l/by-id/… and /dev/video0 can be one camera.
-      let key = realpath(device, nil).map { resolved in
-        defer { free(resolved) }
-        return String(cString: resolved)
-      } ?? device
+      guard let key = spec.exclusiveDevice else { continue }
+      let device = spec.description
       if let first = seen[key] {
         throw RecordingOptionError(
           first == device ? "--source \(device) is given twice" : "--source \(first) and --source \(device) are the same camera")
@@ -200,15 +196,5 @@ extension RecordCommand {
     }
     if !failures.isEmpty { throw RecordingFailure(message: failures.joined(separator: "; ")) }
     try runner.requireStatsWritten()
-  }
-}
-
-extension SourceSpec {
-  /// A PNG or a movie: its pictures' size is its own, not `--size`.
-  fileprivate var hasOwnSize: Bool {
-    switch self {
-    case .image, .movie: true
-    case .testPattern, .camera: false
-    }
   }
 }
