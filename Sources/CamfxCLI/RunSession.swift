@@ -135,7 +135,16 @@ final class RunSession {
       }
     }
     let board = board
-    cameras.start(list, source: { $0.name == RunFile.mosaicName ? picture : nil }) { recording in
+    let cameras = cameras
+    let sound = { (camera: RunFile.Camera, opened: [CameraRecording]) -> RecordingPipeline.Configuration.Sound? in
+      guard let name = camera.soundFrom else { return nil }
+      guard let microphone = opened.last(where: { $0.camera.name == name })?.pipeline?.microphone else {
+        cameras.say("camfx: \(camera.name): warning: no sound: camera '\(name)' is not recording")
+        return RecordingPipeline.Configuration.Sound.none
+      }
+      return .microphoneReader(microphone.addReader())
+    }
+    cameras.start(list, source: { $0.name == RunFile.mosaicName ? picture : nil }, sound: sound) { recording in
       if recording.camera.name != RunFile.mosaicName, let pipeline = recording.pipeline {
         do {
           pipeline.addTap(try MosaicFeed(camera: recording.camera.name, board: board, geometry: pipeline.outputGeometry))

@@ -57,8 +57,11 @@ final class RunningCameras {
   /// - Returns: the cameras that could not be opened, each said as a failure.
   @discardableResult
   ///   - source: what a camera records instead of its own source (the mosaic's picture).
+  ///   - sound: what a camera hears instead of its own sound, given the cameras opened
+  ///     so far (those recording already, then those before it in `cameras`).
   func start(
     _ cameras: [RunFile.Camera], source: (RunFile.Camera) -> (any MediaSource<PCMBuffer>)? = { _ in nil },
+    sound: (RunFile.Camera, [CameraRecording]) -> RecordingPipeline.Configuration.Sound? = { _, _ in nil },
     prepare: (CameraRecording) -> Void = { _ in }
   ) -> [String] {
     let instant = Date().timeIntervalSince1970
@@ -68,7 +71,8 @@ final class RunningCameras {
       do {
         opened.append(
           try CameraRecording(
-            camera, creationTime: instant, source: source(camera), eventTrigger: eventTrigger, report: reporter(for: camera.name)))
+            camera, creationTime: instant, source: source(camera), sound: sound(camera, recordings + opened),
+            eventTrigger: eventTrigger, report: reporter(for: camera.name)))
       } catch {
         say("camfx: \(camera.name): error: \(error)")
         failures.append(camera.name)

@@ -133,7 +133,7 @@ extension RecordingPipeline {
     let hasSound: Bool
     switch configuration.sound {
     case .none: hasSound = false
-    case .tone, .microphone: hasSound = true
+    case .tone, .microphone, .microphoneReader: hasSound = true
     case .movie: hasSound = opened.input.hasAudio
     }
     guard hasSound else { return (nil, nil) }
@@ -147,6 +147,12 @@ extension RecordingPipeline {
     if let bitrate = options.bitrate { audio.bitrate = bitrate }
     if let rate = options.sampleRate { audio.sampleRate = rate }
     if let channels = options.channels { audio.channels = channels }
+    if case .microphoneReader(let reader) = configuration.sound {
+      // The device runs as the recording that opened it asked.
+      audio.sampleRate = reader.microphone.sampleRate
+      audio.channels = reader.microphone.channels
+      return (audio, nil)
+    }
     guard case .microphone(let device) = configuration.sound else { return (audio, nil) }
     // The device may run at another rate or channel count; the movie takes its own.
     let microphone = try ALSAMicrophone(device: device, sampleRate: audio.sampleRate, channels: audio.channels)

@@ -48,6 +48,9 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       case tone(frequency: Double)
       /// An ALSA capture device (`default`, `hw:1,0` ...).
       case microphone(device: String)
+      /// A microphone another recording opened, heard a second time
+      /// (`ALSAMicrophone.addReader`): a camera's sound in the mosaic it is part of.
+      case microphoneReader(MicrophoneReader)
       /// A movie's own sound track, or a composition's mix (the default for both).
       case movie
     }
@@ -186,6 +189,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     let settings = MovieSettings(video: video, audio: audio)
     try settings.validate()
     var generator: (any AudioGenerator<PCMBuffer>)? = microphone
+    if case .microphoneReader(let reader) = configuration.sound { generator = reader }
     if case .tone(let frequency) = configuration.sound, let audio {
       generator = SineToneGenerator(try SineAudioSource(
         frequency: frequency, sampleRate: audio.sampleRate, channels: audio.channels))
@@ -291,6 +295,14 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       summary.events = events.events
     }
     microphone?.stop()
+    if case .microphoneReader(let reader) = configuration.sound {
+      reader.close()
+      if reader.silenceFilled >= 0.05 {
+        report(
+          "\(reader.microphone.device): \((reader.silenceFilled * 10).rounded() / 10) s of audio went missing here "
+            + "(this recording fell behind the microphone it shares) and were replaced by silence")
+      }
+    }
     if let microphone, microphone.overruns > 0 {
       report("\(microphone.device): \(microphone.overruns) overrun(s) recovered; some audio was lost")
     }
