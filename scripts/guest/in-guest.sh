@@ -697,7 +697,7 @@ if has record-several; then
         [ -n "$record_audio_options" ] && printf '    %s: %s\n' $(printf '%s' "$record_audio_options" | sed 's/--//g')
         printf '    output: %s\n' "$out/run-av-video0.mp4"
         run_camera video1 /dev/video1 | sed "s|run-video1.mp4|run-av-video1.mp4|"
-        printf 'mosaic:\n  layout: hstack\n  audio: video0\n  output: %s\n' "$out/run-av-mosaic.mp4"
+        printf 'mosaic:\n  layout: hstack\n  size: 640x180\n  audio: video0\n  output: %s\n' "$out/run-av-mosaic.mp4"
       } > "$out/run-av.yml"
       start_tone
       timeout -k 10 300 "$CAMFX" run --quiet "$out/run-av.yml" 2>"$out/run-av.err" &
