@@ -63,7 +63,9 @@ let package = Package(
     // Motion detection on the luma plane. Optimized in debug builds too: it reads every
     // pixel of every frame.
     .target(name: "CamfxMotion", dependencies: ["CamfxCore"], swiftSettings: [.unsafeFlags(["-O"])]),
-    // Cameras (with the decoder their MJPEG and H.264 frames need) and microphones.
+    // The devices cameras and microphones read from: V4L2 nodes, their formats and
+    // controls, the decoder their MJPEG and H.264 frames need, ALSA devices. The
+    // sources themselves (V4L2Camera, ALSAMicrophone) are in Camfx/Sources/.
     .target(
       name: "CamfxCapture",
       dependencies: ["CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg", "CV4L2", "CALSA"]),
@@ -98,6 +100,7 @@ let package = Package(
       name: "Camfx",
       dependencies: [
         "CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CamfxMotion", "CamfxMosaic", "CCamfxSignals",
+        "CFFmpeg", "CV4L2", "CALSA",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),
@@ -128,7 +131,7 @@ let package = Package(
     .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture", "CamfxPixelFormats"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
-    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
+    .testTarget(name: "CamfxCaptureTests", dependencies: ["Camfx", "CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
     .testTarget(name: "CamfxPreviewTests", dependencies: ["Camfx", "CamfxPNG", "CamfxPreview"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
     .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxCapture", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats"]),
