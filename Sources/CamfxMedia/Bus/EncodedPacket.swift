@@ -18,7 +18,7 @@ public final class EncodedPacket: @unchecked Sendable {
   /// Takes over `packet`'s data (leaving `packet` empty), as an encoder's output is
   /// published.
   /// - Throws: `FFmpegError` (ENOMEM).
-  init(stream: EncodedStream, movingFrom packet: UnsafeMutablePointer<AVPacket>) throws(FFmpegError) {
+  package init(stream: EncodedStream, movingFrom packet: UnsafeMutablePointer<AVPacket>) throws(FFmpegError) {
     guard let p = av_packet_alloc() else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "keeping a packet") }
     av_packet_move_ref(p, packet)
     self.stream = stream

@@ -260,7 +260,7 @@ public final class MovieWriter: @unchecked Sendable {
   }
 
   /// Ticks of `1/timescale` for `time` (`av_rescale_q`, rounding to nearest).
-  static func ticks(_ time: MediaTime, timescale: Int32) -> Int64 {
+  package static func ticks(_ time: MediaTime, timescale: Int32) -> Int64 {
     av_rescale_q(time.value, AVRational(num: 1, den: time.timescale), AVRational(num: 1, den: timescale))
   }
 
