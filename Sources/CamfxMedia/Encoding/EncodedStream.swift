@@ -14,10 +14,10 @@ public final class EncodedStream: @unchecked Sendable {
   public let kind: Kind
   /// The position of the stream among the writer's streams (video first).
   public let index: Int
-  let parameters: UnsafeMutablePointer<AVCodecParameters>
-  let timeBase: AVRational
+  package let parameters: UnsafeMutablePointer<AVCodecParameters>
+  package let timeBase: AVRational
   /// The nominal frame rate (video), `0/1` otherwise.
-  let frameRate: AVRational
+  package let frameRate: AVRational
 
   init(kind: Kind, index: Int, encoder: UnsafeMutablePointer<AVCodecContext>) throws(FFmpegError) {
     parameters = try Self.makeParameters { p throws(FFmpegError) in
