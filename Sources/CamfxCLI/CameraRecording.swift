@@ -26,13 +26,18 @@ final class CameraRecording: @unchecked Sendable {
   ///   - report: told one line at a time what the pipeline says.
   /// - Throws: what building the pipeline throws (a device that is missing or busy).
   ///   - source: what it records instead of its own source (a mosaic's picture).
+  ///   - sound: what it hears instead of its own sound (the mosaic's camera's microphone).
+  ///   - eventTrigger: what starts its event clips, when it makes them (SIGUSR2).
   init(
     _ camera: RunFile.Camera, creationTime: Double, source: (any MediaSource<PCMBuffer>)? = nil,
+    sound: RecordingPipeline.Configuration.Sound? = nil, eventTrigger: (any EventTrigger)? = nil,
     report: @escaping @Sendable (String) -> Void
   ) throws {
     self.camera = camera
     var configuration = camera.setup.configuration
     if let source { configuration.source = .own(source) }
+    if let sound { configuration.sound = sound }
+    if let eventTrigger, configuration.events != nil { configuration.triggers.append(eventTrigger) }
     configuration.file.creationTime = creationTime
     configuration.segments?.file.creationTime = creationTime
     switch try Recording(configuration, report: report) {

@@ -56,12 +56,8 @@ extension RecordCommand {
   private func requireDistinctCameras(_ specs: [SourceSpec]) throws {
     var seen: [String: String] = [:]
     for spec in specs {
-      guard case .camera(let device) = spec else { continue }
-      // /dev/v4l/by-id/… and /dev/video0 can be one camera.
-      let key = realpath(device, nil).map { resolved in
-        defer { free(resolved) }
-        return String(cString: resolved)
-      } ?? device
+      guard let key = spec.exclusiveDevice else { continue }
+      let device = spec.description
       if let first = seen[key] {
         throw RecordingOptionError(
           first == device ? "--source \(device) is given twice" : "--source \(first) and --source \(device) are the same camera")
@@ -165,21 +161,19 @@ extension RecordCommand {
     }
     var recording = setup.configuration
     recording.source = .own(picture)
-    if recording.events != nil { recording.triggers.append(SignalTrigger()) }
+    let eventSignal = SignalTrigger { fired in if fired == 0 { report("SIGUSR2 ignored: event clips need --pre-record") } }
+    if recording.events != nil { recording.triggers.append(eventSignal) }
     let mosaic = try RecordingPipeline(recording, report: report)
     let stills = StillCapture(pattern: setup.stillPattern, report: report)
     mosaic.addTap(stills)
     let stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in stills.request() }
-    let eventSignal: StopSignals? = mosaic.events == nil
-      ? StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in report("SIGUSR2 ignored: event clips need --pre-record") }
-      : nil
     // One preview server: a page of every camera and the picture, each at /cameras/NAME/.
     let preview = try setup.previewAddress.map { address in
       try previewOptions.start(at: address, cameras: Array(zip(names, cameras)) + [(RunFile.mosaicName, mosaic)])
     }
     defer {
       stillSignal.cancel()
-      eventSignal?.cancel()
+      eventSignal.cancel()
       preview?.stop()
     }
     var members = zip(names, cameras).map { RecordingGroup.Member(name: $0.0, pipeline: $0.1, leads: false) }
@@ -200,15 +194,5 @@ extension RecordCommand {
     }
     if !failures.isEmpty { throw RecordingFailure(message: failures.joined(separator: "; ")) }
     try runner.requireStatsWritten()
-  }
-}
-
-extension SourceSpec {
-  /// A PNG or a movie: its pictures' size is its own, not `--size`.
-  fileprivate var hasOwnSize: Bool {
-    switch self {
-    case .image, .movie: true
-    case .testPattern, .camera: false
-    }
   }
 }

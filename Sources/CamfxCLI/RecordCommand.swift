@@ -302,7 +302,7 @@ struct RecordCommand: ParsableCommand {
     // 1. Everything that can be checked without opening anything.
     let setup = try setup(report: Self.printToStderr)
     if source.count > 1 { return try recordSeveral(setup) }
-    let recording = setup.configuration
+    var recording = setup.configuration
     let statsFile = setup.statsFile
     let previewAddress = setup.previewAddress
 
@@ -312,10 +312,8 @@ struct RecordCommand: ParsableCommand {
     var stills: StillCapture? = nil
     var runningPreview: RunningPreview? = nil
     var stillSignal: StopSignals? = nil
-    var eventSignal: StopSignals? = nil
     defer {
       stillSignal?.cancel()
-      eventSignal?.cancel()
       runningPreview?.stop()
     }
     // 3. Record: a transcode shows a progress bar, a live source the status line. A
@@ -323,15 +321,18 @@ struct RecordCommand: ParsableCommand {
     // preview or events, and no figures to show while it runs. SIGUSR1 and SIGUSR2 are
     // always caught: their default action would end camfx without finishing the file.
     let report = runner.report
+    let copies = recording.video.copiesPackets
+    let eventSignal = SignalTrigger { fired in
+      if fired == 0 { report(copies ? "SIGUSR2 ignored: a copy makes no event clips" : "SIGUSR2 ignored: event clips need --pre-record") }
+    }
+    defer { eventSignal.cancel() }
+    if recording.events != nil { recording.triggers.append(eventSignal) }
     let job: any RecordingJob
     let display: RecordingRunner.Display
     switch try Recording(recording, report: report) {
     case .copying(let copy):
       stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in
         report("SIGUSR1 ignored: a copy has no pictures to make a still of")
-      }
-      eventSignal = StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in
-        report("SIGUSR2 ignored: a copy makes no event clips")
       }
       display = .nothing
       job = copy
@@ -341,13 +342,6 @@ struct RecordCommand: ParsableCommand {
       stills = capture
       stillSignal = StopSignals(signals: [SIGUSR1], coalescing: 0) { _, _ in capture.request() }
       runningPreview = try previewAddress.map { address in try previewOptions.start(at: address, pipeline: pipeline) }
-      if let recorder = pipeline.events {
-        eventSignal = StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in recorder.trigger("signal") }
-      } else {
-        eventSignal = StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in
-          report("SIGUSR2 ignored: event clips need --pre-record")
-        }
-      }
       display = pipeline.expectedFrames.map { .progress(frames: $0, frameSeconds: 1 / pipeline.framesPerSecond) } ?? .statusLine
       job = pipeline
     }

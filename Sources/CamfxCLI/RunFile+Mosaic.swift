@@ -33,15 +33,17 @@ extension RunFile {
     let rate = shown.compactMap(\.command.fps).max() ?? 30
     var arguments = ["--source", "testsrc", "--fps", "\(rate)"]
     for target in mosaic.outputs.targets { arguments += ["-o", target.displayName] }
+    var soundFrom: String? = nil
+    var soundIdentity: [String] = []
     if let name = mosaic.audio, let camera = cameras.first(where: { $0.name == name }) {
       switch camera.setup.configuration.sound {
       case .tone(let frequency): arguments += ["--audio", "sine=\(frequency)"]
-      case .microphone(let device):
-        throw RunFileError(
-          path: path, line: mosaic.line, key: "mosaic.audio",
-          message: "\(name)'s sound is the microphone \(device), which one process opens once: the mosaic cannot "
-            + "share it yet (give the mosaic no audio, or a camera whose audio is a tone)")
-      case .none, .movie:
+      case .microphone:
+        // The camera's microphone, heard a second time (it is opened once): when the
+        // camera starts again, so does the mosaic.
+        soundFrom = name
+        soundIdentity = ["#audio-of", name] + camera.arguments
+      case .none, .movie, .microphoneReader:
         throw RunFileError(
           path: path, line: mosaic.line, key: "mosaic.audio", message: "\(name) records no sound to go with the mosaic")
       }
@@ -49,7 +51,7 @@ extension RunFile {
     let identity = [
       "#layout", mosaic.layout.text(cameras: mosaic.cameras), "#size", "\(mosaic.size.width)x\(mosaic.size.height)",
       "#cameras",
-    ] + mosaic.cameras
+    ] + mosaic.cameras + soundIdentity
     if var kept = keeping[Self.mosaicName], kept.arguments == arguments + identity {
       kept.line = mosaic.line
       return kept
@@ -64,6 +66,6 @@ extension RunFile {
     }
     return Camera(
       name: Self.mosaicName, arguments: arguments + identity, command: command, setup: setup, line: mosaic.line,
-      optionKeys: [:])
+      optionKeys: [:], soundFrom: soundFrom)
   }
 }

@@ -306,8 +306,9 @@ private struct RunFileReader {
   func requireDistinctDevices(_ cameras: [RunFile.Camera]) throws(RunFileError) {
     var seen: [String: RunFile.Camera] = [:]
     for camera in cameras {
-      guard let source = camera.command.source.first, source.hasPrefix("/dev/") else { continue }
-      let device = Self.canonicalDevice(source)
+      guard let source = camera.command.source.first, let device = (try? SourceSpec(parsing: source))?.exclusiveDevice else {
+        continue
+      }
       if let first = seen[device] {
         throw error(
           camera.line(of: "source"), camera.keyPath(of: "source"),
@@ -315,14 +316,6 @@ private struct RunFileReader {
       }
       seen[device] = camera
     }
-  }
-
-  /// The device's own path (links such as `/dev/v4l/by-id/...` followed), or the path
-  /// tidied (`.` and `..`) when it does not exist here.
-  static func canonicalDevice(_ path: String) -> String {
-    guard let resolved = realpath(path, nil) else { return URL(fileURLWithPath: path).standardized.path }
-    defer { free(resolved) }
-    return String(cString: resolved)
   }
 
   /// No two cameras (or a camera and the mosaic) write one file or one URL: their
@@ -338,16 +331,10 @@ private struct RunFileReader {
       var identity: String
     }
     // `./a` and `a` are one name even in a folder that does not exist (yet).
-    func fileIdentity(_ path: String) -> String { OutputFile.canonicalPath(of: URL(fileURLWithPath: path).standardized.path) }
+    func fileIdentity(_ path: String) -> String { OutputFile.canonicalPath(of: OutputFile.tidied(path)) }
     func targets(_ plan: RecordingOutputPlan?, owner: String, key: String, line: Int) -> [Written] {
       (plan?.targets ?? []).map { target in
-        let identity: String
-        switch target {
-        case .file(let path): identity = fileIdentity(path)
-        case .stream(let destination):
-          identity = destination.kind == .hls ? fileIdentity(target.displayName) : target.displayName
-        }
-        return Written(owner: owner, key: key, line: line, name: target.displayName, identity: identity)
+        Written(owner: owner, key: key, line: line, name: target.displayName, identity: target.identity)
       }
     }
     var written: [Written] = []

@@ -35,6 +35,8 @@ struct RunFile {
     /// Where each option it gives is, by long name: the key as written (`o` for
     /// `output`) and its line.
     var optionKeys: [String: (key: String, line: Int)]
+    /// The camera whose microphone it hears too (the mosaic's `audio:`), if any.
+    var soundFrom: String? = nil
 
     /// The line of `option`'s key, else of the camera's name.
     func line(of option: String) -> Int { optionKeys[option]?.line ?? line }

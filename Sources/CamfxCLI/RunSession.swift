@@ -34,7 +34,15 @@ final class RunSession {
   init(path: String, quiet: Bool) {
     self.path = path
     self.quiet = quiet
-    cameras = RunningCameras(stopTarget: stopTarget, erasesStatus: !quiet && onTerminal)
+    let wake = WakeSignal(), requests = requests
+    // SIGUSR2 starts a clip in every camera that makes them, from now on; the others
+    // say they ignored it, from the run's thread.
+    let eventSignal = SignalTrigger { _ in
+      requests.event.store(true, ordering: .releasing)
+      wake.notify()
+    }
+    cameras = RunningCameras(
+      stopTarget: stopTarget, erasesStatus: !quiet && onTerminal, wake: wake, eventTrigger: eventSignal)
   }
 
   func run(_ first: RunFile) throws {
@@ -52,15 +60,12 @@ final class RunSession {
       requests.stills.store(true, ordering: .releasing)
       wake.notify()
     }
-    let eventSignal = StopSignals(signals: [SIGUSR2], coalescing: 0) { _, _ in
-      requests.event.store(true, ordering: .releasing)
-      wake.notify()
-    }
     // A pipe whose reader went away must end that output, not the process.
     signal(SIGPIPE, SIG_IGN)
     defer {
       preview.stop()
-      for handler in [eventSignal, stillSignal, reloadSignal, stopSignals] { handler.cancel() }
+      cameras.eventTrigger.cancel()
+      for handler in [stillSignal, reloadSignal, stopSignals] { handler.cancel() }
     }
 
     var description = first
@@ -88,12 +93,8 @@ final class RunSession {
         }
       }
       if requests.event.exchange(false, ordering: .acquiringAndReleasing) {
-        for recording in cameras.recordings {
-          if let events = recording.pipeline?.events {
-            events.trigger("signal")
-          } else {
-            cameras.reporter(for: recording.camera.name)("SIGUSR2 ignored: event clips need pre-record")
-          }
+        for recording in cameras.recordings where recording.pipeline?.events == nil {
+          cameras.reporter(for: recording.camera.name)("SIGUSR2 ignored: event clips need pre-record")
         }
       }
       let now = MonotonicClock.seconds()
@@ -134,7 +135,16 @@ final class RunSession {
       }
     }
     let board = board
-    cameras.start(list, source: { $0.name == RunFile.mosaicName ? picture : nil }) { recording in
+    let cameras = cameras
+    let sound = { (camera: RunFile.Camera, opened: [CameraRecording]) -> RecordingPipeline.Configuration.Sound? in
+      guard let name = camera.soundFrom else { return nil }
+      guard let microphone = opened.last(where: { $0.camera.name == name })?.pipeline?.microphone else {
+        cameras.say("camfx: \(camera.name): warning: no sound: camera '\(name)' is not recording")
+        return RecordingPipeline.Configuration.Sound.none
+      }
+      return .microphoneReader(microphone.addReader())
+    }
+    cameras.start(list, source: { $0.name == RunFile.mosaicName ? picture : nil }, sound: sound) { recording in
       if recording.camera.name != RunFile.mosaicName, let pipeline = recording.pipeline {
         do {
           pipeline.addTap(try MosaicFeed(camera: recording.camera.name, board: board, geometry: pipeline.outputGeometry))

@@ -16,7 +16,9 @@ import Glibc
 /// Used from the run's thread only; the cameras' own threads just wake it (`wake`).
 final class RunningCameras {
   /// Woken whenever a camera has ended.
-  let wake = WakeSignal()
+  let wake: WakeSignal
+  /// SIGUSR2: every camera that makes event clips starts one.
+  let eventTrigger: SignalTrigger
   /// The cameras recording, in the file's order.
   private(set) var recordings: [CameraRecording] = []
   /// How many cameras could not record, or lost something (their exit status).
@@ -29,9 +31,11 @@ final class RunningCameras {
   private var meters: [ObjectIdentifier: (frames: Int, elapsed: Double)] = [:]
 
   /// - Parameter erasesStatus: a status line is drawn, and erased before each message.
-  init(stopTarget: RecordingStopTarget, erasesStatus: Bool) {
+  init(stopTarget: RecordingStopTarget, erasesStatus: Bool, wake: WakeSignal, eventTrigger: SignalTrigger) {
     self.stopTarget = stopTarget
     self.erasesStatus = erasesStatus
+    self.wake = wake
+    self.eventTrigger = eventTrigger
   }
 
   /// Prints `text` on a line of its own (`camfx: ` first), even while a status line is drawn.
@@ -53,8 +57,11 @@ final class RunningCameras {
   /// - Returns: the cameras that could not be opened, each said as a failure.
   @discardableResult
   ///   - source: what a camera records instead of its own source (the mosaic's picture).
+  ///   - sound: what a camera hears instead of its own sound, given the cameras opened
+  ///     so far (those recording already, then those before it in `cameras`).
   func start(
     _ cameras: [RunFile.Camera], source: (RunFile.Camera) -> (any MediaSource<PCMBuffer>)? = { _ in nil },
+    sound: (RunFile.Camera, [CameraRecording]) -> RecordingPipeline.Configuration.Sound? = { _, _ in nil },
     prepare: (CameraRecording) -> Void = { _ in }
   ) -> [String] {
     let instant = Date().timeIntervalSince1970
@@ -63,7 +70,9 @@ final class RunningCameras {
     for camera in cameras {
       do {
         opened.append(
-          try CameraRecording(camera, creationTime: instant, source: source(camera), report: reporter(for: camera.name)))
+          try CameraRecording(
+            camera, creationTime: instant, source: source(camera), sound: sound(camera, recordings + opened),
+            eventTrigger: eventTrigger, report: reporter(for: camera.name)))
       } catch {
         say("camfx: \(camera.name): error: \(error)")
         failures.append(camera.name)

@@ -63,7 +63,8 @@ public final class PipelinePreview: Sendable {
   }
 
   /// `pipeline` as a camera of a preview server: a tap for its pictures (not yet
-  /// started, nor added to the pipeline), its figures, its events.
+  /// started, nor added to the pipeline), its figures, and when it makes event clips,
+  /// a `RequestTrigger` for `POST /event`, added to it (so call it before it runs).
   public static func camera(
     name: String, pipeline: RecordingPipeline, framesPerSecond: Double, motionBoxes: Bool
   ) throws(PreviewError) -> PreviewCamera {
@@ -82,11 +83,14 @@ public final class PipelinePreview: Sendable {
       tap.boxes = { motion.latest?.boxes ?? [] }
     }
     var events: (@Sendable (EventRequest) -> Void)? = nil
-    if let recorder = pipeline.events {
+    if pipeline.events != nil {
+      let trigger = RequestTrigger(name: "http")
+      // It makes clips: the trigger is taken.
+      try? pipeline.addTrigger(trigger)
       events = { @Sendable (request: EventRequest) in
         switch request {
-        case .start(let duration): recorder.trigger("http", duration: duration ?? 0)
-        case .stop: recorder.stopEvent()
+        case .start(let duration): trigger.fire(duration: duration ?? 0)
+        case .stop: trigger.endEvent()
         }
       }
     }

@@ -151,9 +151,6 @@ final class RunCommandTests: CLITestCase {
       (front + "mosaic:\n  layout: grid\n  output: both.mp4\n  audio: side\n",
        "cams.yml:8: mosaic.audio: no camera 'side' in the mosaic (it shows front)"),
       (front + "mosiac:\n  layout: grid\n", "cams.yml:5: mosiac: unknown key (did you mean 'mosaic'?)"),
-      (front + "    audio: hw:1,0\nmosaic:\n  layout: grid\n  output: both.mp4\n  audio: front\n",
-       "cams.yml:6: mosaic.audio: front's sound is the microphone hw:1,0, which one process opens once: the mosaic "
-         + "cannot share it yet (give the mosaic no audio, or a camera whose audio is a tone)"),
       (front + "    audio: none\nmosaic:\n  layout: grid\n  output: both.mp4\n  audio: front\n",
        "cams.yml:6: mosaic.audio: front records no sound to go with the mosaic"),
       ("cameras:\n  mosaic:\n    source: testsrc\n    output: m.mp4\nmosaic:\n  layout: grid\n  output: both.mp4\n",

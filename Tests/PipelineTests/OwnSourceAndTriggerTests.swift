@@ -12,7 +12,7 @@ final class OwnSourceAndTriggerTests: XCTestCase {
     private let target = Mutex<EventRecorder?>(nil)
     let rings = Atomic<Int>(0)
     func start(firing events: EventRecorder) throws { target.withLock { $0 = events } }
-    func stop() { target.withLock { $0 = nil } }
+    func stop(firing events: EventRecorder) { target.withLock { $0 = nil } }
     func ring() {
       rings.add(1, ordering: .relaxed)
       target.withLock { $0 }?.trigger("doorbell")

@@ -326,4 +326,27 @@ if made run-video1.mp4 "camfx run: video1's file, started by SIGHUP"; then
   fi
 fi
 
+# camfx run with both cameras and an hstack mosaic whose sound is video0's microphone,
+# opened once: the tone in video0's file and in the mosaic's, each as long as its video.
+if made run-av-mosaic.mp4 "camfx run: the mosaic with video0's microphone"; then
+  f=run-av-mosaic.mp4
+  check_eq "$f size (two 320x180 cameras side by side)" 640x180 size "$f"
+  check_shows "$f decodes without errors, timestamps increasing" media_check decodes "$dir/$f"
+  check_shows "$f: video0's bars in the left half, video1's mirrored in the right, in every frame" \
+    media_check cells "$dir/$f" 2 bars mirrored --starting 1
+  v="$(duration "$f" video)"; a="$(duration "$f" audio)"
+  check_near "$f audio duration (s) against video's" "$v" 0.15 "$a"
+  check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
+fi
+if made run-av-video0.mp4 "camfx run: video0's file, with its microphone"; then
+  f=run-av-video0.mp4
+  check_shows "$f: video0's bars in every frame" media_check cells "$dir/$f" 1 bars
+  v="$(duration "$f" video)"; a="$(duration "$f" audio)"
+  check_near "$f audio duration (s) against video's" "$v" 0.15 "$a"
+  check_eq "$f audio's dominant frequency (Hz)" 440 media_check tone "$dir/$f" 1 1
+fi
+if made run-av-video1.mp4 "camfx run: video1's file beside the mosaic"; then
+  check_shows "run-av-video1.mp4: video1's mirrored bars in every frame" media_check cells "$dir/run-av-video1.mp4" 1 mirrored
+fi
+
 summary

@@ -681,6 +681,44 @@ if has record-several; then
       fail "camfx run: SIGHUP with video1 added to the file starts it, Ctrl-C finishes both" \
         "exit $status: $(printf '%s' "$message" | tail -n 4 | tr '\n' ' ')"
     fi
+    # (d) camfx run with both cameras and an hstack mosaic whose sound is video0's
+    # microphone (the loopback), opened once and heard by both video0's file and the
+    # mosaic. check-outputs.sh checks the three files: sizes, pictures, and the tone in
+    # video0's file and in the mosaic's.
+    if has record-alsa; then
+      waited=0
+      until { v4l2-ctl -d /dev/video0 --info && v4l2-ctl -d /dev/video1 --info; } >/dev/null 2>&1 || [ "$waited" -ge 60 ]; do
+        sleep 0.5; waited=$((waited + 1))
+      done
+      {
+        echo "cameras:"
+        printf '  video0:\n    source: /dev/video0\n    size: 320x180\n    fps: 10\n    x264-preset: ultrafast\n'
+        printf '    audio: hw:Loopback,1,0\n'
+        [ -n "$record_audio_options" ] && printf '    %s: %s\n' $(printf '%s' "$record_audio_options" | sed 's/--//g')
+        printf '    output: %s\n' "$out/run-av-video0.mp4"
+        run_camera video1 /dev/video1 | sed "s|run-video1.mp4|run-av-video1.mp4|"
+        printf 'mosaic:\n  layout: hstack\n  audio: video0\n  output: %s\n' "$out/run-av-mosaic.mp4"
+      } > "$out/run-av.yml"
+      start_tone
+      timeout -k 10 300 "$CAMFX" run --quiet "$out/run-av.yml" 2>"$out/run-av.err" &
+      recorder=$!
+      waited=0
+      until camfx_has /dev/video1 run-av-mosaic.mp4 || [ "$waited" -ge 240 ] || ! kill -0 "$recorder" 2>/dev/null; do
+        sleep 0.5; waited=$((waited + 1))
+      done
+      sleep 6
+      pkill -INT -P "$recorder" 2>/dev/null
+      wait "$recorder"; status=$?
+      stop_tone
+      if [ "$status" -eq 0 ]; then
+        pass "camfx run: two cameras and a mosaic with video0's microphone, finished by Ctrl-C (exit 0)"
+      else
+        fail "camfx run: two cameras and a mosaic with video0's microphone, finished by Ctrl-C" \
+          "exit $status: $(sed "s|$out/[^ ]*|OUT|g" "$out/run-av.err" | tail -n 4 | tr '\n' ' ')"
+      fi
+    else
+      skip "camfx run: a mosaic with a camera's microphone" "no loopback sound card in this guest"
+    fi
   else
     skip "camfx run: SIGHUP with a camera added to the YAML file starts it, the other camera's file has no gap" \
       "camfx run is not in this build: the run scenarios come when it lands"

@@ -156,6 +156,28 @@ public struct OutputFile: Sendable {
   /// to the directory all name one file), for files that need not exist yet.
   public var canonicalPath: String { Self.canonicalPath(of: path) }
 
+  /// `path` from the root, without `.` parts and with each `..` taking the part before
+  /// it away, as text (links are not followed): `./x/../a.mp4` → `/home/me/a.mp4`, for
+  /// names whose folders need not exist yet.
+  public static func tidied(_ path: String) -> String {
+    let path = path.hasPrefix("/") ? path : workingDirectory + "/" + path
+    var parts: [Substring] = []
+    for part in path.split(separator: "/") where part != "." {
+      if part == ".." {
+        if !parts.isEmpty { parts.removeLast() }
+      } else {
+        parts.append(part)
+      }
+    }
+    return "/" + parts.joined(separator: "/")
+  }
+
+  private static var workingDirectory: String {
+    guard let directory = getcwd(nil, 0) else { return "." }
+    defer { free(directory) }
+    return String(cString: directory)
+  }
+
   /// `path` with its directory resolved (symbolic links, `.`, `..`): one file by any
   /// spelling is one name. The file itself need not exist.
   public static func canonicalPath(of path: String) -> String {

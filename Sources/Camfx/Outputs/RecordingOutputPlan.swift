@@ -12,25 +12,12 @@ import Glibc
 ///
 /// Everything that can be checked before a byte is written is checked by `init`.
 public struct RecordingOutputPlan: Sendable {
-  public enum Target: Sendable, Equatable {
-    case file(String)
-    case stream(StreamDestination)
-
-    /// The name the user knows it by (a URL without its password or query).
-    public var displayName: String {
-      switch self {
-      case .file(let path): path
-      case .stream(let d): d.displayName
-      }
-    }
-  }
-
-  public let targets: [Target]
+  /// The outputs, each of its kind (`MovieFileTarget`, `StreamTarget`, or one of a
+  /// program's own), in the order named.
+  public let targets: [any OutputTarget]
 
   /// The movie files among the targets.
-  public var files: [String] {
-    targets.compactMap { if case .file(let p) = $0 { p } else { nil } }
-  }
+  public var files: [String] { targets.compactMap(\.filePath) }
 
   /// - Parameters:
   ///   - names: the `-o` values, in order.
@@ -39,40 +26,25 @@ public struct RecordingOutputPlan: Sendable {
   ///   - overwrite: whether existing files and playlists may be replaced.
   ///   - segmented: the files are `--segment` patterns, named anew for each segment;
   ///     else each file name's fields (`NamePattern`) are filled in with `startTime`.
+  ///   - registry: the kinds of output the names may be.
   /// - Throws: `MediaSettingsError`, `OutputFileError` or `RecordingOptionError` naming
   ///   the bad value.
   public init(
     names: [String], format: String? = nil, hls: StreamDestination.HLSOptions = .init(), overwrite: Bool = false,
-    segmented: Bool = false, startTime: time_t = time(nil)
+    segmented: Bool = false, startTime: time_t = time(nil), registry: OutputRegistry = .builtin
   ) throws {
-    var targets: [Target] = []
-    let names = try names.map { name in
-      if StreamDestination.isStream(name) { return name }
-      try NamePattern.check(name, option: "-o")
-      return segmented ? name : NamePattern.expand(name, at: startTime)
-    }
-    for name in names {
-      if StreamDestination.isStream(name) {
-        let destination = try StreamDestination(parsing: name, format: format, hls: hls)
-        if destination.kind == .hls { try OutputFile(path: name, overwrite: overwrite).requireWritableDirectory() }
-        targets.append(.stream(destination))
-      } else {
-        try OutputFile(path: name, overwrite: overwrite).requireWritableDirectory()
-        _ = try MovieContainer(path: name)
-        targets.append(.file(name))
-      }
-    }
+    let options = OutputTargetOptions(
+      format: format, hls: hls, overwrite: overwrite, segmented: segmented, startTime: startTime)
+    let targets = try names.map { try registry.parse($0, options) }
     // One file by any spelling (./a.mp4, dir/../a.mp4) is one output.
     var seen: [String: String] = [:]
     for (name, target) in zip(names, targets) {
-      let isNetworkOrPipe = if case .stream(let d) = target { d.kind != .hls } else { false }
-      let key = isNetworkOrPipe ? name : OutputFile.canonicalPath(of: name)
-      if let first = seen[key] {
+      if let first = seen[target.identity] {
         throw RecordingOptionError(first == name ? "-o \(name) is given twice" : "-o \(first) and -o \(name) are the same file")
       }
-      seen[key] = name
+      seen[target.identity] = name
     }
-    if format != nil, !targets.contains(where: { if case .stream(let d) = $0 { d.kind != .hls } else { false } }) {
+    if format != nil, !targets.contains(where: \.takesFormat) {
       throw RecordingOptionError(
         "--format picks the container of a network or pipe output (-o URL or -o -); a file's extension picks its own")
     }
@@ -93,14 +65,7 @@ public struct RecordingOutputPlan: Sendable {
   ///   - file: how movie files are written.
   ///   - segments: cut each movie file into segments (`--segment`), if set.
   public func makeOutputs(file: MovieFileOutput.Options, segments: SegmentedMovieOutput.Options?) throws -> [any MovieOutput] {
-    try targets.map { target -> any MovieOutput in
-      switch target {
-      case .file(let path):
-        if let segments { return try SegmentedMovieOutput(pattern: path, options: segments) }
-        return try MovieFileOutput(path: path, options: file)
-      case .stream(let destination):
-        return try LiveStreamOutput(destination: destination)
-      }
-    }
+    let options = OutputMakingOptions(file: file, segments: segments)
+    return try targets.map { try $0.makeOutput(options) }
   }
 }

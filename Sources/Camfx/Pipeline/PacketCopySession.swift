@@ -58,7 +58,7 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
       case .movie(let path):
         packets = try MoviePacketReader(path: path, audio: configuration.sound != .none)
       case .live(let spec):
-        packets = try CameraPacketSource(camera: try Self.openCamera(spec, configuration, report: report))
+        packets = try Self.openPackets(spec, configuration, report: report)
       case .own:
         throw RecordingOptionError("video codec 'copy' copies a camera's or a movie's packets: give your source's as a PacketSource")
       case .composition:
@@ -83,26 +83,19 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
     try self.init(configuration, source: try PassthroughComposition(composition, audio: audio, report: report), report: report)
   }
 
-  /// The camera a copy records: asked for H.264 or else MJPEG (or the compressed
-  /// format the settings name) at the configuration's size and rate.
-  private static func openCamera(
-    _ spec: SourceSpec?, _ configuration: RecordingPipeline.Configuration, report: @Sendable (String) -> Void
-  ) throws -> V4L2Camera {
+  /// The packets a copy records: a live source's own (a camera's H.264 or MJPEG, at the
+  /// configuration's size and rate).
+  private static func openPackets(
+    _ spec: SourceSpec?, _ configuration: RecordingPipeline.Configuration, report: @escaping @Sendable (String) -> Void
+  ) throws -> any PacketSource {
     let spec = try spec ?? SourceSpec.defaultSource().spec
-    guard case .camera(let device) = spec else {
+    let request = LiveSourceRequest(
+      size: configuration.size, framesPerSecond: configuration.framesPerSecond, camera: configuration.camera, report: report)
+    guard let packets = try spec.openPackets(request) else {
       throw RecordingOptionError(
         "--video-codec copy records a camera's or a movie's own compressed stream; --source \(spec) has none (use --input FILE or a camera)")
     }
-    var settings = configuration.camera
-    if let format = settings.pixelFormat, !format.isCompressed {
-      throw RecordingOptionError(
-        "--video-codec copy records compressed frames: --input-format \(format.name) is not, use h264 or mjpeg")
-    }
-    settings.compressedOnly = true
-    let camera = try SourceSpec.openCamera(
-      device: device, size: configuration.size, frameRate: configuration.framesPerSecond, poolCapacity: 2, camera: settings)
-    for note in camera.notes { report("\(camera.path): \(note)") }
-    return camera
+    return packets
   }
 
   /// Ends the copy after the current packet (a signal).

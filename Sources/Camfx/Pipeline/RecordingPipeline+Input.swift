@@ -21,8 +21,9 @@ extension RecordingPipeline {
     var expectedFrames: Int? = nil
   }
 
-  /// Opens the one input a recording reads: a movie file, or a live source (testsrc, a
-  /// PNG, a camera, which comes back after an unplug within `reconnectTimeout`).
+  /// Opens the one input a recording reads: a movie file, a composition, a program's
+  /// own source, or a live source of any kind (`LiveSourceSpec`: testsrc, a PNG, a
+  /// camera, which comes back after an unplug within `reconnectTimeout`).
   static func openInput(_ configuration: Configuration, report: @escaping @Sendable (String) -> Void) throws -> OpenedInput {
     let fps = configuration.timelapse == nil ? configuration.framesPerSecond : nil
     switch configuration.source {
@@ -71,22 +72,15 @@ extension RecordingPipeline {
       // it afterwards. Beyond the rings a live source drops frames instead of waiting.
       let expected = RecordingBuffering.live(
         geometry: size ?? FrameGeometry(width: 640, height: 480), framesPerSecond: Double(fps ?? 30))
-      guard case .camera(let device) = spec else {
-        let source = try spec.open(
-          size: size, frameRate: fps ?? 30, live: configuration.realtime ?? true, poolCapacity: expected.poolCapacity)
-        // A movie has its own rate; testsrc and a PNG the one asked for.
-        let rate = source.frameDuration.map { Double($0.timescale) / Double($0.value) } ?? Double(fps ?? 30)
-        let buffering = source.isLive
-          ? RecordingBuffering.live(geometry: source.geometry, framesPerSecond: rate).fitting(pool: expected.poolCapacity)
-          : RecordingBuffering.file
-        return OpenedInput(input: source, fps: rate, buffering: buffering)
-      }
-      let camera = try SourceSpec.openCameraForRecording(
-        device: device, size: size, frameRate: fps, poolCapacity: expected.poolCapacity, camera: configuration.camera,
-        reconnectTimeout: configuration.reconnectTimeout, report: report)
-      let buffering = RecordingBuffering.live(geometry: camera.source.geometry, framesPerSecond: camera.framesPerSecond)
-        .fitting(pool: expected.poolCapacity)
-      return OpenedInput(input: camera.source, fps: camera.framesPerSecond, buffering: buffering)
+      let opened = try spec.open(
+        LiveSourceRequest(
+          size: size, framesPerSecond: fps, live: configuration.realtime ?? true, poolCapacity: expected.poolCapacity,
+          camera: configuration.camera, reconnectTimeout: configuration.reconnectTimeout, report: report))
+      let buffering = opened.source.isLive
+        ? RecordingBuffering.live(geometry: opened.source.geometry, framesPerSecond: opened.framesPerSecond)
+          .fitting(pool: expected.poolCapacity)
+        : RecordingBuffering.file
+      return OpenedInput(input: opened.source, fps: opened.framesPerSecond, buffering: buffering)
     }
   }
 }

@@ -48,6 +48,9 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       case tone(frequency: Double)
       /// An ALSA capture device (`default`, `hw:1,0` ...).
       case microphone(device: String)
+      /// A microphone another recording opened, heard a second time
+      /// (`ALSAMicrophone.addReader`): a camera's sound in the mosaic it is part of.
+      case microphoneReader(MicrophoneReader)
       /// A movie's own sound track, or a composition's mix (the default for both).
       case movie
     }
@@ -140,6 +143,8 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
   /// file does not say): what a progress bar counts towards.
   public let expectedFrames: Int?
   private let report: @Sendable (String) -> Void
+  /// What starts event clips: the configuration's, motion's, and those added.
+  private var triggers: [any EventTrigger]
 
   /// Opens the input, configures the chain for it, opens the microphone, the encoders
   /// and the outputs.
@@ -148,138 +153,48 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
   /// - Throws: what opening the input, the devices or the encoders throws, or
   ///   `RecordingOptionError` for settings that do not go together.
   public init(_ configuration: Configuration, report: @escaping @Sendable (String) -> Void = { _ in }) throws {
-    guard !configuration.video.copiesPackets else {
-      throw RecordingOptionError(
-        "video codec 'copy' records the source's own packets: a PacketCopySession does that (Recording chooses)")
-    }
     self.configuration = configuration
     self.report = report
-    var limits = configuration.limits
-    if let interval = configuration.timelapse {
-      guard interval.seconds > 0 else { throw RecordingOptionError("the timelapse interval must be longer than 0") }
-      guard configuration.sound == .none || configuration.sound == .movie else {
-        throw RecordingOptionError("a timelapse is silent: it cannot record sound")
-      }
-      let keepsLiveFrames: Bool
-      switch configuration.source {
-      case .live: keepsLiveFrames = true
-      case .own(let source): keepsLiveFrames = source.isLive
-      case .movie, .composition: keepsLiveFrames = configuration.realtime == true
-      }
-      if !keepsLiveFrames {
-        throw RecordingOptionError("a timelapse keeps frames of a live source: a camera, testsrc, or a movie played in real time")
-      }
-      if let duration = limits.duration {
-        // The duration is the source's; the movie holds one frame per interval of it.
-        let kept = Int((duration.seconds / interval.seconds).rounded(.up))
-        limits.framesAreTheDuration = kept < (limits.frames ?? .max)
-        limits.frames = min(limits.frames ?? kept, kept)
-        limits.duration = nil
-      }
-    }
-    if !configuration.triggers.isEmpty && configuration.events == nil {
-      throw RecordingOptionError("a trigger starts event clips: the recording needs events (a pre-record) for it")
-    }
-    switch configuration.source {
-    case .live:
-      if configuration.sound == .movie { throw RecordingOptionError("a live source has no sound track of its own") }
-    case .own(let source) where !source.hasAudio:
-      if configuration.sound == .movie { throw RecordingOptionError("this source has no sound track of its own") }
-    case .movie, .composition, .own:
-      if configuration.sound != .movie && configuration.sound != .none {
-        throw RecordingOptionError("a movie brings its own sound: it cannot take a tone or a microphone as well")
-      }
-    }
-
-    var opened = try Self.openInput(configuration, report: report)
-    if let interval = configuration.timelapse {
-      let rate = configuration.framesPerSecond ?? 30
-      guard (1...1000).contains(rate) else {
-        throw RecordingOptionError("the timelapse's frame rate \(rate) must be in 1...1000")
-      }
-      // A timelapse keeps at most every frame: a shorter interval would want more frames
-      // than the source makes, and the frame count that stands for --duration would take
-      // longer than the duration to reach (--timelapse 1ms --duration 1s ran for 25 s).
-      if let frameDuration = opened.input.frameDuration, interval < frameDuration {
-        let milliseconds = frameDuration.seconds * 1000
-        throw RecordingOptionError(
-          "--timelapse \(RecordingStatusLine.fixed(interval.seconds * 1000, 1)) ms is shorter than the source's frame "
-            + "interval, \(RecordingStatusLine.fixed(milliseconds, 1)) ms (\(RecordingStatusLine.fixed(1 / frameDuration.seconds, 2)) "
-            + "fps): a timelapse keeps at most every frame; give --timelapse \(Int(milliseconds.rounded(.up)))ms or longer")
-      }
-      opened.input = TimelapseSource(opened.input, interval: interval, frameDuration: MediaTime(value: 1, timescale: Int32(rate)))
-      opened.fps = Double(rate)
-    }
-    // A movie is turned upright (its display matrix), then scaled, then filtered.
-    var chain = configuration.chain
-    var prefix: [any VideoFilter] = []
-    if configuration.autorotate, let angle = Rotate.Angle(rawValue: opened.displayRotation) { prefix.append(Rotate(angle: angle)) }
-    if let scale = configuration.movieScale { prefix.append(scale) }
-    if !prefix.isEmpty { chain = FilterChain(prefix + chain.filters) }
-    chain.setClock(opened.clock)
+    // 1. Settings that do not go together, before anything opens.
+    let limits = try Self.checkCombinations(configuration)
+    // 2. The source (the first camera when none is named), kept at a timelapse's interval.
+    let opened = try Self.applyTimelapse(configuration, to: Self.openInput(configuration, report: report))
+    // 3. The filters, configured for it: a movie turned upright and scaled first.
+    var chain = Self.fullChain(configuration, for: opened)
     outputGeometry = try chain.configure(input: opened.input.geometry)
     framesPerSecond = opened.fps
     expectedFrames = opened.input.isLive || configuration.timelapse != nil ? nil : opened.expectedFrames
-
     // Checked before anything starts: a mask of another size, a zone outside the frame.
     if let options = configuration.motion {
       _ = try MotionDetector(width: outputGeometry.width, height: outputGeometry.height, options: options)
     }
+    // 4. Nothing to record: the taps alone (a preview).
     guard configuration.outputs != nil || !configuration.ownOutputs.isEmpty || configuration.events != nil else {
       events = nil
       let geometry = outputGeometry
-      motion = try configuration.motion.map { try MotionTap(geometry: geometry, options: $0, recorder: nil) }
+      motion = try configuration.motion.map { try MotionTap(geometry: geometry, options: $0) }
       microphone = nil
       writer = nil
       outputs = []
+      triggers = []
       session = try RecordingSession<PCMBuffer>(
         input: opened.input, chain: chain, sink: DiscardingSink<PCMBuffer>(), limits: limits, buffering: opened.buffering)
       if let motion { session.taps.append(motion) }
       return
     }
-    var video = configuration.video
-    video.width = outputGeometry.width
-    video.height = outputGeometry.height
-    video.fps = opened.fps
-    if let events = configuration.events {
-      // Clips and segments named from one pattern would take each other's names (with
-      // overwrite, a segment could replace a finished clip).
-      let clips = OutputFile.canonicalPath(of: events.pattern)
-      if let file = configuration.outputs?.files.first(where: { OutputFile.canonicalPath(of: $0) == clips }) {
-        throw RecordingOptionError(
-          "--event-output '\(events.pattern)' is the name of -o '\(file)' too: give the clips names of their own, "
-            + "e.g. 'event-%Y%m%d-%H%M%S.mp4'")
-      }
-      // A clip starts at the keyframe at or before its pre-roll: keyframes come at
-      // least that often, so a clip starts at most one interval early.
-      let limit = max(1, Int((events.preRecord * opened.fps).rounded(.down)))
-      if let gop = video.gop, gop > limit {
-        throw RecordingOptionError(
-          "--gop \(gop) is longer than --pre-record \(RecordingStatusLine.fixed(events.preRecord, 1)) s (\(limit) frames "
-            + "at \(RecordingStatusLine.fixed(opened.fps, 2)) fps): an event clip could start up to \(gop) frames before "
-            + "it; give --gop \(limit) or less")
-      }
-      video.gop = min(video.effectiveGOP, limit)
-      if case .bitrate(let bitsPerSecond) = video.rateControl,
-        Double(bitsPerSecond) / 8 * events.preRecord > Double(events.maximumPreRecordBytes)
-      {
-        let megabytes = Double(bitsPerSecond) / 8 * events.preRecord / 1e6
-        throw RecordingOptionError(
-          "--pre-record \(RecordingStatusLine.fixed(events.preRecord, 1)) s at \(bitsPerSecond / 1000) kbit/s keeps about "
-            + "\(RecordingStatusLine.fixed(megabytes, 1)) MB of packets, more than --pre-record-max allows "
-            + "(\(RecordingStatusLine.fixed(Double(events.maximumPreRecordBytes) / 1e6, 1)) MB): give a larger "
-            + "--pre-record-max or a shorter --pre-record")
-      }
-    }
+    // 5. The encoders' settings and the sound's source.
+    let video = try Self.videoSettings(configuration, geometry: outputGeometry, opened: opened)
     let (audio, microphone) = try Self.audioSettings(configuration, opened: opened, report: report)
     self.microphone = microphone
     let settings = MovieSettings(video: video, audio: audio)
     try settings.validate()
     var generator: (any AudioGenerator<PCMBuffer>)? = microphone
+    if case .microphoneReader(let reader) = configuration.sound { generator = reader }
     if case .tone(let frequency) = configuration.sound, let audio {
       generator = SineToneGenerator(try SineAudioSource(
         frequency: frequency, sampleRate: audio.sampleRate, channels: audio.channels))
     }
+    // 6. The outputs on the encoders' bus; the event clips and motion beside them.
     let outputs =
       try (configuration.outputs?.makeOutputs(file: configuration.file, segments: configuration.segments) ?? [])
       + configuration.ownOutputs
@@ -298,7 +213,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       let geometry = outputGeometry
       do {
         motion = try configuration.motion.map {
-          try MotionTap(geometry: geometry, options: $0, recorder: events) { writer.currentSessionStart }
+          try MotionTap(geometry: geometry, options: $0) { writer.currentSessionStart }
         }
       } catch {
         events?.finish()
@@ -308,8 +223,11 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       writer.cancel()
       throw error
     }
+    // Motion fires clips only when there are clips to fire.
+    triggers = configuration.triggers + (events != nil ? [motion].compactMap { $0 } : [])
     // A composition ends at its own length, which need not be whole frames.
     if case .composition(let composition) = configuration.source { writer.endSession(atSourceTime: composition.timeline.total) }
+    // 7. The stages: source, filters, taps, writer.
     do {
       session = try RecordingSession<PCMBuffer>(
         input: opened.input, chain: chain, generator: generator, sink: MovieWriterSink(writer: writer), limits: limits,
@@ -321,6 +239,16 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       writer.cancel()
       throw error
     }
+  }
+
+  /// Adds a trigger of event clips (before `run`), started and stopped with the ones
+  /// `configuration.triggers` names.
+  /// - Throws: `RecordingOptionError` when the recording makes no event clips.
+  public func addTrigger(_ trigger: any EventTrigger) throws {
+    guard events != nil else {
+      throw RecordingOptionError("a trigger starts event clips: the recording needs events (a pre-record) for it")
+    }
+    triggers.append(trigger)
   }
 
   /// Gives `tap` every filtered frame it asks for, on the tap stage (before `run`).
@@ -344,11 +272,11 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     statusInterval: Double = 0.5, status: (RecordingStatistics.Snapshot, Double) -> Void = { _, _ in }
   ) throws -> RecordingSummary {
     var started: [any EventTrigger] = []
-    defer { for trigger in started { trigger.stop() } }
+    defer { if let events { for trigger in started { trigger.stop(firing: events) } } }
     do {
       try microphone?.start()
       if let events {
-        for trigger in configuration.triggers {
+        for trigger in triggers {
           try trigger.start(firing: events)
           started.append(trigger)
         }
@@ -367,6 +295,14 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       summary.events = events.events
     }
     microphone?.stop()
+    if case .microphoneReader(let reader) = configuration.sound {
+      reader.close()
+      if reader.silenceFilled >= 0.05 {
+        report(
+          "\(reader.microphone.device): \((reader.silenceFilled * 10).rounded() / 10) s of audio went missing here "
+            + "(this recording fell behind the microphone it shares) and were replaced by silence")
+      }
+    }
     if let microphone, microphone.overruns > 0 {
       report("\(microphone.device): \(microphone.overruns) overrun(s) recovered; some audio was lost")
     }
@@ -412,35 +348,5 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     // reaches it (at x264's placebo a second Ctrl-C waited for the frames of its
     // lookahead, and then said they were left out).
     writer?.interrupt()
-  }
-
-  /// The sound track's settings, and the microphone that records it.
-  private static func audioSettings(
-    _ configuration: Configuration, opened: OpenedInput, report: @Sendable (String) -> Void
-  ) throws -> (AudioSettings?, ALSAMicrophone?) {
-    let hasSound: Bool
-    switch configuration.sound {
-    case .none: hasSound = false
-    case .tone, .microphone: hasSound = true
-    case .movie: hasSound = opened.input.hasAudio
-    }
-    guard hasSound else { return (nil, nil) }
-    let options = configuration.audio
-    var audio = AudioSettings()
-    audio.codec = options.codec
-    // A transcode keeps the file's rate and channels unless told otherwise.
-    let rates = audio.codec == "libopus" ? AudioSettings.opusSampleRates : AudioSettings.aacSampleRates
-    if let rate = opened.audioSampleRate, rates.contains(rate) { audio.sampleRate = rate }
-    if let n = opened.audioChannels, (1...2).contains(n) { audio.channels = n }
-    if let bitrate = options.bitrate { audio.bitrate = bitrate }
-    if let rate = options.sampleRate { audio.sampleRate = rate }
-    if let channels = options.channels { audio.channels = channels }
-    guard case .microphone(let device) = configuration.sound else { return (audio, nil) }
-    // The device may run at another rate or channel count; the movie takes its own.
-    let microphone = try ALSAMicrophone(device: device, sampleRate: audio.sampleRate, channels: audio.channels)
-    for note in microphone.notes { report("\(device): \(note)") }
-    audio.sampleRate = microphone.sampleRate
-    audio.channels = microphone.channels
-    return (audio, microphone)
   }
 }

@@ -2,6 +2,7 @@ import CamfxCapture
 import CamfxCore
 import CamfxFrames
 import CamfxMedia
+import Synchronization
 
 /// One still (`camfx snapshot`): the first frame a source gives, through a filter chain.
 ///
@@ -19,14 +20,12 @@ public enum Snapshot {
     chain: FilterChain, report: (String) -> Void = { _ in }
   ) throws -> PixelBuffer {
     var chain = chain
-    let source: any MediaSource<PCMBuffer>
-    if case .camera(let device) = spec {
-      let opened = try SourceSpec.openCamera(device: device, size: size, frameRate: nil, poolCapacity: 2, camera: camera)
-      for note in opened.notes { report("\(opened.path): \(note)") }
-      source = opened
-    } else {
-      source = try spec.open(size: size, live: false, firstFrame: frame, poolCapacity: 1)
-    }
+    // A camera picks its own rate; the others need none for one frame.
+    let notes = Notes()
+    let source = try spec.open(
+      LiveSourceRequest(size: size, live: false, poolCapacity: 1, firstFrame: frame, camera: camera) { notes.append($0) }
+    ).source
+    for note in notes.lines { report(note) }
     try chain.configure(input: source.geometry)
     // A source delivers BGRA until asked for yuv420p: the first frame is the still.
     var first: PixelBuffer?
@@ -40,4 +39,11 @@ public enum Snapshot {
     }
     return picture
   }
+}
+
+/// The notes a source's `open` reports, kept for a caller whose `report` cannot escape.
+private final class Notes: Sendable {
+  private let kept = Mutex<[String]>([])
+  func append(_ line: String) { kept.withLock { $0.append(line) } }
+  var lines: [String] { kept.withLock { $0 } }
 }

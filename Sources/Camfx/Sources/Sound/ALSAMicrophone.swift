@@ -20,9 +20,11 @@ import Glibc
 /// `snd_pcm_recover` and counted; the timestamps re-anchor to the clock afterwards, so
 /// the gap stays a gap instead of shifting later audio.
 ///
-/// `@unchecked Sendable`: the PCM handle is used only by the capture thread once it is
-/// started (and by `deinit` after that thread has ended); the ring has one producer
-/// (that thread) and one consumer; counters and flags are atomics.
+/// `@unchecked Sendable`: the PCM handle is used by `start` once, then only by the
+/// capture thread, and closed by `stop` after that thread has ended; each ring has one
+/// producer (that thread) and one consumer (the recording's audio stage, or a
+/// `MicrophoneReader`'s); counters and flags are atomics, the thread and the other
+/// readers' rings under mutexes.
 public final class ALSAMicrophone: @unchecked Sendable {
   /// The ALSA device name, e.g. `default`, `hw:Loopback,1,0`.
   public let device: String
@@ -45,12 +47,18 @@ public final class ALSAMicrophone: @unchecked Sendable {
   private let droppedCount = Atomic<Int>(0)
   private let filledFrames = Atomic<Int>(0)
   private let stopRequested = Atomic<Bool>(false)
+  /// The device is closed (by `stop`): it cannot start again.
+  private let closed = Atomic<Bool>(false)
   private let threadRunning = Atomic<Bool>(false)
   private let failure = Mutex<ALSAError?>(nil)
-  private var thread: NamedThread?
+  /// The capture thread; started and stopped by the recordings that hear it, from theirs.
+  private let thread = Mutex<NamedThread?>(nil)
   // Consumer side (the thread calling nextBuffer): where the session starts, and the
   // rest of a period that reached past the last `until`.
-  private var cutter = PCMSessionCutter()
+  private var reader: PCMRingReader
+  /// The rings of the other readers (`addReader`), each fed every period; nil once
+  /// capture has ended (a reader added then gets a closed ring).
+  private let otherReaders = Mutex<[FrameRing<PCMBuffer>]?>([])
 
   /// Opens `device` for capture at (or near) `sampleRate` and `channels`.
   /// - Parameters:
@@ -109,38 +117,46 @@ public final class ALSAMicrophone: @unchecked Sendable {
     self.periodFrames = Int(period)
     self.notes = notes
     ring = FrameRing(capacity: ringCapacity)
+    reader = PCMRingReader(ring: ring)
   }
 
-  deinit {
-    stop()
-    snd_pcm_close(pcm)
-  }
+  deinit { stop() }
 
   /// Starts capturing on a thread of its own. Calling it again does nothing.
   /// - Throws: `ALSAError` if `snd_pcm_start` fails.
   public func start() throws {
     guard !threadRunning.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    guard !closed.load(ordering: .acquiring) else {
+      throw ALSAError(code: -EBADF, operation: "snd_pcm_start", device: device, detail: "the microphone was stopped")
+    }
     let status = snd_pcm_start(pcm)
     guard status == 0 else {
       threadRunning.store(false, ordering: .releasing)
       throw ALSAError(code: status, operation: "snd_pcm_start", device: device)
     }
     do {
-      thread = try NamedThread("camfx.mic") { [self] in captureLoop() }
+      let started = try NamedThread("camfx.mic") { [self] in captureLoop() }
+      thread.withLock { $0 = started }
     } catch {
       threadRunning.store(false, ordering: .releasing)
       throw ALSAError(.failed, code: -error.code, operation: "pthread_create", device: device)
     }
   }
 
-  /// Stops the capture thread and waits for it; the ring is closed, so the consumer
-  /// gets what was captured and then `nil`.
+  /// Stops the capture thread and waits for it, and closes the device (another
+  /// recording may open it now, even while a reader of this one finishes); the rings
+  /// are closed, so the consumers get what was captured and then `nil`.
   public func stop() {
     stopRequested.store(true, ordering: .releasing)
-    if let t = thread {
-      thread = nil
-      t.join()
-    }
+    if let running = thread.withLock({ t in defer { t = nil }; return t }) { running.join() }
+    if !closed.exchange(true, ordering: .acquiringAndReleasing) { snd_pcm_close(pcm) }
+    // (Capture that never started closes its rings here.)
+    closeRings()
+  }
+
+  private func closeRings() {
+    ring.close()
+    for other in otherReaders.withLock({ readers in defer { readers = nil }; return readers ?? [] }) { other.close() }
   }
 
   /// The error that ended capture early (device unplugged), if any.
@@ -149,15 +165,31 @@ public final class ALSAMicrophone: @unchecked Sendable {
   /// The next captured period, or `nil` if none is waiting (consumer side).
   /// - Throws: the `ALSAError` that ended capture, once everything before it was taken.
   public func nextBuffer() throws -> PCMBuffer? {
-    if let b = ring.tryPop() { return b }
-    if ring.isClosed, let error = captureError { throw error }
-    return nil
+    try reader.nextPeriod { captureError }
   }
 
   /// Sets where the recording starts (its first video frame): audio captured before it
   /// is trimmed, sample-exactly. Consumer side.
   public func beginSession(at time: MediaTime) {
-    cutter.start = time
+    reader.cutter.start = time
+  }
+
+  /// A second reader of this microphone, for another recording: every period captured
+  /// from now on reaches it too, through a ring of its own (`ringCapacity` periods),
+  /// until it is closed.
+  public func addReader(ringCapacity: Int = 4096) -> MicrophoneReader {
+    let other = FrameRing<PCMBuffer>(capacity: ringCapacity)
+    let added = otherReaders.withLock { readers in
+      readers?.append(other)
+      return readers != nil
+    }
+    if !added { other.close() }
+    return MicrophoneReader(microphone: self, ring: other)
+  }
+
+  /// Stops feeding `ring` (a reader closed).
+  func removeReader(_ ring: FrameRing<PCMBuffer>) {
+    otherReaders.withLock { $0?.removeAll { $0 === ring } }
   }
 
   /// Captured audio from the session start up to (not including) `end`, trimmed at
@@ -172,22 +204,9 @@ public final class ALSAMicrophone: @unchecked Sendable {
   /// `end`, so the sound track keeps up with the video (`silenceFilled` counts it).
   /// - Throws: the `ALSAError` that ended capture (device unplugged).
   public func nextBuffer(until end: MediaTime) throws -> PCMBuffer? {
-    let patience = Int64(max(periodFrames * 1_000_000 / sampleRate + 20_000, 1_000_000)) * 1000
-    var giveUp: Int64?
-    defer { filledFrames.store(cutter.framesFilled, ordering: .relaxed) }
-    while true {
-      if let chunk = try cutter.next(until: end, pop: { try nextBuffer() }) { return chunk }
-      // Something is pending, at or after `end`: wait for the video to move on.
-      if cutter.pending != nil || ring.isClosed { return nil }
-      let now = MonotonicClock.nanoseconds()
-      let deadline = giveUp ?? now + patience
-      giveUp = deadline
-      if now >= deadline {
-        return cutter.silence(until: end, channels: channels, sampleRate: sampleRate)
-      }
-      // Until the capture thread pushes the next period (or closes the ring).
-      ring.readable.wait(timeoutNanoseconds: Int(min(deadline - now, 20_000_000))) { ring.hasElements || ring.isClosed }
-    }
+    defer { filledFrames.store(reader.cutter.framesFilled, ordering: .relaxed) }
+    return try reader.next(
+      until: end, periodFrames: periodFrames, sampleRate: sampleRate, channels: channels, failure: { captureError })
   }
 
   /// Seconds of silence that stand in for missing audio (overruns, a stalled device,
@@ -196,7 +215,7 @@ public final class ALSAMicrophone: @unchecked Sendable {
 
   /// The capture thread: waits for a period, reads it, stamps it, pushes it.
   private func captureLoop() {
-    defer { ring.close() }
+    defer { closeRings() }
     var scratch = [Int16](repeating: 0, count: periodFrames * channels)
     var anchor: Int64?  // ns on CLOCK_MONOTONIC of sample frame `framesSinceAnchor == 0`
     var framesSinceAnchor: Int64 = 0
@@ -247,6 +266,8 @@ public final class ALSAMicrophone: @unchecked Sendable {
         samples: Array(scratch[0..<(read * channels)]), channels: channels, sampleRate: sampleRate,
         presentationTime: MediaTime(value: pts, timescale: Int32(nanosPerSecond)))
       if !ring.tryPush(buffer) { droppedCount.add(1, ordering: .relaxed) }
+      // (A reader that falls behind loses periods of its own; the cutter fills them.)
+      for other in otherReaders.withLock({ $0 ?? [] }) { _ = other.tryPush(buffer) }
     }
   }
 }

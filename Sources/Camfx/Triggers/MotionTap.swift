@@ -4,14 +4,15 @@ import CamfxMedia
 import CamfxMotion
 import Synchronization
 
-/// Runs the motion detector on every filtered frame, on the tap stage, and makes
-/// event clips of what it finds: motion that begins triggers a clip from the frame where
-/// it began (`EventRecorder.trigger(…, duration: .infinity)`), its scores keep the
-/// peak and its picture, and motion that ends releases the clip into its post-roll.
+/// Runs the motion detector on every filtered frame, on the tap stage, and, started as
+/// a trigger (`EventTrigger`), makes event clips of what it finds: motion that begins
+/// triggers a clip from the frame where it began (`EventRecorder.trigger(…, duration:
+/// .infinity)`), its scores keep the peak and its picture, and motion that ends releases
+/// the clip into its post-roll. Not started, it only measures (`latest`, `figures`).
 ///
 /// `@unchecked Sendable`: the detector is used by the tap stage alone (`take`); what
-/// others read (`latest`, `figures`) is under a mutex.
-public final class MotionTap: FrameTap, @unchecked Sendable {
+/// others read (`latest`, `figures`) and the recorder it fires are under mutexes.
+public final class MotionTap: FrameTap, EventTrigger, @unchecked Sendable {
   /// What the detector has done so far.
   public struct Figures: Sendable, Equatable {
     public var frames = 0
@@ -24,7 +25,7 @@ public final class MotionTap: FrameTap, @unchecked Sendable {
   }
 
   private let detector: MotionDetector
-  private let recorder: EventRecorder?
+  private let recorder = Mutex<EventRecorder?>(nil)
   /// The source time that is zero in the recording (the writer's session start): the
   /// clips are cut on the recording's timeline, the frames come on the source's.
   private let recordingStart: @Sendable () -> MediaTime?
@@ -37,16 +38,19 @@ public final class MotionTap: FrameTap, @unchecked Sendable {
 
   /// - Throws: `MotionOptionError` when the options do not fit frames of `geometry`.
   /// - Parameters:
-  ///   - recorder: the event clips that motion triggers, if any.
   ///   - recordingStart: the source time that is zero in the recording
   ///     (`MovieWriter.currentSessionStart`); nil until the writer has seen a frame.
   public init(
-    geometry: FrameGeometry, options: MotionDetector.Options, recorder: EventRecorder?,
-    recordingStart: @escaping @Sendable () -> MediaTime? = { nil }
+    geometry: FrameGeometry, options: MotionDetector.Options, recordingStart: @escaping @Sendable () -> MediaTime? = { nil }
   ) throws(MotionOptionError) {
     detector = try MotionDetector(width: geometry.width, height: geometry.height, options: options)
-    self.recorder = recorder
     self.recordingStart = recordingStart
+  }
+
+  public func start(firing events: EventRecorder) throws { recorder.withLock { $0 = events } }
+
+  public func stop(firing events: EventRecorder) {
+    recorder.withLock { if $0 === events { $0 = nil } }
   }
 
   /// The last frame's result.
@@ -59,7 +63,7 @@ public final class MotionTap: FrameTap, @unchecked Sendable {
     let started = MonotonicClock.nanoseconds()
     let time = frame.presentationTime.seconds
     let result = detector.analyze(frame)
-    if let recorder, result.began != nil || result.moving || result.ended != nil {
+    if let recorder = recorder.withLock({ $0 }), result.began != nil || result.moving || result.ended != nil {
       let offset = recordingStart()?.seconds ?? 0
       if let began = result.began { recorder.trigger("motion", at: began - offset, duration: .infinity) }
       if result.moving {
