@@ -95,7 +95,8 @@ let package = Package(
       name: "CamfxMosaic", dependencies: ["CamfxCore", "CamfxFrames", "ScaleFilter", "TextFilter"],
       swiftSettings: [.unsafeFlags(["-O"])]),
 
-    // The library users link: registry of built-ins, sources, sessions, bench.
+    // The library users link: registry of built-ins, every source and output, taps,
+    // sessions, bench.
     .target(
       name: "Camfx",
       dependencies: [
