@@ -63,7 +63,9 @@ let package = Package(
     // Motion detection on the luma plane. Optimized in debug builds too: it reads every
     // pixel of every frame.
     .target(name: "CamfxMotion", dependencies: ["CamfxCore"], swiftSettings: [.unsafeFlags(["-O"])]),
-    // Cameras (with the decoder their MJPEG and H.264 frames need) and microphones.
+    // The devices cameras and microphones read from: V4L2 nodes, their formats and
+    // controls, the decoder their MJPEG and H.264 frames need, ALSA devices. The
+    // sources themselves (V4L2Camera, ALSAMicrophone) are in Camfx/Sources/.
     .target(
       name: "CamfxCapture",
       dependencies: ["CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg", "CV4L2", "CALSA"]),
@@ -93,11 +95,13 @@ let package = Package(
       name: "CamfxMosaic", dependencies: ["CamfxCore", "CamfxFrames", "ScaleFilter", "TextFilter"],
       swiftSettings: [.unsafeFlags(["-O"])]),
 
-    // The library users link: registry of built-ins, sources, sessions, bench.
+    // The library users link: registry of built-ins, every source and output, taps,
+    // sessions, bench.
     .target(
       name: "Camfx",
       dependencies: [
         "CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CamfxMotion", "CamfxMosaic", "CCamfxSignals",
+        "CFFmpeg", "CV4L2", "CALSA",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),
@@ -128,7 +132,7 @@ let package = Package(
     .testTarget(name: "FilterTests", dependencies: ["Camfx", "CamfxMedia", "CamfxCapture", "CamfxPixelFormats"]),
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
-    .testTarget(name: "CamfxCaptureTests", dependencies: ["CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
+    .testTarget(name: "CamfxCaptureTests", dependencies: ["Camfx", "CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
     .testTarget(name: "CamfxPreviewTests", dependencies: ["Camfx", "CamfxPNG", "CamfxPreview"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
     .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxCapture", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats"]),

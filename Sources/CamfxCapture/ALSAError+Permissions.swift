@@ -12,7 +12,7 @@ extension ALSAError {
   /// - Parameters:
   ///   - soundDirectory: where the card nodes are (`/dev/snd`).
   ///   - mayOpen: whether this user may open a node for reading and writing.
-  static func openFailure(
+  package static func openFailure(
     code: Int32, device: String, soundDirectory: String = "/dev/snd",
     mayOpen: (String) -> Bool = { access($0, R_OK | W_OK) == 0 }
   ) -> ALSAError {

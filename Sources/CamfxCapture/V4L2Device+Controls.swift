@@ -62,7 +62,7 @@ extension V4L2Device {
   /// The corresponding ioctl is `VIDIOC_S_CTRL`.
   /// - Throws: `V4L2Error(.invalidArgument)` for an unknown name (listing the known
   ///   ones), a read-only control or a value out of range; the driver's error otherwise.
-  func setControls(_ assignments: [ControlAssignment]) throws {
+  package func setControls(_ assignments: [ControlAssignment]) throws {
     guard !assignments.isEmpty else { return }
     let controls = try queryControls()
     for assignment in assignments {

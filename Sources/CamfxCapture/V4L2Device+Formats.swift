@@ -3,20 +3,20 @@ import CamfxCore
 
 extension V4L2Device {
   /// What `VIDIOC_QUERYCAP` reports.
-  struct Capabilities {
-    var driver: String
-    var card: String
+  package struct Capabilities {
+    package var driver: String
+    package var card: String
     var busInfo: String
     /// The node's own capabilities (`device_caps` when `V4L2_CAP_DEVICE_CAPS` is set).
     var deviceCapabilities: UInt32
 
-    var isStreamingCapture: Bool {
+    package var isStreamingCapture: Bool {
       deviceCapabilities & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 && deviceCapabilities & UInt32(V4L2_CAP_STREAMING) != 0
     }
   }
 
   /// The corresponding ioctl is `VIDIOC_QUERYCAP`.
-  func queryCapabilities() throws -> Capabilities {
+  package func queryCapabilities() throws -> Capabilities {
     var cap = v4l2_capability()
     do {
       try ioctl(CAMFX_VIDIOC_QUERYCAP, &cap, "VIDIOC_QUERYCAP")
@@ -33,7 +33,7 @@ extension V4L2Device {
   /// Every pixel format, size and frame interval the capture queue offers.
   /// The corresponding ioctls are `VIDIOC_ENUM_FMT`, `VIDIOC_ENUM_FRAMESIZES` and
   /// `VIDIOC_ENUM_FRAMEINTERVALS`.
-  func enumerateFormats() throws -> [CameraFormat] {
+  package func enumerateFormats() throws -> [CameraFormat] {
     var result: [CameraFormat] = []
     var index: UInt32 = 0
     while true {

@@ -11,9 +11,9 @@ import Glibc
 /// The node is opened through libv4l2 (`v4l2_open`, via the C shim because it is
 /// variadic), so cameras that need libv4l's helpers (vendor formats, software
 /// controls) work, and closed in `deinit`.
-final class V4L2Device {
-  let path: String
-  let fd: Int32
+package final class V4L2Device {
+  package let path: String
+  package let fd: Int32
 
   /// Opens `path` read-write and non-blocking (frames are waited for with `poll`).
   ///
@@ -22,7 +22,7 @@ final class V4L2Device {
   /// complaint); then libv4l2 takes the fd over (`v4l2_fd_open`).
   /// - Throws: `V4L2Error` `.noSuchDevice`, `.permissionDenied`, `.deviceBusy`,
   ///   `.notCaptureDevice`, …
-  init(path: String) throws {
+  package init(path: String) throws {
     self.path = path
     let raw = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
     if raw < 0 { throw V4L2Error(errno: errno, operation: "open", device: path) }
@@ -54,7 +54,7 @@ final class V4L2Device {
   ///   - request: a `CAMFX_VIDIOC_*` request code from the shim.
   ///   - operation: the ioctl's name for error messages, e.g. `"VIDIOC_DQBUF"`.
   /// - Throws: `V4L2Error(errno:operation:device:)`.
-  func ioctl<T>(_ request: UInt, _ argument: inout T, _ operation: String) throws {
+  package func ioctl<T>(_ request: UInt, _ argument: inout T, _ operation: String) throws {
     while true {
       let result = withUnsafeMutablePointer(to: &argument) { camfx_v4l2_ioctl(fd, request, $0) }
       if result >= 0 { return }
@@ -66,7 +66,7 @@ final class V4L2Device {
 
   /// Like `ioctl`, but returns the `errno` instead of throwing (0 on success), for
   /// enumerations that end with `EINVAL` and optional features that answer `ENOTTY`.
-  func ioctlStatus<T>(_ request: UInt, _ argument: inout T) -> Int32 {
+  package func ioctlStatus<T>(_ request: UInt, _ argument: inout T) -> Int32 {
     while true {
       let result = withUnsafeMutablePointer(to: &argument) { camfx_v4l2_ioctl(fd, request, $0) }
       if result >= 0 { return 0 }

@@ -4,7 +4,8 @@ import CamfxMedia
 import Foundation
 import XCTest
 
-@testable import CamfxCapture
+@testable import Camfx
+import CamfxCapture
 
 final class ALSATests: XCTestCase {
   func testAMissingCardSaysNoSuchDevice() {

@@ -1,7 +1,8 @@
 import CamfxCore
 import XCTest
 
-@testable import CamfxCapture
+@testable import Camfx
+import CamfxCapture
 
 final class CameraTests: XCTestCase {
   func testOpeningAMissingNodeSaysNoSuchDevice() {

@@ -3,7 +3,8 @@ import CamfxFrames
 import CamfxMedia
 import XCTest
 
-@testable import CamfxCapture
+@testable import Camfx
+import CamfxCapture
 
 /// The microphone's session trimming, without a device: periods stamped the way the
 /// capture thread stamps them (nanoseconds, truncated), ends the way the camera stamps

@@ -2,7 +2,8 @@ import CamfxCore
 import CamfxMedia
 import XCTest
 
-@testable import CamfxCapture
+@testable import Camfx
+import CamfxCapture
 
 /// Tests against real drivers, run in the qemu guest (vivid, snd-aloop) by setting
 /// `CAMFX_TEST_CAMERA=/dev/video0` and `CAMFX_TEST_MICROPHONE=hw:Loopback,1,0` (with a

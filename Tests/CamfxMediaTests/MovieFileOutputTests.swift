@@ -1,3 +1,4 @@
+import Camfx
 import CamfxCore
 import CamfxFFmpeg
 import CamfxFrames

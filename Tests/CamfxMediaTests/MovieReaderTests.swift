@@ -1,6 +1,7 @@
 import CamfxCore
 import CamfxFFmpeg
 import CamfxFrames
+@testable import Camfx
 @testable import CamfxMedia
 import Foundation
 import XCTest

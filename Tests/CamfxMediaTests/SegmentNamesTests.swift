@@ -1,4 +1,4 @@
-@testable import CamfxMedia
+@testable import Camfx
 import Foundation
 import XCTest
 

@@ -13,12 +13,12 @@ import CamfxFrames
 /// published (`offset(by:)`), and only read afterwards.
 public final class EncodedPacket: @unchecked Sendable {
   public let stream: EncodedStream
-  let pointer: UnsafeMutablePointer<AVPacket>
+  package let pointer: UnsafeMutablePointer<AVPacket>
 
   /// Takes over `packet`'s data (leaving `packet` empty), as an encoder's output is
   /// published.
   /// - Throws: `FFmpegError` (ENOMEM).
-  init(stream: EncodedStream, movingFrom packet: UnsafeMutablePointer<AVPacket>) throws(FFmpegError) {
+  package init(stream: EncodedStream, movingFrom packet: UnsafeMutablePointer<AVPacket>) throws(FFmpegError) {
     guard let p = av_packet_alloc() else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "keeping a packet") }
     av_packet_move_ref(p, packet)
     self.stream = stream
@@ -27,7 +27,7 @@ public final class EncodedPacket: @unchecked Sendable {
 
   /// A packet with another reference to `packet`'s data (no copy of the data).
   /// - Throws: `FFmpegError` (ENOMEM).
-  init(stream: EncodedStream, referencing packet: UnsafeMutablePointer<AVPacket>) throws(FFmpegError) {
+  package init(stream: EncodedStream, referencing packet: UnsafeMutablePointer<AVPacket>) throws(FFmpegError) {
     guard let p = av_packet_alloc() else { throw FFmpegError(code: camfx_averror(ENOMEM), operation: "keeping a packet") }
     let r = av_packet_ref(p, packet)
     guard r >= 0 else {

@@ -14,10 +14,10 @@ public final class EncodedStream: @unchecked Sendable {
   public let kind: Kind
   /// The position of the stream among the writer's streams (video first).
   public let index: Int
-  let parameters: UnsafeMutablePointer<AVCodecParameters>
-  let timeBase: AVRational
+  package let parameters: UnsafeMutablePointer<AVCodecParameters>
+  package let timeBase: AVRational
   /// The nominal frame rate (video), `0/1` otherwise.
-  let frameRate: AVRational
+  package let frameRate: AVRational
 
   init(kind: Kind, index: Int, encoder: UnsafeMutablePointer<AVCodecContext>) throws(FFmpegError) {
     parameters = try Self.makeParameters { p throws(FFmpegError) in
@@ -48,7 +48,7 @@ public final class EncodedStream: @unchecked Sendable {
 
   /// A stream copied from an input as it is (`--video-codec copy`): its codec
   /// parameters, time base and frame rate.
-  init(kind: Kind, index: Int, copying stream: UnsafeMutablePointer<AVStream>) throws(FFmpegError) {
+  package init(kind: Kind, index: Int, copying stream: UnsafeMutablePointer<AVStream>) throws(FFmpegError) {
     parameters = try Self.makeParameters { p throws(FFmpegError) in
       try check(avcodec_parameters_copy(p, stream.pointee.codecpar), "describing a stream")
       // The input's codec tag means nothing in another container.

@@ -9,17 +9,19 @@
 /// placeholder that `FragmentedMovieFinisher` turns into the header of the `mdat`
 /// covering every fragment: its last 16 bytes become `size=1 "mdat" largesize`, and the
 /// `free` box shrinks to 80 bytes.
-struct FragmentedMovieMarker: Equatable {
-  static let size = 96
+package struct FragmentedMovieMarker: Equatable {
+  package static let size = 96
   static let finishedFreeSize = size - 16
   static let maximumTracks = 4
   static let magic = Array("camfx-fmp4-1".utf8)
 
   /// The decode time of each track's first packet, in its stream time base.
-  var firstDecodeTimes: [UInt32: Int64] = [:]
+  package var firstDecodeTimes: [UInt32: Int64] = [:]
+
+  package init() {}
 
   /// The whole 96-byte box.
-  func encoded() -> [UInt8] {
+  package func encoded() -> [UInt8] {
     var w = MP4ByteWriter()
     w.box("free") { w in
       w.append(Self.magic)

@@ -8,8 +8,8 @@ import Glibc
 /// interruption leaves the original as it was.
 ///
 ///     ftyp | … | mdat | moov   ──▶   ftyp | moov′ | … | mdat      (chunk offsets + |moov′|)
-enum MP4Faststart {
-  static func apply(path: String) throws(MP4FormatError) {
+package enum MP4Faststart {
+  package static func apply(path: String) throws(MP4FormatError) {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw MP4FormatError("cannot open '\(path)': \(String(cString: strerror(errno)))") }
     defer { close(fd) }

@@ -1,5 +1,6 @@
 import CamfxCore
 import CamfxFrames
+import CamfxMedia
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import CFFmpeg
 import CamfxFFmpeg
 import CamfxFrames
+import CamfxMedia
 
 /// Owns an opened input `AVFormatContext` (`avformat_open_input` / `avformat_close_input`).
 final class InputContext {

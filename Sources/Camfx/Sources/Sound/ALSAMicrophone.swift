@@ -1,4 +1,5 @@
 import CALSA
+import CamfxCapture
 import CamfxCore
 import CamfxFrames
 import Synchronization

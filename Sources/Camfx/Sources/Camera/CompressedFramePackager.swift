@@ -1,6 +1,7 @@
 import CFFmpeg
 import CamfxFFmpeg
 import CamfxFrames
+import CamfxMedia
 
 /// Wraps compressed frames that arrive as bytes (a camera's JPEGs) as packets of one
 /// stream, in buffers from a pool: the outputs that keep a packet take a reference to

@@ -1,3 +1,5 @@
+import CamfxMedia
+
 /// Where `PacketCopySession` takes packets from when nothing is decoded or encoded
 /// (`--video-codec copy`): a movie's own packets, or a camera's compressed frames.
 public protocol PacketSource: AnyObject {

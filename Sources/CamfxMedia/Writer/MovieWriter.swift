@@ -140,14 +140,6 @@ public final class MovieWriter: @unchecked Sendable {
     recordedOutputs = try outputs.map { output throws(FFmpegError) in try bus.subscribe(output) }
   }
 
-  /// A writer with one movie file, `path` (its extension picks the container).
-  /// - Throws: as `init(settings:outputs:)`, and `MediaSettingsError` for an
-  ///   unsupported extension.
-  public convenience init(path: String, settings: MovieSettings, file: MovieFileOutput.Options = .init()) throws {
-    try settings.validate()
-    try self.init(settings: settings, outputs: [try MovieFileOutput(path: path, options: file)])
-  }
-
   deinit {
     // A writer dropped while writing completes what its outputs hold.
     bus.cancel()
@@ -260,7 +252,7 @@ public final class MovieWriter: @unchecked Sendable {
   }
 
   /// Ticks of `1/timescale` for `time` (`av_rescale_q`, rounding to nearest).
-  static func ticks(_ time: MediaTime, timescale: Int32) -> Int64 {
+  package static func ticks(_ time: MediaTime, timescale: Int32) -> Int64 {
     av_rescale_q(time.value, AVRational(num: 1, den: time.timescale), AVRational(num: 1, den: timescale))
   }
 

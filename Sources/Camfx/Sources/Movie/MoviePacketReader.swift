@@ -2,6 +2,7 @@ import CFFmpeg
 import CamfxCore
 import CamfxFFmpeg
 import CamfxFrames
+import CamfxMedia
 
 /// Reads a movie's video (and sound) as the packets it holds, without decoding them,
 /// for `--video-codec copy`, as `AVAssetReaderTrackOutput` with nil output settings:

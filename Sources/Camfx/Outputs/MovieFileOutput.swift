@@ -1,6 +1,7 @@
 import CFFmpeg
 import CamfxFFmpeg
 import CamfxFrames
+import CamfxMedia
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import CFFmpeg
 import CamfxFFmpeg
 import CamfxFrames
+import CamfxMedia
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,16 +20,9 @@ import Glibc
 ///
 /// `@unchecked Sendable`: every method is called under the writer's output lock.
 public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
-  /// One file of the recording, as `--stats-json` lists it.
-  public struct Segment: Sendable, Codable, Equatable {
-    public var name: String
-    /// Seconds from the start of the recording to the segment's first frame.
-    public var start: Double
-    public var duration: Double
-    public var bytes: Int64
-    /// False once loop recording deleted it.
-    public var kept: Bool
-  }
+  /// One file of the recording, as `--stats-json` lists it (declared with the figures
+  /// every file output reports, in CamfxMedia).
+  public typealias Segment = FileOutputFigures.Segment
 
   public struct Options: Sendable, Equatable {
     public var interval: Double

@@ -2,6 +2,7 @@ import CFFmpeg
 import CamfxCore
 import CamfxFFmpeg
 import CamfxFrames
+import CamfxMedia
 
 /// Reads the sound of any file libavformat opens (a movie's sound track, or a music
 /// file with no video at all) as interleaved S16 PCM at one rate and channel count,

@@ -1,6 +1,7 @@
 import CFFmpeg
 import CamfxFFmpeg
 import CamfxFrames
+import CamfxMedia
 
 /// Where a `LiveStreamOutput` sends its packets, and in which container: a network URL
 /// (`rtmp://`, `rtmps://` as FLV; `srt://`, `udp://` as MPEG-TS), standard output

@@ -2,6 +2,7 @@ import CFFmpeg
 import CamfxCore
 import CamfxFFmpeg
 import CamfxFrames
+import CamfxMedia
 #if canImport(Glibc)
 import Glibc
 #endif

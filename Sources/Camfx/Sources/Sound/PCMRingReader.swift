@@ -1,3 +1,4 @@
+import CamfxCapture
 import CamfxCore
 import CamfxFrames
 

@@ -68,8 +68,28 @@ public protocol MovieOutput: AnyObject {
 /// What a finished file output tells the recording's summary beyond its report: the
 /// segments it wrote, and what finishing and syncing a fragmented MP4 cost.
 public struct FileOutputFigures: Sendable, Equatable {
+  /// One file of a segmented output (`SegmentedMovieOutput.Segment`), as `--stats-json`
+  /// lists it.
+  public struct Segment: Sendable, Codable, Equatable {
+    public var name: String
+    /// Seconds from the start of the recording to the segment's first frame.
+    public var start: Double
+    public var duration: Double
+    public var bytes: Int64
+    /// False once loop recording deleted it.
+    public var kept: Bool
+
+    package init(name: String, start: Double, duration: Double, bytes: Int64, kept: Bool) {
+      self.name = name
+      self.start = start
+      self.duration = duration
+      self.bytes = bytes
+      self.kept = kept
+    }
+  }
+
   /// The files of a segmented output, oldest first.
-  public var segments: [SegmentedMovieOutput.Segment]? = nil
+  public var segments: [Segment]? = nil
   /// Seconds the in-place finish of a fragmented MP4 took (writing its index).
   public var indexSeconds: Double? = nil
   /// Seconds spent in `fdatasync` making the fragments durable, and how many calls.
@@ -77,7 +97,7 @@ public struct FileOutputFigures: Sendable, Equatable {
   public var syncs: Int? = nil
 
   public init(
-    segments: [SegmentedMovieOutput.Segment]? = nil, indexSeconds: Double? = nil, syncSeconds: Double? = nil,
+    segments: [Segment]? = nil, indexSeconds: Double? = nil, syncSeconds: Double? = nil,
     syncs: Int? = nil
   ) {
     self.segments = segments

@@ -4,7 +4,7 @@ import CamfxFrames
 
 /// Owns a `SwrContext` converting PCM between rates, channel layouts and sample
 /// formats (libswresample), and the scratch buffer its output goes through.
-final class Resampler {
+package final class Resampler {
   private let context: OpaquePointer
   let inputRate: Int, inputChannels: Int, inputFormat: AVSampleFormat
   let outputRate: Int, outputChannels: Int, outputFormat: AVSampleFormat
@@ -12,7 +12,7 @@ final class Resampler {
   private var scratch: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>
   private var scratchFrames = 0
 
-  init(
+  package init(
     inputRate: Int, inputChannels: Int, inputFormat: AVSampleFormat,
     outputRate: Int, outputChannels: Int, outputFormat: AVSampleFormat
   ) throws(FFmpegError) {
@@ -78,7 +78,7 @@ final class Resampler {
 
   /// Converts `frames` frames from input planes (`extended_data`; nil to flush) to
   /// interleaved output returned as Int16 (for S16 output, as `MovieReader` uses).
-  func convertToInterleaved(planes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, frames: Int) throws(FFmpegError) -> [Int16] {
+  package func convertToInterleaved(planes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?, frames: Int) throws(FFmpegError) -> [Int16] {
     precondition(outputFormat == AV_SAMPLE_FMT_S16)
     let capacity = max(Int(swr_get_out_samples(context, Int32(frames))), 1)
     var out = [Int16](repeating: 0, count: capacity * outputChannels)

@@ -64,7 +64,7 @@ public struct OutputReport: Sendable, Codable, Equatable {
 
 extension OutputReport.State {
   /// The state of a file output with `status`.
-  init(_ status: WritingStatus) {
+  package init(_ status: WritingStatus) {
     switch status {
     case .unknown: self = .waiting
     case .writing: self = .writing

@@ -1,4 +1,5 @@
 import CV4L2
+import CamfxCapture
 import CamfxCore
 import CamfxFrames
 import Synchronization
