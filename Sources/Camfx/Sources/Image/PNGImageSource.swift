@@ -18,13 +18,11 @@ public final class PNGImageSource: MediaSource {
   public let image: PixelBuffer
   public let pool: PixelBufferPool
   /// Frames a live source skipped because the caller asked for them too late.
-  public private(set) var framesSkippedLate = 0
+  public var framesSkippedLate: Int { frames.skippedLate }
   /// Frames a live source dropped because every pool buffer was still in use.
-  public private(set) var framesDroppedOutOfBuffers = 0
+  public var framesDroppedOutOfBuffers: Int { frames.droppedOutOfBuffers }
 
-  private var nextFrameNumber: Int64 = 0
-  private let endFrame: Int64?
-  private var pacer: FramePacer
+  private var frames: GeneratedFrames
 
   /// Reads the image.
   /// - Parameters:
@@ -37,9 +35,8 @@ public final class PNGImageSource: MediaSource {
     self.geometry = image.geometry
     self.frameRate = frameRate
     self.isLive = live
-    self.endFrame = frameCount
     self.pool = PixelBufferPool(geometry: image.geometry, capacity: poolCapacity)
-    self.pacer = FramePacer(frameDuration: MediaTime(value: 1, timescale: Int32(frameRate)))
+    self.frames = GeneratedFrames(count: frameCount, frameRate: frameRate, live: live)
   }
 
   /// As a `MediaSource`: the next BGRA frame (no sound).
@@ -48,27 +45,8 @@ public final class PNGImageSource: MediaSource {
   }
 
   public func nextFrame() throws -> PixelBuffer? {
-    while true {
-      var n = nextFrameNumber
-      if let endFrame, n >= endFrame { return nil }
-      let buffer: PixelBuffer
-      if isLive {
-        n = pacer.waitForFrame(n)
-        if let endFrame, n >= endFrame { return nil }
-        framesSkippedLate += Int(n - nextFrameNumber)
-        nextFrameNumber = n + 1
-        guard let b = pool.tryAcquire(presentationTime: MediaTime(value: n, timescale: Int32(frameRate))) else {
-          framesDroppedOutOfBuffers += 1
-          continue
-        }
-        buffer = b
-      } else {
-        nextFrameNumber = n + 1
-        guard let b = pool.acquire(presentationTime: MediaTime(value: n, timescale: Int32(frameRate))) else { return nil }
-        buffer = b
-      }
-      buffer.copyPixels(from: image)
-      return buffer
-    }
+    guard let (_, buffer) = frames.next(from: pool) else { return nil }
+    buffer.copyPixels(from: image)
+    return buffer
   }
 }

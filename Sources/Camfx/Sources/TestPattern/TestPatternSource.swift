@@ -30,15 +30,14 @@ public final class TestPatternSource: MediaSource {
   public let pool: PixelBufferPool
 
   /// Frames a live source skipped because the caller asked for them too late.
-  public private(set) var framesSkippedLate = 0
+  public var framesSkippedLate: Int { frames.skippedLate }
   /// Frames a live source dropped because every pool buffer was still in use.
-  public private(set) var framesDroppedOutOfBuffers = 0
+  public var framesDroppedOutOfBuffers: Int { frames.droppedOutOfBuffers }
   /// The number of the next frame `nextFrame()` will try to deliver.
-  public private(set) var nextFrameNumber: Int64
+  public var nextFrameNumber: Int64 { frames.nextFrameNumber }
 
-  private let endFrame: Int64?
+  private var frames: GeneratedFrames
   let layout: TestPatternLayout
-  private var pacer: FramePacer
   // One precomputed row per constant part of the pattern, `width` pixels each.
   let barsRow: UnsafeMutablePointer<UInt32>
   let rampRow: UnsafeMutablePointer<UInt32>
@@ -73,11 +72,9 @@ public final class TestPatternSource: MediaSource {
     self.geometry = geometry
     self.frameRate = frameRate
     self.isLive = live
-    self.nextFrameNumber = firstFrame
-    self.endFrame = frameCount.map { firstFrame + $0 }
+    self.frames = GeneratedFrames(first: firstFrame, count: frameCount, frameRate: frameRate, live: live)
     self.layout = TestPatternLayout(geometry)
     self.pool = PixelBufferPool(geometry: geometry, capacity: poolCapacity)
-    self.pacer = FramePacer(frameDuration: MediaTime(value: 1, timescale: Int32(frameRate)))
 
     let w = geometry.width
     barsRow = .allocate(capacity: w)
@@ -100,7 +97,7 @@ public final class TestPatternSource: MediaSource {
 
   /// The timestamp of frame `n`.
   public func presentationTime(ofFrame n: Int64) -> MediaTime {
-    MediaTime(value: n, timescale: Int32(frameRate))
+    frames.presentationTime(ofFrame: n)
   }
 
   /// As a `MediaSource`: the next BGRA frame (no sound).
@@ -109,30 +106,8 @@ public final class TestPatternSource: MediaSource {
   }
 
   public func nextFrame() throws -> PixelBuffer? {
-    while true {
-      var n = nextFrameNumber
-      if let endFrame, n >= endFrame { return nil }
-      if isLive {
-        n = pacer.waitForFrame(n)
-        if let endFrame, n >= endFrame {
-          framesSkippedLate += Int(endFrame - nextFrameNumber)
-          nextFrameNumber = endFrame
-          return nil
-        }
-        framesSkippedLate += Int(n - nextFrameNumber)
-        nextFrameNumber = n + 1
-        guard let buffer = pool.tryAcquire(presentationTime: presentationTime(ofFrame: n)) else {
-          framesDroppedOutOfBuffers += 1
-          continue
-        }
-        render(frameNumber: n, into: buffer)
-        return buffer
-      } else {
-        nextFrameNumber = n + 1
-        guard let buffer = pool.acquire(presentationTime: presentationTime(ofFrame: n)) else { return nil }
-        render(frameNumber: n, into: buffer)
-        return buffer
-      }
-    }
+    guard let (n, buffer) = frames.next(from: pool) else { return nil }
+    render(frameNumber: n, into: buffer)
+    return buffer
   }
 }
