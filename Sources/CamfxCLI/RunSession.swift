@@ -112,11 +112,17 @@ final class RunSession {
     if showStatus { RecordCommand.printToStderr("\r\u{1B}[2K") }
     // A camera that failed, was restarted by a reload and failed again counts once.
     var failed: [String] = []
-    for name in cameras.failures + (previewFailed ? ["the preview"] : []) where !failed.contains(name) { failed.append(name) }
+    for name in cameras.failures where !failed.contains(name) { failed.append(name) }
+    var problems: [String] = []
     if !failed.isEmpty {
-      throw RecordingFailure(
-        message: "\(failed.count) of \(description.cameras.count) camera(s) failed: \(failed.joined(separator: ", "))")
+      // The mosaic is a recording of the run too; cameras a reload removed still count.
+      let hasMosaic = description.mosaic != nil || failed.contains(RunFile.mosaicName)
+      let total = max(description.cameras.count + (hasMosaic ? 1 : 0), failed.count)
+      let what = hasMosaic ? "recordings (cameras and the mosaic)" : "camera(s)"
+      problems.append("\(failed.count) of \(total) \(what) failed: \(failed.joined(separator: ", "))")
     }
+    if previewFailed { problems.append("the preview failed") }
+    if !problems.isEmpty { throw RecordingFailure(message: problems.joined(separator: "; ")) }
   }
 
   /// Opens and starts `list` together, each with a tap for the preview.
