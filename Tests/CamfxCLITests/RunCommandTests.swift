@@ -226,6 +226,27 @@ final class RunCommandTests: CLITestCase {
     XCTAssertTrue(right.b > 180 && right.r < 60, "right half: \(right)")
   }
 
+  /// A camera that cannot open fails alone: the other camera and the mosaic record, and
+  /// the run's last line counts the mosaic among its recordings.
+  func testACameraThatCannotOpenFailsAloneAndTheLastLineCountsTheMosaic() throws {
+    let yaml = try colourCameras(mosaic: "  layout: hstack\n  size: 640x240\n  output: both.mp4\n")
+      .replacingOccurrences(of: "source: red.png", with: "source: /dev/camfx-no-such-camera\n    reconnect-timeout: 0")
+    try write(yaml)
+    let process = try CLI.start(["run", "--quiet", "cams.yml"], in: dir)
+    defer { if process.isRunning { process.terminate() } }
+    waitForFile("both.mp4")
+    usleep(1_000_000)
+    kill(process.processIdentifier, SIGINT)
+    process.waitUntilExit()
+    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
+    XCTAssertEqual(process.terminationStatus, 1, stderr)
+    XCTAssertEqual(
+      stderr.split(separator: "\n").last.map(String.init),
+      "camfx: error: 1 of 3 recordings (cameras and the mosaic) failed: left", stderr)
+    XCTAssertGreaterThan(try XCTUnwrap(MovieOracle.probe(path("right.mp4"))["video"]).frames, 10)
+    XCTAssertGreaterThan(try XCTUnwrap(MovieOracle.probe(path("both.mp4"))["video"]).frames, 10)
+  }
+
   func testOnePreviewServesEveryCameraAndFollowsAReload() throws {
     let port = try LocalServer.freePort()
     // The mosaic names its cameras: one added to the file is not in it, and it records on.
