@@ -11,6 +11,7 @@ import CamfxMosaic
 ///       size: 2560x720            # optional: 1280x720
 ///       output: both.mp4          # or a list
 ///       audio: front              # optional: whose sound goes with it
+///       x264-preset: veryfast     # optional: any record option of its encoding and outputs
 ///
 /// This is the seam where the mosaic's recording attaches: `camfx run` reads and checks
 /// it (and `--check` reports it), and refuses to run a file that has one until the
@@ -23,9 +24,17 @@ struct MosaicDescription {
   var outputs: RecordingOutputPlan
   /// The camera whose sound goes with the mosaic; nil: silent.
   var audio: String?
+  /// Its other keys, as `camfx record` arguments (`--x264-preset veryfast`, `--segment 10m`).
+  var recordArguments: [String] = []
   /// The line of `mosaic:` in the file.
   var line: Int
 
   static let keys = ["layout", "cameras", "size", "output", "audio"]
+  /// Record options that are not the mosaic's: its picture is its cameras', its sound
+  /// is `audio:`'s, its size and outputs its own keys.
+  static let notRecordOptions: Set<String> = [
+    "source", "input", "layout", "mosaic-size", "size", "output", "audio", "realtime", "input-format", "preset",
+    "control", "skip", "reconnect-timeout", "sample-rate", "channels",
+  ]
   static let defaultSize = FrameGeometry(width: 1280, height: 720)
 }

@@ -31,7 +31,10 @@ extension RunFile {
     }
     let shown = cameras.filter { mosaic.cameras.contains($0.name) }
     let rate = shown.compactMap(\.command.fps).max() ?? 30
-    var arguments = ["--source", "testsrc", "--fps", "\(rate)"]
+    var arguments = ["--source", "testsrc"]
+    // Its fastest camera's rate, unless its own fps: says otherwise.
+    if !mosaic.recordArguments.contains(where: { $0 == "--fps" || $0.hasPrefix("--fps=") }) { arguments += ["--fps", "\(rate)"] }
+    arguments += mosaic.recordArguments
     for target in mosaic.outputs.targets { arguments += ["-o", target.displayName] }
     var soundFrom: String? = nil
     var soundIdentity: [String] = []

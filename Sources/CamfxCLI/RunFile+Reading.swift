@@ -370,11 +370,15 @@ private struct RunFileReader {
     guard case .mapping(let map) = node else {
       throw error(line(node), "mosaic", "expected a map (layout:, output:, ...), found \(what(node))")
     }
-    for (key, _) in map {
+    // Its own keys, and the record options of its encoding and outputs, as a camera's.
+    var recordArguments: [String] = []
+    for (key, value) in map {
       let name = key.string ?? ""
-      if !MosaicDescription.keys.contains(name) {
+      if MosaicDescription.keys.contains(name) { continue }
+      guard let entry = catalog.entry(name), !MosaicDescription.notRecordOptions.contains(entry.name) else {
         throw error(line(key), "mosaic.\(name)", unknown("key", name, among: MosaicDescription.keys))
       }
+      recordArguments += try arguments(for: entry, value: value, key: "mosaic.\(name)")
     }
     let known = cameras.map(\.name)
     var names = known
@@ -433,6 +437,7 @@ private struct RunFileReader {
       }
       audio = name
     }
-    return MosaicDescription(cameras: names, layout: layout, size: size, outputs: plan, audio: audio, line: keyLine)
+    return MosaicDescription(
+      cameras: names, layout: layout, size: size, outputs: plan, audio: audio, recordArguments: recordArguments, line: keyLine)
   }
 }

@@ -201,7 +201,7 @@ final class RunCommandTests: CLITestCase {
   }
 
   func testAMosaicIsRecordedBesideEachCamerasOwnFile() throws {
-    try write(try colourCameras(mosaic: "  layout: hstack\n  size: 640x240\n  output: both.mp4\n"))
+    try write(try colourCameras(mosaic: "  layout: hstack\n  size: 640x240\n  output: both.mp4\n  x264-preset: ultrafast\n"))
     let process = try CLI.start(["run", "cams.yml"], in: dir)
     defer { if process.isRunning { process.terminate() } }
     waitForFile("both.mp4")
@@ -224,6 +224,9 @@ final class RunCommandTests: CLITestCase {
     let right = try lastFrameColour("both.mp4", width: 640, height: 240, columns: 320..<640, rows: 0..<240)
     XCTAssertTrue(left.r > 180 && left.b < 60, "left half: \(left)")
     XCTAssertTrue(right.b > 180 && right.r < 60, "right half: \(right)")
+    // Its own record options: x264's settings in its stream say ultrafast's (subme 0).
+    let settings = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path("both.mp4"))), as: UTF8.self)
+    XCTAssertTrue(settings.contains(" subme=0 "), "the mosaic's x264 settings are not ultrafast's")
   }
 
   /// A camera that cannot open fails alone: the other camera and the mosaic record, and
