@@ -200,14 +200,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     ctx.pointee.io_close2 = watchedClose
     var callback = AVIOInterruptCB(callback: interruptCallback, opaque: Unmanaged.passUnretained(interruption).toOpaque())
     ctx.pointee.interrupt_callback = callback
-    for stream in streams {
-      guard let s = avformat_new_stream(ctx, nil) else {
-        throw FFmpegError(code: camfx_averror(ENOMEM), operation: "opening '\(name)'")
-      }
-      try check(avcodec_parameters_copy(s.pointee.codecpar, stream.parameters), "opening '\(name)'")
-      s.pointee.time_base = stream.timeBase
-      if stream.kind == .video { s.pointee.avg_frame_rate = stream.frameRate }
-    }
+    try EncodedStream.add(streams, to: ctx, operation: "opening '\(name)'")
     if ctx.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
       let io = FFmpegDictionary()
       if destination.kind == .network { try io.set("rw_timeout", String(Int64(networkTimeout * 1e6))) }

@@ -333,14 +333,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       if let instant = self.options.creationTime {
         try check(av_dict_set(&ctx.pointee.metadata, "creation_time", Self.iso8601(instant), 0), "creating")
       }
-      for stream in streams {
-        guard let s = avformat_new_stream(ctx, nil) else {
-          throw FFmpegError(code: camfx_averror(ENOMEM), operation: "creating")
-        }
-        try check(avcodec_parameters_copy(s.pointee.codecpar, stream.parameters), "creating")
-        s.pointee.time_base = stream.timeBase
-        if stream.kind == .video { s.pointee.avg_frame_rate = stream.frameRate }
-      }
+      try EncodedStream.add(streams, to: ctx, operation: "creating")
       let options = FFmpegDictionary()
       if isFragmented {
         if container.isISOBMFF {
