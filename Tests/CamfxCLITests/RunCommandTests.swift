@@ -200,16 +200,21 @@ final class RunCommandTests: CLITestCase {
     return (r / n, b / n)
   }
 
-  func testAMosaicIsRecordedBesideEachCamerasOwnFile() throws {
-    try write(try colourCameras(mosaic: "  layout: hstack\n  size: 640x240\n  output: both.mp4\n  x264-preset: ultrafast\n"))
-    let process = try CLI.start(["run", "cams.yml"], in: dir)
+  /// `camfx run ARGS cams.yml` until `file` is there and `seconds` more, then Ctrl-C.
+  private func runUntilInterrupted(_ arguments: [String] = [], after file: String, seconds: Double) throws -> (status: Int32, stderr: String) {
+    let process = try CLI.start(["run"] + arguments + ["cams.yml"], in: dir)
     defer { if process.isRunning { process.terminate() } }
-    waitForFile("both.mp4")
-    usleep(1_500_000)
+    waitForFile(file)
+    usleep(UInt32(seconds * 1e6))
     kill(process.processIdentifier, SIGINT)
     process.waitUntilExit()
-    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
-    XCTAssertEqual(process.terminationStatus, 0, stderr)
+    return (process.terminationStatus, try String(contentsOfFile: path("stderr.txt"), encoding: .utf8))
+  }
+
+  func testAMosaicIsRecordedBesideEachCamerasOwnFile() throws {
+    try write(try colourCameras(mosaic: "  layout: hstack\n  size: 640x240\n  output: both.mp4\n  x264-preset: ultrafast\n"))
+    let (status, stderr) = try runUntilInterrupted(after: "both.mp4", seconds: 1.5)
+    XCTAssertEqual(status, 0, stderr)
     let lines = stderr.split(separator: "\n").map(String.init)
     XCTAssertEqual(lines.count, 3, stderr)
     for (name, size) in [("left.mp4", [320, 240]), ("right.mp4", [320, 240]), ("both.mp4", [640, 240])] {
@@ -235,14 +240,8 @@ final class RunCommandTests: CLITestCase {
     let yaml = try colourCameras(mosaic: "  layout: hstack\n  size: 640x240\n  output: both.mp4\n")
       .replacingOccurrences(of: "source: red.png", with: "source: /dev/camfx-no-such-camera\n    reconnect-timeout: 0")
     try write(yaml)
-    let process = try CLI.start(["run", "--quiet", "cams.yml"], in: dir)
-    defer { if process.isRunning { process.terminate() } }
-    waitForFile("both.mp4")
-    usleep(1_000_000)
-    kill(process.processIdentifier, SIGINT)
-    process.waitUntilExit()
-    let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
-    XCTAssertEqual(process.terminationStatus, 1, stderr)
+    let (status, stderr) = try runUntilInterrupted(["--quiet"], after: "both.mp4", seconds: 1)
+    XCTAssertEqual(status, 1, stderr)
     XCTAssertEqual(
       stderr.split(separator: "\n").last.map(String.init),
       "camfx: error: 1 of 3 recordings (cameras and the mosaic) failed: left", stderr)
