@@ -330,8 +330,6 @@ private struct RunFileReader {
       /// The same file or URL has the same identity.
       var identity: String
     }
-    // `./a` and `a` are one name even in a folder that does not exist (yet).
-    func fileIdentity(_ path: String) -> String { OutputFile.canonicalPath(of: OutputFile.tidied(path)) }
     func targets(_ plan: RecordingOutputPlan?, owner: String, key: String, line: Int) -> [Written] {
       (plan?.targets ?? []).map { target in
         Written(owner: owner, key: key, line: line, name: target.displayName, identity: target.identity)
@@ -344,7 +342,7 @@ private struct RunFileReader {
       func file(_ name: String, option: String) -> Written {
         Written(
           owner: owner, key: camera.keyPath(of: option), line: camera.line(of: option), name: name,
-          identity: fileIdentity(name))
+          identity: OutputFile.identity(of: name))
       }
       if let events = camera.setup.configuration.events {
         written.append(file(events.pattern, option: camera.optionKeys["event-output"] == nil ? "pre-record" : "event-output"))

@@ -16,7 +16,7 @@ public struct MovieFileTarget: OutputTarget {
   }
 
   public var displayName: String { path }
-  public var identity: String { OutputFile.canonicalPath(of: OutputFile.tidied(path)) }
+  public var identity: String { OutputFile.identity(of: path) }
   public var filePath: String? { path }
 
   public func makeOutput(_ options: OutputMakingOptions) throws -> any MovieOutput {

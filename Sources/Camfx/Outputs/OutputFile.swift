@@ -156,6 +156,10 @@ public struct OutputFile: Sendable {
   /// to the directory all name one file), for files that need not exist yet.
   public var canonicalPath: String { Self.canonicalPath(of: path) }
 
+  /// What every spelling of one file shares, whether or not its folders exist yet:
+  /// `path` tidied (`tidied`), then its folder's links followed (`canonicalPath`).
+  public static func identity(of path: String) -> String { canonicalPath(of: tidied(path)) }
+
   /// `path` from the root, without `.` parts and with each `..` taking the part before
   /// it away, as text (links are not followed): `./x/../a.mp4` → `/home/me/a.mp4`, for
   /// names whose folders need not exist yet.

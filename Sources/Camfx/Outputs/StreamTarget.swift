@@ -16,7 +16,7 @@ public struct StreamTarget: OutputTarget {
   public var displayName: String { destination.displayName }
   /// A playlist is a file (by any spelling); a URL or the pipe is itself.
   public var identity: String {
-    destination.kind == .hls ? OutputFile.canonicalPath(of: OutputFile.tidied(destination.url)) : destination.url
+    destination.kind == .hls ? OutputFile.identity(of: destination.url) : destination.url
   }
   public var takesFormat: Bool { destination.kind != .hls }
 

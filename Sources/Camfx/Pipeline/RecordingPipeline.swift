@@ -223,8 +223,9 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       writer.cancel()
       throw error
     }
+    triggers = configuration.triggers
     // Motion fires clips only when there are clips to fire.
-    triggers = configuration.triggers + (events != nil ? [motion].compactMap { $0 } : [])
+    if events != nil, let motion { triggers.append(motion) }
     // A composition ends at its own length, which need not be whole frames.
     if case .composition(let composition) = configuration.source { writer.endSession(atSourceTime: composition.timeline.total) }
     // 7. The stages: source, filters, taps, writer.

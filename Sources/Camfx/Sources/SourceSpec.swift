@@ -48,18 +48,20 @@ public struct SourceSpec: Sendable, Equatable, CustomStringConvertible {
   /// - Throws: `SourceError` for a rate outside 1...1000, else what the kind throws
   ///   (`SourceError`, a PNG's `PNGError`, a camera's `V4L2Error`).
   public func open(_ request: LiveSourceRequest) throws -> OpenedLiveSource {
-    if let rate = request.framesPerSecond, !(1...1000).contains(rate) {
-      throw SourceError(source: description, reason: "frame rate \(rate) must be in 1...1000")
-    }
+    try checkRate(of: request)
     return try spec.open(request)
   }
 
   /// The source's own compressed packets (`--video-codec copy`), or `nil` when it has none.
   public func openPackets(_ request: LiveSourceRequest) throws -> (any PacketSource)? {
+    try checkRate(of: request)
+    return try spec.openPackets(request)
+  }
+
+  private func checkRate(of request: LiveSourceRequest) throws {
     if let rate = request.framesPerSecond, !(1...1000).contains(rate) {
       throw SourceError(source: description, reason: "frame rate \(rate) must be in 1...1000")
     }
-    return try spec.openPackets(request)
   }
 
   /// Opens the source with the common options alone.

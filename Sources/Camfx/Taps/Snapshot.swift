@@ -2,7 +2,6 @@ import CamfxCapture
 import CamfxCore
 import CamfxFrames
 import CamfxMedia
-import Synchronization
 
 /// One still (`camfx snapshot`): the first frame a source gives, through a filter chain.
 ///
@@ -17,15 +16,13 @@ public enum Snapshot {
   ///   when the source gives no frame.
   public static func take(
     _ spec: SourceSpec, size: FrameGeometry? = nil, camera: CameraSettings = CameraSettings(), frame: Int64 = 0,
-    chain: FilterChain, report: (String) -> Void = { _ in }
+    chain: FilterChain, report: @escaping @Sendable (String) -> Void = { _ in }
   ) throws -> PixelBuffer {
     var chain = chain
     // A camera picks its own rate; the others need none for one frame.
-    let notes = Notes()
     let source = try spec.open(
-      LiveSourceRequest(size: size, live: false, poolCapacity: 1, firstFrame: frame, camera: camera) { notes.append($0) }
+      LiveSourceRequest(size: size, live: false, poolCapacity: 1, firstFrame: frame, camera: camera, report: report)
     ).source
-    for note in notes.lines { report(note) }
     try chain.configure(input: source.geometry)
     // A source delivers BGRA until asked for yuv420p: the first frame is the still.
     var first: PixelBuffer?
@@ -39,11 +36,4 @@ public enum Snapshot {
     }
     return picture
   }
-}
-
-/// The notes a source's `open` reports, kept for a caller whose `report` cannot escape.
-private final class Notes: Sendable {
-  private let kept = Mutex<[String]>([])
-  func append(_ line: String) { kept.withLock { $0.append(line) } }
-  var lines: [String] { kept.withLock { $0 } }
 }

@@ -117,7 +117,7 @@ public final class ALSAMicrophone: @unchecked Sendable {
     self.periodFrames = Int(period)
     self.notes = notes
     ring = FrameRing(capacity: ringCapacity)
-    reader = PCMRingReader(ring: ring)
+    reader = PCMRingReader(ring: ring, sampleRate: Int(rate), channels: Int(channelCount), periodFrames: Int(period))
   }
 
   deinit { stop() }
@@ -165,7 +165,7 @@ public final class ALSAMicrophone: @unchecked Sendable {
   /// The next captured period, or `nil` if none is waiting (consumer side).
   /// - Throws: the `ALSAError` that ended capture, once everything before it was taken.
   public func nextBuffer() throws -> PCMBuffer? {
-    try reader.nextPeriod { captureError }
+    try PCMRingReader.nextPeriod(of: ring) { captureError }
   }
 
   /// Sets where the recording starts (its first video frame): audio captured before it
@@ -205,8 +205,7 @@ public final class ALSAMicrophone: @unchecked Sendable {
   /// - Throws: the `ALSAError` that ended capture (device unplugged).
   public func nextBuffer(until end: MediaTime) throws -> PCMBuffer? {
     defer { filledFrames.store(reader.cutter.framesFilled, ordering: .relaxed) }
-    return try reader.next(
-      until: end, periodFrames: periodFrames, sampleRate: sampleRate, channels: channels, failure: { captureError })
+    return try reader.next(until: end) { captureError }
   }
 
   /// Seconds of silence that stand in for missing audio (overruns, a stalled device,

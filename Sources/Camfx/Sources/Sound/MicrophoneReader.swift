@@ -17,7 +17,8 @@ public final class MicrophoneReader: @unchecked Sendable {
 
   init(microphone: ALSAMicrophone, ring: FrameRing<PCMBuffer>) {
     self.microphone = microphone
-    reader = PCMRingReader(ring: ring)
+    reader = PCMRingReader(
+      ring: ring, sampleRate: microphone.sampleRate, channels: microphone.channels, periodFrames: microphone.periodFrames)
   }
 
   deinit { close() }
@@ -31,9 +32,7 @@ public final class MicrophoneReader: @unchecked Sendable {
   public func nextBuffer(until end: MediaTime) throws -> PCMBuffer? {
     defer { filledFrames.store(reader.cutter.framesFilled, ordering: .relaxed) }
     let microphone = microphone
-    return try reader.next(
-      until: end, periodFrames: microphone.periodFrames, sampleRate: microphone.sampleRate,
-      channels: microphone.channels, failure: { microphone.captureError })
+    return try reader.next(until: end) { microphone.captureError }
   }
 
   /// Seconds of silence that stood in for missing audio in this reader's recording.
