@@ -102,7 +102,11 @@ extension FilterChain {
 /// filter that keeps state between frames sees one frame on each path).
 func runBothPaths(_ specs: [String], on source: YUV420Planes) throws -> (planar: YUV420Planes, viaBGRA: YUV420Planes) {
   let size = FrameGeometry(width: source.width, height: source.height)
+  // Both paths on one calendar time: `timestamp` draws the wall clock's second, which
+  // could turn between the two (the paths then drew different digits).
+  let clock = FrameClock.origin(epochSeconds: Double(time(nil)), at: .zero)
   var planarChain = try FilterRegistry.builtin.makeChain(specs)
+  planarChain.setClock(clock)
   let output = try planarChain.configure(input: size)
   XCTAssertTrue(planarChain.acceptsYUV420, "\(specs) does not accept yuv420p")
   var picture = source.picture
@@ -111,6 +115,7 @@ func runBothPaths(_ specs: [String], on source: YUV420Planes) throws -> (planar:
   planarChain.process(yuv420: picture, into: planar.picture, using: planarChain.makeYUV420Intermediates())
 
   var bgraChain = try FilterRegistry.builtin.makeChain(specs)
+  bgraChain.setClock(clock)
   try bgraChain.configure(input: size)
   var frame = PixelBuffer(width: size.width, height: size.height)
   PixelConverter.convertI420(
