@@ -24,6 +24,7 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(nginx libnginx-mod-rtmp srt-tools) # servers the live outputs are tested against (RTMP, SRT)
   packages+=(chromium)                          # a real browser loads the preview page
   packages+=(mosquitto mosquitto-clients)       # an MQTT broker and mosquitto_sub for the event messages
+  packages+=(prometheus)                        # promtool checks /metrics (only promtool is used)
 fi
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(libyuv-dev libavfilter-dev)

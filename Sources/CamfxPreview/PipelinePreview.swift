@@ -94,6 +94,8 @@ public final class PipelinePreview: Sendable {
         }
       }
     }
-    return try PreviewCamera(name: name, tap: tap, events: events) { state.json() }
+    return try PreviewCamera(name: name, tap: tap, events: events, metrics: { state.addMetrics(to: &$0, camera: name) }) {
+      state.json()
+    }
   }
 }

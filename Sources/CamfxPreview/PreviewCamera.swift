@@ -14,11 +14,13 @@ public struct PreviewCamera: Sendable {
   /// What `POST .../event` does: start (or extend) an event for the seconds given (nil
   /// for an instant), or stop the open one; nil when the recording takes no events.
   public let events: (@Sendable (EventRequest) -> Void)?
+  /// Adds its figures to `/metrics` (nil: it has none there).
+  public let metrics: (@Sendable (inout MetricFamilies) -> Void)?
 
   /// - Throws: `PreviewError` for a name that is empty, too long or has other characters.
   public init(
     name: String, tap: PreviewTap, events: (@Sendable (EventRequest) -> Void)? = nil,
-    state: @escaping @Sendable () -> [UInt8]
+    metrics: (@Sendable (inout MetricFamilies) -> Void)? = nil, state: @escaping @Sendable () -> [UInt8]
   ) throws(PreviewError) {
     guard Self.isValid(name: name) else {
       throw PreviewError(
@@ -27,6 +29,7 @@ public struct PreviewCamera: Sendable {
     self.name = name
     self.tap = tap
     self.events = events
+    self.metrics = metrics
     self.state = state
   }
 

@@ -72,6 +72,9 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     case .cameraList:
       send(.ok, "application/json", server.cameraList(), head: head, context: context)
       return
+    case .metrics:
+      send(.ok, "text/plain; version=0.0.4; charset=utf-8", server.metricsText(), head: head, context: context)
+      return
     case .resource(let asked, let camera):
       (resource, name) = (asked, camera)
     }

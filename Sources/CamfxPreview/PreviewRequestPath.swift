@@ -18,6 +18,8 @@ enum PreviewRequestPath: Equatable {
   }
 
   case cameraList
+  /// `/metrics`: every camera's figures, for Prometheus.
+  case metrics
   /// `camera`: the name in `/cameras/NAME/...`, as the path spells it; nil on a
   /// one-camera path.
   case resource(Resource, camera: Substring?)
@@ -26,6 +28,8 @@ enum PreviewRequestPath: Equatable {
   init?(_ path: String) {
     if path == "/cameras" {
       self = .cameraList
+    } else if path == "/metrics" {
+      self = .metrics
     } else if path.hasPrefix("/cameras/") {
       let rest = path.dropFirst("/cameras/".count)
       let name = rest.prefix { $0 != "/" }
@@ -40,7 +44,7 @@ enum PreviewRequestPath: Equatable {
   /// True when `method` may ask for this.
   func allows(_ method: HTTPMethod) -> Bool {
     switch self {
-    case .cameraList: return method == .GET || method == .HEAD
+    case .cameraList, .metrics: return method == .GET || method == .HEAD
     case .resource(let resource, _): return resource.isPost ? method == .POST : method == .GET || method == .HEAD
     }
   }

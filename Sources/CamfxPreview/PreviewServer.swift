@@ -23,6 +23,7 @@ import Synchronization
 ///     /cameras/NAME/                 the one-camera page, for that camera
 ///     /cameras/NAME/stream.mjpeg     /cameras/NAME/snapshot.jpg     /cameras/NAME/snapshot.png
 ///     /cameras/NAME/state            POST /cameras/NAME/event       POST /cameras/NAME/event/stop
+///     /metrics                       every camera's figures for Prometheus (`camera` label)
 ///
 /// The `/cameras/...` paths answer with one camera too; the one-camera paths answer 404
 /// with several, saying where to ask instead. An unknown name is 404.
@@ -101,6 +102,15 @@ public final class PreviewServer: @unchecked Sendable {
   /// The cameras' names: `{"cameras": ["front", "mosaic"]}`.
   func cameraList() -> [UInt8] {
     Array((#"{"cameras":["# + cameras.map { "\"\($0.name)\"" }.joined(separator: ",") + "]}\n").utf8)
+  }
+
+  /// `/metrics`: every camera's figures and the server's own, in Prometheus's text format.
+  func metricsText() -> [UInt8] {
+    var families = MetricFamilies()
+    for camera in cameras { camera.metrics?(&families) }
+    families.add(
+      "camfx_preview_cameras", .gauge, help: "Cameras the preview server shows.", value: Double(cameras.count))
+    return Array(families.text.utf8)
   }
 
   /// Binds the address and starts serving.

@@ -111,4 +111,51 @@ public final class PreviewState: Sendable {
       }, signal: signal, secondsSinceLastFrame: silent)
     return Array((try? JSONEncoder().encode(figures)) ?? Data("{}".utf8))
   }
+
+  /// The camera's figures for `/metrics`, labelled `camera="NAME"`: frames in and out,
+  /// drops by reason, bytes encoded, each output's bytes, drops and state, viewers,
+  /// whether frames come, the motion score.
+  public func addMetrics(to families: inout MetricFamilies, camera: String) {
+    let snapshot = statistics.snapshot
+    let now = MonotonicClock.nanoseconds()
+    let cameraLabel = ("camera", camera)
+    for (stage, frames) in [("in", snapshot.framesIn), ("out", snapshot.framesWritten)] {
+      families.add(
+        "camfx_frames_total", .counter, help: "Frames the source gave (in) and the encoder took (out).",
+        labels: [cameraLabel, ("stage", stage)], value: Double(frames))
+    }
+    for (reason, frames) in [
+      ("late", snapshot.droppedLate), ("out_of_buffers", snapshot.droppedOutOfBuffers), ("corrupt", snapshot.droppedCorrupt),
+    ] {
+      families.add(
+        "camfx_frames_dropped_total", .counter, help: "Frames a live source dropped, by reason.",
+        labels: [cameraLabel, ("reason", reason)], value: Double(frames))
+    }
+    families.add(
+      "camfx_encoded_bytes_total", .counter, help: "Bytes the encoders made.", labels: [cameraLabel],
+      value: Double(snapshot.bytesWritten))
+    families.add("camfx_viewers", .gauge, help: "Viewers of the MJPEG stream.", labels: [cameraLabel], value: Double(viewers()))
+    let silent = statistics.secondsSinceLastFrame(now: now)
+    families.add(
+      "camfx_signal_up", .gauge, help: "1 while frames come, 0 before the first or after none for a while.",
+      labels: [cameraLabel], value: silent.map { $0 < staleAfter ? 1 : 0 } ?? 0)
+    if let latest = motion?.latest {
+      families.add(
+        "camfx_motion_score_ratio", .gauge, help: "The motion detector's last score (0 to 1).", labels: [cameraLabel],
+        value: latest.score)
+    }
+    for output in outputs() {
+      let labels = [cameraLabel, ("output", output.name), ("kind", output.kind)]
+      families.add(
+        "camfx_output_bytes_total", .counter, help: "Bytes an output wrote or sent.", labels: labels, value: Double(output.bytes))
+      families.add(
+        "camfx_output_frames_dropped_total", .counter, help: "Video frames an output dropped (a live one behind).",
+        labels: labels, value: Double(output.droppedFrames))
+      for state in OutputReport.State.allCases {
+        families.add(
+          "camfx_output_state", .gauge, help: "1 for the state an output is in.",
+          labels: labels + [("state", state.rawValue)], value: output.state == state ? 1 : 0)
+      }
+    }
+  }
 }

@@ -216,6 +216,51 @@ final class PreviewTests: CLITestCase {
       try XCTUnwrap(second["fps"] as? Double), Double(later - frames) / (laterElapsed - elapsed), accuracy: 0.5, "\(second)")
   }
 
+  /// `/metrics` in Prometheus's text format: promtool's lint passes it (when installed:
+  /// setup.sh --test), every figure is labelled by camera, an output's name with a quote
+  /// and a backslash is escaped, and the counters move between two scrapes.
+  func testMetricsArePrometheusTextWhoseCountersMove() throws {
+    let port = try LocalServer.freePort()
+    let name = #"odd"name\x.mp4"#
+    let camfx = try startCamfx([
+      "--source", "testsrc", "--size", "320x240", "--duration", "5s", "--quiet", "-o", name, "--preview", "\(port)",
+    ])
+    try waitForPreview(port, camfx)
+    usleep(1_500_000)
+    let first = try HTTPProbe.get(port: port, path: "/metrics")
+    usleep(1_500_000)
+    let second = try HTTPProbe.get(port: port, path: "/metrics")
+    let stderr = finish(camfx)
+    XCTAssertEqual(camfx.terminationStatus, 0, stderr)
+    XCTAssertEqual(first.status, 200)
+    XCTAssertTrue(first.head.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8"), first.head)
+    /// A sample's value by its whole name and labels.
+    func value(_ answer: HTTPProbe.Answer, _ sample: String) -> Double? {
+      String(decoding: answer.body, as: UTF8.self).split(separator: "\n")
+        .first { $0.hasPrefix(sample + " ") }.flatMap { Double($0.dropFirst(sample.count + 1)) }
+    }
+    let out = #"camfx_frames_total{camera="camera",stage="out"}"#
+    let bytes = #"camfx_encoded_bytes_total{camera="camera"}"#
+    let frames = (try XCTUnwrap(value(first, out)), try XCTUnwrap(value(second, out)))
+    XCTAssertGreaterThan(frames.0, 10)
+    XCTAssertGreaterThan(frames.1, frames.0 + 20, "the frame counter did not move")
+    XCTAssertGreaterThan(try XCTUnwrap(value(second, bytes)), try XCTUnwrap(value(first, bytes)))
+    let escaped = #"output="odd\"name\\x.mp4""#
+    XCTAssertEqual(
+      value(second, #"camfx_output_state{camera="camera","# + escaped + #",kind="file",state="writing"}"#), 1,
+      String(decoding: second.body, as: UTF8.self))
+    XCTAssertEqual(value(second, #"camfx_signal_up{camera="camera"}"#), 1)
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") else {
+      throw XCTSkip("promtool is not installed (scripts/setup.sh --test installs Debian's prometheus)")
+    }
+    for answer in [first, second] {
+      try answer.body.write(to: URL(fileURLWithPath: path("metrics.txt")))
+      // (It exits non-zero on any problem, which MovieOracle.run throws with its words.)
+      let lint = try MovieOracle.run("sh", ["-c", "promtool check metrics < '\(path("metrics.txt"))' 2>&1"])
+      XCTAssertEqual(String(decoding: lint.stdout, as: UTF8.self) + lint.stderr, "")
+    }
+  }
+
   /// Connections that never send a request cannot lock anyone out: they do not count
   /// against the viewer cap, and are closed after 5 s.
   func testIdleConnectionsNeitherLockOutViewersNorStayOpen() throws {

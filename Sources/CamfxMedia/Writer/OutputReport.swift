@@ -1,6 +1,6 @@
 /// How one output of a recording is doing, for the status line and `--stats-json`.
 public struct OutputReport: Sendable, Codable, Equatable {
-  public enum State: String, Sendable, Codable {
+  public enum State: String, Sendable, Codable, CaseIterable {
     /// No packet has reached it yet.
     case waiting
     case connecting
