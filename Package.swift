@@ -17,7 +17,8 @@ let package = Package(
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-    // The preview server's HTTP (NIOCore, NIOPosix, NIOHTTP1 only).
+    // The preview server's HTTP and the live view's WebSocket (NIOCore, NIOPosix,
+    // NIOHTTP1, NIOWebSocket only).
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     // `camfx run FILE.yml` reads its cameras with it (the CLI only).
     .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
@@ -111,7 +112,7 @@ let package = Package(
       dependencies: [
         "Camfx", "CamfxCore", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats", "CTurboJPEG",
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
-        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
       ],
       // Optimized in debug builds too: the JPEG range stretch runs per pixel.
       swiftSettings: [.unsafeFlags(["-O"])]),

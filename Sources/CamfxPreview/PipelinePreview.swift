@@ -94,7 +94,14 @@ public final class PipelinePreview: Sendable {
         }
       }
     }
-    return try PreviewCamera(name: name, tap: tap, events: events, metrics: { state.addMetrics(to: &$0, camera: name) }) {
+    let live = LiveView(pipeline: pipeline)
+    return try PreviewCamera(
+      name: name, tap: tap, events: events,
+      metrics: { families in
+        state.addMetrics(to: &families, camera: name)
+        live.addMetrics(to: &families, camera: name)
+      }, live: live
+    ) {
       state.json()
     }
   }

@@ -16,11 +16,14 @@ public struct PreviewCamera: Sendable {
   public let events: (@Sendable (EventRequest) -> Void)?
   /// Adds its figures to `/metrics` (nil: it has none there).
   public let metrics: (@Sendable (inout MetricFamilies) -> Void)?
+  /// Its live view (`live/ws`), or nil when it has none (the page shows MJPEG).
+  public let live: LiveView?
 
   /// - Throws: `PreviewError` for a name that is empty, too long or has other characters.
   public init(
     name: String, tap: PreviewTap, events: (@Sendable (EventRequest) -> Void)? = nil,
-    metrics: (@Sendable (inout MetricFamilies) -> Void)? = nil, state: @escaping @Sendable () -> [UInt8]
+    metrics: (@Sendable (inout MetricFamilies) -> Void)? = nil, live: LiveView? = nil,
+    state: @escaping @Sendable () -> [UInt8]
   ) throws(PreviewError) {
     guard Self.isValid(name: name) else {
       throw PreviewError(
@@ -30,6 +33,7 @@ public struct PreviewCamera: Sendable {
     self.tap = tap
     self.events = events
     self.metrics = metrics
+    self.live = live
     self.state = state
   }
 

@@ -12,7 +12,16 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
   /// Closes the connection unless a complete request arrives first.
   private var requestDeadline: Scheduled<Void>?
 
+  /// Its name in the channel's pipeline: a WebSocket upgrade removes it.
+  static let name = "camfx.preview.http"
+
   init(server: PreviewServer) { self.server = server }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    // Upgraded to a WebSocket: the live view's handler has the connection now.
+    requestDeadline?.cancel()
+    requestDeadline = nil
+  }
 
   func channelActive(context: ChannelHandlerContext) {
     guard server.connections.add(1, ordering: .relaxed).newValue <= server.maximumConnections else {
@@ -114,10 +123,18 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
   ) {
     let preview = server.cameras[camera]
     switch resource {
-    case .page:
+    case .page, .livePage:
       // `/` of a lone camera is the page on the one-camera paths, as it was before there
       // could be several; `/cameras/NAME/` is on that camera's own.
-      send(.ok, "text/html; charset=utf-8", PreviewPage.html(camera: onItsOwnPaths ? preview.name : nil), head: head, context: context)
+      let page = PreviewPage.html(
+        camera: onItsOwnPaths ? preview.name : nil, live: preview.live, livePath: resource == .livePage)
+      send(.ok, "text/html; charset=utf-8", page, head: head, context: context)
+    case .liveSocket:
+      // An upgrade that was allowed never gets here: say why this one was not.
+      let (status, reason) = server.liveRefusal(head) ?? (.badRequest, "live/ws is a WebSocket (GET with Upgrade: websocket)")
+      var headers = HTTPHeaders()
+      if status == .unauthorized { headers.add(name: "WWW-Authenticate", value: "Basic realm=\"camfx\"") }
+      send(status, "text/plain", Array((reason + "\n").utf8), head: head, context: context, extra: headers)
     case .state:
       send(.ok, "application/json", preview.state(), head: head, context: context)
     case .stream:
@@ -157,12 +174,9 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
       send(.notFound, "text/plain", Array("this recording takes no events (add --pre-record)\n".utf8), head: head, context: context)
       return
     }
-    if let origin = head.headers.first(name: "Origin") {
-      let host = head.headers.first(name: "Host") ?? ""
-      guard origin == "http://\(host)" else {
-        send(.forbidden, "text/plain", Array("events come from this server's own page only\n".utf8), head: head, context: context)
-        return
-      }
+    guard server.isFromOwnPage(head.headers) else {
+      send(.forbidden, "text/plain", Array("events come from this server's own page only\n".utf8), head: head, context: context)
+      return
     }
     if stop {
       events(.stop)

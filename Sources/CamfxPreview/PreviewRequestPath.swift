@@ -8,9 +8,14 @@ import NIOHTTP1
 ///     /snapshot.png                    .resource(.snapshot(.png), camera: nil)
 ///     /cameras/front/snapshot.png      .resource(.snapshot(.png), camera: "front")
 ///     /cameras/front/                  .resource(.page, camera: "front")
+///     /live/ws                         .resource(.liveSocket, camera: nil)
 enum PreviewRequestPath: Equatable {
   enum Resource: Equatable {
     case page, state, stream, event, eventStop
+    /// `live`: the page, playing the live view (or saying why it cannot).
+    case livePage
+    /// `live/ws`: the live view's WebSocket.
+    case liveSocket
     case snapshot(PreviewTap.SnapshotFormat)
 
     /// True for what only a POST asks for.
@@ -59,6 +64,8 @@ enum PreviewRequestPath: Equatable {
     case "snapshot.png": return .snapshot(.png)
     case "event": return .event
     case "event/stop": return .eventStop
+    case "live": return .livePage
+    case "live/ws": return .liveSocket
     default: return nil
     }
   }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOWebSocket
 import Synchronization
 
 /// The preview web server (`camfx record --preview 127.0.0.1:8080`), on SwiftNIO, for
@@ -54,7 +55,14 @@ public final class PreviewServer: @unchecked Sendable {
   private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   private var channel: (any Channel)?
   let connections = Atomic<Int>(0)
-  private let viewers = Mutex<[ObjectIdentifier: MJPEGViewer]>([:])
+  /// The MJPEG streams' viewers, and how many live views are open: together at most
+  /// `maximumClients`.
+  private struct Viewers {
+    var mjpeg: [ObjectIdentifier: MJPEGViewer] = [:]
+    var live = 0
+    var count: Int { mjpeg.count + live }
+  }
+  private let viewers = Mutex(Viewers())
   static let boundary = "camfxframe"
 
   /// - Parameters:
@@ -122,8 +130,14 @@ public final class PreviewServer: @unchecked Sendable {
       .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 512 * 1024))
       .childChannelInitializer { [self] channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-          try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(server: self))
+          let upgrade: NIOHTTPServerUpgradeConfiguration = (
+            upgraders: [liveUpgrader()],
+            completionHandler: { context in
+              context.pipeline.syncOperations.removeHandler(name: PreviewHTTPHandler.name, promise: nil)
+            }
+          )
+          try channel.pipeline.syncOperations.configureHTTPServerPipeline(withServerUpgrade: upgrade, withErrorHandling: true)
+          try channel.pipeline.syncOperations.addHandler(PreviewHTTPHandler(server: self), name: PreviewHTTPHandler.name)
         }
       }
     do {
@@ -167,7 +181,7 @@ public final class PreviewServer: @unchecked Sendable {
   func add(_ viewer: MJPEGViewer) -> Bool {
     let added = viewers.withLock { viewers in
       guard viewers.count < maximumClients else { return false }
-      viewers[ObjectIdentifier(viewer)] = viewer
+      viewers.mjpeg[ObjectIdentifier(viewer)] = viewer
       return true
     }
     if added { cameras[viewer.camera].tap.viewerJoined() }
@@ -182,13 +196,99 @@ public final class PreviewServer: @unchecked Sendable {
   }
 
   func remove(_ viewer: MJPEGViewer) {
-    let removed = viewers.withLock { $0.removeValue(forKey: ObjectIdentifier(viewer)) != nil }
+    let removed = viewers.withLock { $0.mjpeg.removeValue(forKey: ObjectIdentifier(viewer)) != nil }
     if removed { cameras[viewer.camera].tap.viewerLeft() }
+  }
+
+  /// True while a viewer place is free.
+  var hasViewerPlace: Bool { viewers.withLock { $0.count < maximumClients } }
+
+  /// Takes a place for a live viewer, unless `maximumClients` are watching already.
+  func reserveLiveViewer() -> Bool {
+    viewers.withLock { viewers in
+      guard viewers.count < maximumClients else { return false }
+      viewers.live += 1
+      return true
+    }
+  }
+
+  func liveViewerLeft() { viewers.withLock { $0.live -= 1 } }
+
+  /// True when a request with `headers` comes from this server's own page, or from no
+  /// page at all (a browser sends `Origin` with every POST and WebSocket; a page
+  /// elsewhere must neither fire events nor watch through a viewer's credentials).
+  func isFromOwnPage(_ headers: HTTPHeaders) -> Bool {
+    guard let origin = headers.first(name: "Origin") else { return true }
+    return origin == "\(scheme)://\(headers.first(name: "Host") ?? "")"
+  }
+
+  var scheme: String { "http" }
+
+  /// Why `head` may not open a live view's WebSocket, as the status and one line the
+  /// answer carries; nil when it may (`camera`: the camera it is for).
+  func liveRefusal(_ head: HTTPRequestHead) -> (HTTPResponseStatus, String)? {
+    let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
+    guard case .resource(.liveSocket, let name)? = PreviewRequestPath(path) else { return (.notFound, "not found") }
+    guard let camera = liveCamera(name) else {
+      return (.notFound, cameras.count > 1 && name == nil ? "ask /cameras/NAME/live/ws" : "no such camera")
+    }
+    guard isAuthorized(head.headers.first(name: "Authorization")) else { return (.unauthorized, "authorization required") }
+    guard isFromOwnPage(head.headers) else { return (.forbidden, "the live view opens from this server's own page only") }
+    guard let view = cameras[camera].live else { return (.notFound, "this camera has no live view") }
+    if let refusal = view.refusal { return (.notFound, refusal) }
+    guard hasViewerPlace else { return (.serviceUnavailable, "too many preview viewers (at most \(maximumClients))") }
+    return nil
+  }
+
+  /// The camera a live path names (nil: on a one-camera path).
+  private func liveCamera(_ name: Substring?) -> Int? {
+    guard let name else { return cameras.count == 1 ? 0 : nil }
+    return camera(named: name)
+  }
+
+  /// The WebSocket upgrade of `live/ws`: allowed when `liveRefusal` finds nothing (else
+  /// the request goes on to `PreviewHTTPHandler`, which answers with the reason).
+  private func liveUpgrader() -> NIOWebSocketServerUpgrader {
+    NIOWebSocketServerUpgrader(
+      maxFrameSize: 1 << 16,
+      shouldUpgrade: { [self] channel, head in
+        channel.eventLoop.makeSucceededFuture(liveRefusal(head) == nil ? HTTPHeaders() : nil)
+      },
+      upgradePipelineHandler: { [self] channel, head in
+        let path = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
+        guard case .resource(.liveSocket, let name)? = PreviewRequestPath(path), let camera = liveCamera(name),
+          let view = cameras[camera].live, reserveLiveViewer()
+        else {
+          // Full since the check: "try again later". No handler of this connection
+          // is left to count its end.
+          connections.subtract(1, ordering: .relaxed)
+          var code = channel.allocator.buffer(capacity: 2)
+          code.writeInteger(UInt16(1013))
+          return channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: code)).flatMap {
+            channel.close()
+          }
+        }
+        let viewer = LiveViewer(channel: channel, view: view)
+        let handler = LiveWebSocketHandler(server: self, view: view, viewer: viewer)
+        // A socket buffer of its own size keeps a slow viewer's lag in sight (the
+        // kernel's autotuned one holds many seconds of video on loopback).
+        return channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: 256 * 1024).flatMap {
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(handler)
+            do {
+              try view.join(viewer)
+            } catch {
+              viewer.send(text: #"{"type":"error","message":"\#("\(error)".replacingOccurrences(of: "\"", with: "'"))"}"#)
+              channel.close(promise: nil)
+            }
+          }
+        }
+      })
   }
 
   /// Sends one JPEG of camera number `camera` to each of its viewers that is ready for it.
   private func broadcast(_ jpeg: [UInt8], camera: Int) {
-    let current = viewers.withLock { $0.values.filter { $0.camera == camera } }
+    let current = viewers.withLock { $0.mjpeg.values.filter { $0.camera == camera } }
     guard !current.isEmpty else { return }
     var part = ByteBufferAllocator().buffer(capacity: jpeg.count + 128)
     part.writeString("--\(Self.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n")

@@ -2,6 +2,7 @@ import CamfxCapture
 import CamfxCore
 import CamfxFrames
 import CamfxMedia
+import Synchronization
 
 /// A whole recording assembled from a description of it: the input (a camera, testsrc,
 /// a PNG, a movie), the filter chain, the sound, the encoders and every output, with tap
@@ -128,6 +129,14 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
   /// Where the encoders publish their packets: outputs attach here while the pipeline
   /// runs (`subscribe`) and leave again (`unsubscribe`). `nil` for a preview.
   public var bus: PacketBus? { writer?.bus }
+  /// When the frame at `seconds` of the recording (a packet's time) was captured, in
+  /// nanoseconds since 1970 (UTC): the wall clock at the first frame, plus `seconds`.
+  /// Nil before the first frame.
+  public func capturedNanoseconds(atSeconds seconds: Double) -> Int64? {
+    let first = session.firstFrameWallNanoseconds.load(ordering: .acquiring)
+    guard first != .min else { return nil }
+    return first + Int64((seconds * 1e9).rounded())
+  }
   /// The event clips' recorder, when `configuration.events` asks for them: its
   /// `trigger` starts or extends a clip.
   public let events: EventRecorder?
