@@ -22,6 +22,9 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     // `camfx run FILE.yml` reads its cameras with it (the CLI only).
     .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    // The preview's HTTPS (`--preview-tls`): only CamfxPreviewTLS, which only the CLI
+    // links, so the test bundle never builds BoringSSL.
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
   ],
   targets: [
     // C libraries, one thin module each.
@@ -116,10 +119,15 @@ let package = Package(
       ],
       // Optimized in debug builds too: the JPEG range stretch runs per pixel.
       swiftSettings: [.unsafeFlags(["-O"])]),
+    .target(
+      name: "CamfxPreviewTLS",
+      dependencies: [
+        "CamfxPreview", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+      ]),
     .executableTarget(
       name: "CamfxCLI",
       dependencies: [
-        "Camfx", "CamfxMQTT", "CamfxPreview", "CamfxMosaic", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "Camfx", "CamfxMQTT", "CamfxPreview", "CamfxPreviewTLS", "CamfxMosaic", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Yams", package: "Yams"),
       ]),
 

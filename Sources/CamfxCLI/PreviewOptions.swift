@@ -3,6 +3,7 @@ import Camfx
 import CamfxCore
 import CamfxMedia
 import CamfxPreview
+import CamfxPreviewTLS
 
 /// The preview server's options, shared by `record` and `preview`.
 struct PreviewOptions: ParsableArguments {
@@ -14,6 +15,11 @@ struct PreviewOptions: ParsableArguments {
     "Ask preview clients for these HTTP Basic credentials.", valueName: "user:pass"))
   var previewAuth: String?
 
+  @Option(name: .customLong("preview-tls"), parsing: .upToNextOption, help: ArgumentHelp(
+    "Serve the preview over HTTPS and WSS with this certificate (chain) and private key, PEM files.",
+    valueName: "cert key"))
+  var previewTLS: [String] = []
+
   @Flag(name: .customLong("preview-motion-boxes"), help: ArgumentHelp(
     "Draw the motion detector's boxes on the preview's MJPEG stream (never on the recording or snapshots)."))
   var previewPixelRectanglees = false
@@ -23,6 +29,16 @@ struct PreviewOptions: ParsableArguments {
     if let previewAuth, !previewAuth.contains(":") || previewAuth.hasPrefix(":") {
       throw ValidationError("--preview-auth must be USER:PASS")
     }
+    guard previewTLS.isEmpty || previewTLS.count == 2 else {
+      throw ValidationError("--preview-tls takes two files: the certificate and the private key (PEM)")
+    }
+  }
+
+  /// HTTPS with `--preview-tls`, read now; nil for plain HTTP.
+  /// - Throws: `PreviewError` naming a file that cannot be read or used.
+  func transport() throws(PreviewError) -> (any PreviewTransport)? {
+    guard previewTLS.count == 2 else { return nil }
+    return try PreviewTLS(certificate: previewTLS[0], key: previewTLS[1])
   }
 
   /// Starts serving the pipeline's filtered frames and figures on `address`; prints where.
@@ -38,7 +54,7 @@ struct PreviewOptions: ParsableArguments {
       throw RecordingOptionError("--preview-motion-boxes draws the motion detector's boxes: add --motion")
     }
     let preview = try PipelinePreview(
-      address: address, cameras: cameras, framesPerSecond: previewFPS, credentials: previewAuth,
+      address: address, cameras: cameras, framesPerSecond: previewFPS, credentials: previewAuth, transport: transport(),
       motionBoxes: previewPixelRectanglees)
     let server = preview.server
     RecordCommand.printToStderr("camfx: preview at \(server.url)\n")

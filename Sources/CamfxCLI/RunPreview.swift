@@ -42,11 +42,15 @@ final class RunPreview {
 
   /// Serves `names` (those that joined) at `address`, or stops serving for nil: a new
   /// server when the address or the cameras changed, and the old one stopped first.
-  /// - Parameter credentials: `USER:PASS` (the first camera's `preview-auth`).
+  /// - Parameters:
+  ///   - credentials: `USER:PASS` (the first camera's `preview-auth`).
+  ///   - transport: TLS (the first camera's `preview-tls`), or nil for HTTP.
   /// - Returns: the address it now serves at, when it started a server.
   /// - Throws: `PreviewError` when the address cannot be served (nothing is served then).
   @discardableResult
-  func serve(at address: PreviewAddress?, names: [String], credentials: String?) throws -> String? {
+  func serve(
+    at address: PreviewAddress?, names: [String], credentials: String?, transport: (any PreviewTransport)? = nil
+  ) throws -> String? {
     let shown = names.filter { cameras[$0] != nil }
     guard let address, !shown.isEmpty else {
       stop()
@@ -54,7 +58,8 @@ final class RunPreview {
     }
     if let served, !joined, served.address == address, served.names == shown { return nil }
     stop()
-    let next = try PreviewServer(address: address, cameras: shown.compactMap { cameras[$0] }, credentials: credentials)
+    let next = try PreviewServer(
+      address: address, cameras: shown.compactMap { cameras[$0] }, credentials: credentials, transport: transport)
     try next.start()
     server = next
     served = (address, shown)

@@ -168,12 +168,13 @@ final class RunSession {
   }
 
   /// Serves every camera of `file` that records, at its `preview:` address (the first
-  /// camera's `preview-auth`), or stops serving when it has none.
+  /// camera's `preview-auth` and `preview-tls`), or stops serving when it has none.
   func servePreview(of file: RunFile) {
     let names = cameras.recordings.map(\.camera.name)
     do {
       if let url = try preview.serve(
-        at: file.preview, names: names, credentials: file.cameras.first?.command.previewOptions.previewAuth)
+        at: file.preview, names: names, credentials: file.cameras.first?.command.previewOptions.previewAuth,
+        transport: file.cameras.first?.command.previewOptions.transport())
       {
         cameras.say("camfx: preview at \(url)")
       }

@@ -23,19 +23,20 @@ public final class PipelinePreview: Sendable {
   ///   - cameras: each pipeline with the name it goes by (`PreviewCamera`'s rules).
   ///   - framesPerSecond: at most this many JPEGs a second to a viewer of a stream.
   ///   - credentials: `USER:PASS` for HTTP Basic, or nil for none.
+  ///   - transport: TLS (HTTPS and WSS), or nil for plain HTTP.
   ///   - motionBoxes: outline the motion detector's boxes on the streams of the cameras
   ///     that have one (never on the recording or the snapshots).
   /// - Throws: `PreviewError` for a bad name, two cameras of one name, an address that
   ///   cannot be served; nothing is left running.
   public init(
     address: PreviewAddress, cameras: [(name: String, pipeline: RecordingPipeline)], framesPerSecond: Double = 15,
-    credentials: String? = nil, motionBoxes: Bool = false
+    credentials: String? = nil, transport: (any PreviewTransport)? = nil, motionBoxes: Bool = false
   ) throws(PreviewError) {
     var previewCameras: [PreviewCamera] = []
     for (name, pipeline) in cameras {
       previewCameras.append(try Self.camera(name: name, pipeline: pipeline, framesPerSecond: framesPerSecond, motionBoxes: motionBoxes))
     }
-    server = try PreviewServer(address: address, cameras: previewCameras, credentials: credentials)
+    server = try PreviewServer(address: address, cameras: previewCameras, credentials: credentials, transport: transport)
     taps = previewCameras.map(\.tap)
     try server.start()
     for (index, tap) in taps.enumerated() {

@@ -52,6 +52,8 @@ public final class PreviewServer: @unchecked Sendable {
   /// In the order the page lists them.
   public let cameras: [PreviewCamera]
   let credentials: String?
+  /// TLS below HTTP, or nil for plain HTTP.
+  let transport: (any PreviewTransport)?
   private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
   private var channel: (any Channel)?
   let connections = Atomic<Int>(0)
@@ -69,10 +71,11 @@ public final class PreviewServer: @unchecked Sendable {
   ///   - cameras: what to show, in the page's order; with one, the server answers on
   ///     the one-camera paths as well.
   ///   - credentials: `USER:PASS` for HTTP Basic, or nil for none.
+  ///   - transport: TLS (HTTPS and WSS), or nil for plain HTTP.
   /// - Throws: `PreviewError` for no camera, or two with one name.
   public init(
-    address: PreviewAddress, cameras: [PreviewCamera], credentials: String? = nil, maximumClients: Int = 16,
-    requestTimeout: TimeAmount = .seconds(5)
+    address: PreviewAddress, cameras: [PreviewCamera], credentials: String? = nil, transport: (any PreviewTransport)? = nil,
+    maximumClients: Int = 16, requestTimeout: TimeAmount = .seconds(5)
   ) throws(PreviewError) {
     guard !cameras.isEmpty else { throw PreviewError("a preview needs a camera to show") }
     var seen = Set<String>()
@@ -82,6 +85,7 @@ public final class PreviewServer: @unchecked Sendable {
     self.address = address
     self.cameras = cameras
     self.credentials = credentials.map { Data($0.utf8).base64EncodedString() }
+    self.transport = transport
     self.maximumClients = maximumClients
     self.requestTimeout = requestTimeout
     maximumConnections = 4 * maximumClients + 64
@@ -130,6 +134,7 @@ public final class PreviewServer: @unchecked Sendable {
       .childChannelOption(ChannelOptions.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 512 * 1024))
       .childChannelInitializer { [self] channel in
         channel.eventLoop.makeCompletedFuture {
+          try transport?.addHandlers(to: channel)
           let upgrade: NIOHTTPServerUpgradeConfiguration = (
             upgraders: [liveUpgrader()],
             completionHandler: { context in
@@ -154,7 +159,7 @@ public final class PreviewServer: @unchecked Sendable {
   /// The page's address, as a user opens it.
   public var url: String {
     let host = address.host.contains(":") ? "[\(address.host)]" : address.host
-    return "http://\(host):\(port)/"
+    return "\(scheme)://\(host):\(port)/"
   }
 
   /// Stops listening and closes every connection.
@@ -222,7 +227,8 @@ public final class PreviewServer: @unchecked Sendable {
     return origin == "\(scheme)://\(headers.first(name: "Host") ?? "")"
   }
 
-  var scheme: String { "http" }
+  /// `https` with TLS, else `http`.
+  public var scheme: String { transport?.scheme ?? "http" }
 
   /// Why `head` may not open a live view's WebSocket, as the status and one line the
   /// answer carries; nil when it may (`camera`: the camera it is for).
