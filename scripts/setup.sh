@@ -22,7 +22,7 @@ if [[ "${1:-}" == "--test" ]]; then
   packages+=(tesseract-ocr tesseract-ocr-eng)   # OCR of the text the text filter draws
   packages+=(frei0r-plugins gcc)                # Debian's frei0r plugins, and building examples/frei0r-plugin
   packages+=(nginx libnginx-mod-rtmp srt-tools) # servers the live outputs are tested against (RTMP, SRT)
-  packages+=(chromium)                          # a real browser loads the preview page
+  packages+=(chromium openssl curl)             # a real browser loads the preview page; HTTPS (a test certificate, a client)
   packages+=(mosquitto mosquitto-clients)       # an MQTT broker and mosquitto_sub for the event messages
   packages+=(prometheus)                        # promtool checks /metrics (only promtool is used)
 fi

@@ -151,6 +151,16 @@ public final class PreviewState: Sendable {
       families.add(
         "camfx_output_frames_dropped_total", .counter, help: "Video frames an output dropped (a live one behind).",
         labels: labels, value: Double(output.droppedFrames))
+      families.add(
+        "camfx_output_reconnects_total", .counter, help: "Times a network output connected again.", labels: labels,
+        value: Double(output.reconnects))
+      if let packets = output.queuedPackets, let bytes = output.queuedBytes {
+        families.add(
+          "camfx_output_queue_packets", .gauge, help: "Packets waiting in an output's queue.", labels: labels,
+          value: Double(packets))
+        families.add(
+          "camfx_output_queue_bytes", .gauge, help: "Bytes waiting in an output's queue.", labels: labels, value: Double(bytes))
+      }
       for state in OutputReport.State.allCases {
         families.add(
           "camfx_output_state", .gauge, help: "1 for the state an output is in.",

@@ -101,6 +101,8 @@ public final class PacketSubscription: @unchecked Sendable {
       var report = s.report
       report.videoSeconds = s.videoEnd
       report.bitsPerSecond = s.videoEnd > 0 ? Double(report.bytes) * 8 / s.videoEnd : 0
+      report.queuedPackets = queue.count
+      report.queuedBytes = queue.bytes
       if delivery.isLive {
         report.droppedFrames = queue.droppedFrames
         report.droppedGroups = queue.droppedGroups

@@ -37,6 +37,9 @@ public struct OutputReport: Sendable, Codable, Equatable {
   /// seconds it waited in all (nil when it never was).
   public var stalls: Int? = nil
   public var stalledSeconds: Double? = nil
+  /// Packets and bytes waiting in its queue on the bus (nil: not attached to one).
+  public var queuedPackets: Int? = nil
+  public var queuedBytes: Int? = nil
   /// The last error, if any (the output may have recovered from it).
   public var error: String?
 
@@ -59,6 +62,7 @@ public struct OutputReport: Sendable, Codable, Equatable {
     case name, kind, state, bytes, videoFrames = "video_frames", droppedFrames = "dropped_frames"
     case droppedGroups = "dropped_gops", reconnects, error, stalls, stalledSeconds = "stalled_seconds"
     case videoSeconds = "video_seconds", bitsPerSecond = "bits_per_second"
+    case queuedPackets = "queued_packets", queuedBytes = "queued_bytes"
   }
 }
 
