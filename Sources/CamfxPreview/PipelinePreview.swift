@@ -1,3 +1,4 @@
+import Foundation
 import Camfx
 
 /// The preview of recordings that are about to run: a `PreviewTap` on each pipeline and
@@ -63,6 +64,14 @@ public final class PipelinePreview: Sendable {
     for tap in taps { tap.stop() }
   }
 
+  /// The folder of event clips named by `pattern`, unless the folder's name changes
+  /// with the date (`%Y/%m/%d/ev.mp4`): the page then lists none.
+  static func eventFolder(pattern: String) -> String? {
+    let folder = (pattern as NSString).deletingLastPathComponent
+    guard !folder.contains("%") else { return nil }
+    return folder.isEmpty ? "." : folder
+  }
+
   /// `pipeline` as a camera of a preview server: a tap for its pictures (not yet
   /// started, nor added to the pipeline), its figures, and when it makes event clips,
   /// a `RequestTrigger` for `POST /event`, added to it (so call it before it runs).
@@ -101,7 +110,7 @@ public final class PipelinePreview: Sendable {
       metrics: { families in
         state.addMetrics(to: &families, camera: name)
         live.addMetrics(to: &families, camera: name)
-      }, live: live
+      }, live: live, eventFolder: pipeline.events.flatMap { eventFolder(pattern: $0.options.pattern) }
     ) {
       state.json()
     }

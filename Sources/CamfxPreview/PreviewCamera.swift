@@ -18,11 +18,14 @@ public struct PreviewCamera: Sendable {
   public let metrics: (@Sendable (inout MetricFamilies) -> Void)?
   /// Its live view (`live/ws`), or nil when it has none (the page shows MJPEG).
   public let live: LiveView?
+  /// The folder its event clips go to, for `events` (nil: it makes none, or their
+  /// folders change with the date).
+  public let eventFolder: String?
 
   /// - Throws: `PreviewError` for a name that is empty, too long or has other characters.
   public init(
     name: String, tap: PreviewTap, events: (@Sendable (EventRequest) -> Void)? = nil,
-    metrics: (@Sendable (inout MetricFamilies) -> Void)? = nil, live: LiveView? = nil,
+    metrics: (@Sendable (inout MetricFamilies) -> Void)? = nil, live: LiveView? = nil, eventFolder: String? = nil,
     state: @escaping @Sendable () -> [UInt8]
   ) throws(PreviewError) {
     guard Self.isValid(name: name) else {
@@ -34,6 +37,7 @@ public struct PreviewCamera: Sendable {
     self.events = events
     self.metrics = metrics
     self.live = live
+    self.eventFolder = eventFolder
     self.state = state
   }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import NIOCore
 import NIOHTTP1
 
@@ -157,8 +158,40 @@ final class PreviewHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
           }
         }
       }
+    case .events:
+      guard let folder = preview.eventFolder else {
+        send(.ok, "application/json", Array("{\"clips\":[]}\n".utf8), head: head, context: context)
+        return
+      }
+      answerOffLoop(head: head, context: context) { (.ok, "application/json", PreviewEventClips.json(folder: folder)) }
+    case .eventPicture(let name):
+      let folder = preview.eventFolder
+      answerOffLoop(head: head, context: context) {
+        guard let folder, let png = PreviewEventClips.picture(folder: folder, name: name) else {
+          return (.notFound, "text/plain", Array("no event clip named '\(name)' with a picture\n".utf8))
+        }
+        return (.ok, "image/png", png)
+      }
     case .event, .eventStop:
       postEvent(head: head, stop: resource == .eventStop, events: preview.events, query: query, context: context)
+    }
+  }
+
+  /// Answers with what `make` returns, made on another thread (it reads files), so the
+  /// event loop never waits for a disk.
+  private func answerOffLoop(
+    head: HTTPRequestHead, context: ChannelHandlerContext,
+    _ make: @escaping @Sendable () -> (HTTPResponseStatus, String, [UInt8])
+  ) {
+    let loop = context.eventLoop
+    let handler = NIOLoopBound(self, eventLoop: loop)
+    let boundContext = NIOLoopBound(context, eventLoop: loop)
+    DispatchQueue.global().async {
+      let (status, type, body) = make()
+      loop.execute {
+        guard boundContext.value.channel.isActive else { return }
+        handler.value.send(status, type, body, head: head, context: boundContext.value)
+      }
     }
   }
 

@@ -43,6 +43,9 @@ enum PreviewPage {
         #figures b { font-weight: normal; color: #fff; }
         #outputs, #mode { font-size: 20px; color: #bbb; }
         #signal { color: #ff5050; }
+        #clips { display: flex; flex-wrap: wrap; gap: 8px; padding: 0 12px 12px; font-size: 16px; color: #bbb; }
+        #clips figure { margin: 0; width: 200px; }
+        #clips img { display: block; width: 200px; background: #000; }
         button, .button { font: 20px sans-serif; margin: 4px 8px 4px 0; padding: 4px 12px; background: #333; color: #eee;
           border: 1px solid #666; border-radius: 4px; text-decoration: none; cursor: pointer; }
       </style>
@@ -56,6 +59,7 @@ enum PreviewPage {
         <div><button id="unmute" hidden>Unmute</button><a class="button" href="\(base)snapshot.png" download>Take a still</a><button id="event">Start event</button> <span id="answer"></span></div>
         <div id="mode"></div>
       </div>
+      <div id="clips"></div>
       <script>
       const base = '\(base)';
       const live = \(liveJSON);
@@ -241,6 +245,30 @@ enum PreviewPage {
         setTimeout(refresh, 500);
       }
       refresh();
+
+      // The newest event clips, with their pictures.
+      async function listClips() {
+        try {
+          const answer = await (await fetch(base + 'events', { cache: 'no-store' })).json();
+          const list = document.getElementById('clips');
+          list.replaceChildren(...answer.clips.map(clip => {
+            const figure = document.createElement('figure');
+            if (clip.picture) {
+              const picture = document.createElement('img');
+              picture.src = base + 'events/' + encodeURIComponent(clip.name) + '.png';
+              picture.alt = clip.name;
+              figure.append(picture);
+            }
+            const caption = document.createElement('figcaption');
+            caption.textContent = new Date(clip.triggered_at * 1000).toLocaleTimeString() + ' \\u00b7 ' + clip.trigger +
+              ' \\u00b7 ' + clip.seconds.toFixed(1) + ' s' + (clip.in_progress ? ' (recording)' : '');
+            figure.append(caption);
+            return figure;
+          }));
+        } catch (e) {}
+        setTimeout(listClips, 5000);
+      }
+      listClips();
       </script>
       </body>
       </html>

@@ -16,6 +16,10 @@ enum PreviewRequestPath: Equatable {
     case livePage
     /// `live/ws`: the live view's WebSocket.
     case liveSocket
+    /// `events`: the newest event clips, as JSON.
+    case events
+    /// `events/NAME.png`: the picture of the event clip NAME.
+    case eventPicture(String)
     case snapshot(PreviewTap.SnapshotFormat)
 
     /// True for what only a POST asks for.
@@ -66,6 +70,12 @@ enum PreviewRequestPath: Equatable {
     case "event/stop": return .eventStop
     case "live": return .livePage
     case "live/ws": return .liveSocket
+    case "events": return .events
+    case let name where name.hasPrefix("events/") && name.hasSuffix(".png"):
+      let clip = name.dropFirst("events/".count).dropLast(".png".count)
+      // A clip's own name, never a path.
+      guard !clip.isEmpty, !clip.contains("/"), !clip.hasPrefix(".") else { return nil }
+      return .eventPicture(String(clip))
     default: return nil
     }
   }
