@@ -274,4 +274,50 @@ final class PacketBusTests: XCTestCase {
     XCTAssertEqual(decoded, frames)
     XCTAssertEqual(complaints, "")
   }
+
+  /// The live view's muxer, attached mid-recording: an init segment whose `avcC` says
+  /// what the MIME type says, then one fragment per frame from the last keyframe on,
+  /// each behind its `prft`; together they decode without a complaint, at the
+  /// recording's times (one second later).
+  func testTheLiveViewsMuxerMakesAFragmentPerFrameFromTheLastKeyframe() throws {
+    let main = try MovieFileOutput(path: path("main.mp4"))
+    let (session, writer) = try recording(seconds: 4, gop: 30, outputs: [main])
+    let initSegment = Mutex<[UInt8]>([])
+    let fragments = Mutex<[LiveFragment]>([])
+    let live = try LiveFragmentOutput(
+      captureNanoseconds: { Int64($0 * 1e9) + 1_700_000_000_000_000_000 },
+      onInitSegment: { bytes in initSegment.withLock { $0 = bytes } },
+      onFragment: { fragment in fragments.withLock { $0.append(fragment) } })
+    session.start()
+    usleep(1_600_000)
+    let subscription = try writer.bus.subscribe(live, failureEndsRecording: false, waitsWhenFull: false)
+    usleep(1_500_000)
+    XCTAssertNil(writer.bus.unsubscribe(subscription))
+    XCTAssertNil(session.waitUntilFinished(statusInterval: 0.05).error)
+
+    let header = initSegment.withLock { $0 }
+    let received = fragments.withLock { $0 }
+    XCTAssertGreaterThan(received.count, 45, "the GOP before it and 1.5 s more")
+    XCTAssertEqual(received.first?.isKeyframe, true)
+    XCTAssertEqual(received.first?.decodeSeconds ?? -1, 1.0, accuracy: 1e-6, "it starts on the last keyframe")
+    for (a, b) in zip(received, received.dropFirst()) { XCTAssertEqual(b.decodeSeconds - a.decodeSeconds, 1.0 / 30, accuracy: 1e-6) }
+    for fragment in received {
+      XCTAssertEqual(String(decoding: fragment.bytes[4..<8], as: UTF8.self), "prft")
+      XCTAssertEqual(fragment.capturedNanoseconds, Int64(fragment.decodeSeconds * 1e9) + 1_700_000_000_000_000_000)
+    }
+    // The MIME type's avc1.PPCCLL against the avcC the muxer wrote.
+    let avcC = try XCTUnwrap(header.firstRange(of: Array("avcC".utf8)))
+    let fromMuxer = header[(avcC.upperBound + 1)...(avcC.upperBound + 3)].map { String(format: "%02x", $0) }.joined()
+    XCTAssertEqual(LiveFragmentOutput.mimeType(for: writer.bus.streams), "video/mp4; codecs=\"avc1.\(fromMuxer)\"")
+
+    let file = path("live.mp4")
+    try Data(header + received.flatMap(\.bytes)).write(to: URL(fileURLWithPath: file))
+    let decoded = try decode(file)
+    XCTAssertEqual(decoded.complaints, "")
+    XCTAssertEqual(decoded.frames, received.count)
+    let firstDTS = String(
+      decoding: try runTool("ffprobe", ["-v", "error", "-show_entries", "packet=dts_time", "-of", "csv=p=0", "-read_intervals", "%+#1", file]),
+      as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    XCTAssertEqual(Double(firstDTS) ?? -1, 2.0, accuracy: 1e-3, "the recording's time of its first frame, one second later")
+  }
 }
