@@ -38,6 +38,7 @@ enum PreviewPage {
         body { margin: 0; background: #111; color: #eee; font: 28px/1.4 sans-serif; }
         #view { position: relative; display: inline-block; max-width: 100%; }
         #picture, #video { display: block; max-width: 100%; background: #000; }
+        [hidden] { display: none !important; }
         #boxes { position: absolute; left: 0; top: 0; width: 100%; height: 100%; pointer-events: none; }
         #figures { padding: 8px 12px; }
         #figures b { font-weight: normal; color: #fff; }

@@ -276,9 +276,10 @@ public final class PreviewServer: @unchecked Sendable {
         }
         let viewer = LiveViewer(channel: channel, view: view)
         let handler = LiveWebSocketHandler(server: self, view: view, viewer: viewer)
-        // A socket buffer of its own size keeps a slow viewer's lag in sight (the
-        // kernel's autotuned one holds many seconds of video on loopback).
-        return channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: 256 * 1024).flatMap {
+        // A small send buffer keeps a slow viewer's lag in sight, in the viewer's own
+        // count of what is in flight: the kernel's autotuned one holds many seconds of
+        // video (the kernel doubles it: 128 KiB still carries 10 Mbit/s at 100 ms).
+        return channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: 64 * 1024).flatMap {
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(handler)
             do {

@@ -53,7 +53,6 @@ final class LiveViewTests: CLITestCase {
     private let socket: TestWebSocket
     private let received = Mutex<[Received]>([])
     private let stopping = Atomic<Bool>(false)
-    private let thread = Mutex<Thread?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     init(_ socket: TestWebSocket) { self.socket = socket }
@@ -67,7 +66,6 @@ final class LiveViewTests: CLITestCase {
         }
         done.signal()
       }
-      self.thread.withLock { $0 = thread }
       thread.start()
     }
 

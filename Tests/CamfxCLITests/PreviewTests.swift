@@ -137,7 +137,8 @@ final class PreviewTests: CLITestCase {
     let page = try HTTPProbe.get(port: port, path: "/")
     XCTAssertEqual(page.status, 200)
     XCTAssertTrue(page.head.contains("text/html"))
-    XCTAssertTrue(String(decoding: page.body, as: UTF8.self).contains("/stream.mjpeg"))
+    let html = String(decoding: page.body, as: UTF8.self)
+    XCTAssertTrue(html.contains("const base = '/';") && html.contains("'stream.mjpeg'"), html)
 
     let state = try HTTPProbe.get(port: port, path: "/state")
     XCTAssertEqual(state.status, 200)
