@@ -222,7 +222,8 @@ final class LiveViewTests: CLITestCase {
       (() => { const v = document.getElementById('video');
         return JSON.stringify({ state: camfxLive.state, reason: camfxLive.reason,
           frames: v.getVideoPlaybackQuality().totalVideoFrames, width: v.videoWidth, height: v.videoHeight,
-          latencies: camfxLive.latencies.length, median: camfxLive.median(), fragments: camfxLive.fragments }); })()
+          latencies: camfxLive.latencies.length, median: camfxLive.median(), fragments: camfxLive.fragments,
+          sound: v.webkitAudioDecodedByteCount }); })()
       """
     func read() throws -> [String: Any] {
       let text = try browser.evaluate(probe) as? String ?? "{}"
@@ -243,6 +244,7 @@ final class LiveViewTests: CLITestCase {
     usleep(1_000_000)
     let after = try read()
     XCTAssertGreaterThan(after["frames"] as? Int ?? 0, before + 15, "frames shown in a second: \(after)")
+    XCTAssertGreaterThan(after["sound"] as? Int ?? 0, 0, "the sound is decoded too (muted): \(after)")
     let median = try XCTUnwrap(after["median"] as? Double, "no latency figure: \(after)")
     // Loose: a debug build on a loaded 2-core machine (the benchmark measures it).
     XCTAssertGreaterThan(median, 0, "\(after)")
@@ -334,7 +336,8 @@ final class LiveViewTests: CLITestCase {
     XCTAssertTrue(text.contains("avc1.64"), text)
     socket.close()
     kill(camfx.processIdentifier, SIGINT)
-    XCTAssertEqual(finish(camfx).isEmpty, false)
+    let said = finish(camfx)
+    XCTAssertEqual(camfx.terminationStatus, 0, said)
 
     // `camfx preview` encodes nothing: the page says so and shows MJPEG.
     let previewPort = try LocalServer.freePort()
@@ -346,6 +349,39 @@ final class LiveViewTests: CLITestCase {
     XCTAssertEqual(refusal2(previewPort), 404)
     kill(preview.processIdentifier, SIGINT)
     _ = finish(preview)
+  }
+
+  /// The 16 viewer places are for MJPEG and live viewers together; `/state` and
+  /// `/metrics` answer whatever the number of viewers.
+  func testLiveAndMJPEGViewersShareTheViewerPlaces() throws {
+    let port = try LocalServer.freePort()
+    let camfx = try record(port: port, seconds: 20)
+    defer { kill(camfx.processIdentifier, SIGKILL) }
+    var live: [TestWebSocket] = []
+    for _ in 0..<10 { live.append(try TestWebSocket(port: port, path: "/live/ws")) }
+    var streams: [Int32] = []
+    defer { for fd in streams { close(fd) } }
+    for _ in 0..<6 {
+      let fd = try HTTPProbe.connect(port: port)
+      HTTPProbe.send(fd, path: "/stream.mjpeg")
+      streams.append(fd)
+    }
+    usleep(500_000)
+    XCTAssertEqual(refusal2(port), 503, "a live viewer beyond the 16 places")
+    let seventeenth = try HTTPProbe.get(port: port, path: "/stream.mjpeg", seconds: 3)
+    XCTAssertEqual(seventeenth.status, 503, "an MJPEG viewer beyond the 16 places")
+    XCTAssertEqual(try HTTPProbe.get(port: port, path: "/state").status, 200)
+    let metrics = try HTTPProbe.get(port: port, path: "/metrics")
+    XCTAssertEqual(metrics.status, 200)
+    XCTAssertTrue(String(decoding: metrics.body, as: UTF8.self).contains(#"camfx_live_viewers{camera="camera"} 10"#))
+    // A place that frees is taken again.
+    live.removeLast().close()
+    usleep(500_000)
+    XCTAssertNil(refusal2(port))
+    for socket in live { socket.close() }
+    kill(camfx.processIdentifier, SIGINT)
+    let stderr = finish(camfx)
+    XCTAssertEqual(camfx.terminationStatus, 0, stderr)
   }
 
   private func refusal2(_ port: Int) -> Int? {
