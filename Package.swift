@@ -25,6 +25,8 @@ let package = Package(
     // The preview's HTTPS (`--preview-tls`): only CamfxPreviewTLS, which only the CLI
     // links, so the test bundle never builds BoringSSL.
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+    // /metrics's text format (the preview only; a clean build takes about a second more).
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
   ],
   targets: [
     // C libraries, one thin module each.
@@ -116,6 +118,7 @@ let package = Package(
         "Camfx", "CamfxCore", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats", "CTurboJPEG",
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       // Optimized in debug builds too: the JPEG range stretch runs per pixel.
       swiftSettings: [.unsafeFlags(["-O"])]),
