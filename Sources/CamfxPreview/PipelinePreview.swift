@@ -110,6 +110,15 @@ public final class PipelinePreview: Sendable {
       metrics: { families in
         state.addMetrics(to: &families, camera: name)
         live.addMetrics(to: &families, camera: name)
+        if let recorder = pipeline.events {
+          var byTrigger: [String: Int] = [:]
+          for event in recorder.events { byTrigger[event.trigger, default: 0] += 1 }
+          for (trigger, count) in byTrigger.sorted(by: { $0.key < $1.key }) {
+            families.add(
+              "camfx_events_total", .counter, help: "Event clips started, by what triggered each first.",
+              labels: [("camera", name), ("trigger", trigger)], value: Double(count))
+          }
+        }
       }, live: live, eventFolder: pipeline.events.flatMap { eventFolder(pattern: $0.options.pattern) }
     ) {
       state.json()
