@@ -384,6 +384,48 @@ final class LiveViewTests: CLITestCase {
     XCTAssertEqual(camfx.terminationStatus, 0, stderr)
   }
 
+  /// The page's list of event clips: the newest clip with its picture, served by the
+  /// clip's name only.
+  func testThePageListsTheNewestEventClipsWithTheirPictures() throws {
+    try FileManager.default.createDirectory(atPath: path("events"), withIntermediateDirectories: true)
+    let port = try LocalServer.freePort()
+    let camfx = try startCamfx([
+      "--source", "testsrc", "--size", "320x240", "--duration", "8s", "--pre-record", "1s", "--post-record", "1s",
+      "--event-output", "events/ev-%H%M%S.mp4", "--preview", "\(port)", "-o", "rec.mp4",
+    ])
+    defer { kill(camfx.processIdentifier, SIGKILL) }
+    try waitForPreview(port, camfx)
+    let empty = try HTTPProbe.get(port: port, path: "/events")
+    XCTAssertEqual(String(decoding: empty.body, as: UTF8.self), #"{"clips":[]}"# + "\n")
+    usleep(1_500_000)
+    XCTAssertEqual(try HTTPProbe.get(port: port, path: "/event", method: "POST").status, 200)
+    var clips: [[String: Any]] = []
+    let deadline = Date().addingTimeInterval(15)
+    while Date() < deadline {
+      let answer = try HTTPProbe.get(port: port, path: "/events")
+      clips = (try JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["clips"] as? [[String: Any]] ?? []
+      if clips.first?["in_progress"] as? Bool == false { break }
+      usleep(300_000)
+    }
+    let clip = try XCTUnwrap(clips.first, "no clip listed")
+    XCTAssertEqual(clip["trigger"] as? String, "http")
+    XCTAssertEqual(clip["picture"] as? Bool, true)
+    let name = try XCTUnwrap(clip["name"] as? String)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: path("events/\(name).mp4")), name)
+    let picture = try HTTPProbe.get(port: port, path: "/events/\(name).png")
+    XCTAssertEqual(picture.status, 200)
+    XCTAssertTrue(picture.head.contains("image/png"), picture.head)
+    try picture.body.write(to: URL(fileURLWithPath: path("picture.png")))
+    XCTAssertEqual(
+      try XCTUnwrap(try? Data(contentsOf: URL(fileURLWithPath: path("events/\(name).png")))), picture.body,
+      "the clip's own picture")
+    for path in ["/events/rec.png", "/events/..%2Frec.png", "/events/.hidden.png", "/events/nope.png"] {
+      XCTAssertEqual(try HTTPProbe.get(port: port, path: path).status, 404, path)
+    }
+    let stderr = finish(camfx)
+    XCTAssertEqual(camfx.terminationStatus, 0, stderr)
+  }
+
   private func refusal2(_ port: Int) -> Int? {
     do {
       let socket = try TestWebSocket(port: port, path: "/live/ws")
