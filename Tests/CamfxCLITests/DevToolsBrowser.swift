@@ -7,7 +7,7 @@ import Glibc
 /// Headless Chromium (Debian's `chromium`) on one page, driven over the DevTools
 /// protocol through `TestWebSocket`: what a test needs of a real browser that plays
 /// video (evaluate a script, take a screenshot). Each one has a profile of its own and
-/// ends its browser when closed.
+/// ends its browser, helpers and all, when closed.
 final class DevToolsBrowser {
   static let executable = "/usr/bin/chromium"
   static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: executable) }
@@ -18,6 +18,11 @@ final class DevToolsBrowser {
 
   private let process = Process()
   private let profile: String
+  private let errors = Pipe()
+  /// The browser's process group when it leads one of its own (Foundation starts it so
+  /// on Linux): its renderer and zygotes are in it, and signalling the group ends them
+  /// too. Never the test's own group.
+  private let group: pid_t?
   private let socket: TestWebSocket
   private var nextID = 0
   private var closed = false
@@ -31,10 +36,11 @@ final class DevToolsBrowser {
         "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=0", "--user-data-dir=\(profile)",
         "--autoplay-policy=no-user-gesture-required", "--no-first-run", "--window-size=1280,800", "--hide-scrollbars",
       ] + (ignoreCertificateErrors ? ["--ignore-certificate-errors"] : []) + extraArguments + [url]
-    let errors = Pipe()
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
     try process.run()
+    let pid = process.processIdentifier
+    group = getpgid(pid) == pid ? pid : nil
     // The browser says where its DevTools listen on stderr.
     var said = ""
     var port: Int?
@@ -49,7 +55,7 @@ final class DevToolsBrowser {
       if let match = said.firstMatch(of: /DevTools listening on ws:\/\/127\.0\.0\.1:(\d+)\//) { port = Int(match.1) }
     }
     guard let port else {
-      Self.end(process, profile: profile)
+      Self.end(process, group: group, profile: profile)
       throw Failure(description: "chromium never said where its DevTools listen: \(said)")
     }
     // Keep draining stderr so that the browser never blocks on a full pipe.
@@ -68,13 +74,13 @@ final class DevToolsBrowser {
       }
     }
     guard let pagePath else {
-      Self.end(process, profile: profile)
+      Self.end(process, group: group, profile: profile)
       throw Failure(description: "chromium listed no page on port \(port)")
     }
     do {
       socket = try TestWebSocket(port: port, path: pagePath)
     } catch {
-      Self.end(process, profile: profile)
+      Self.end(process, group: group, profile: profile)
       throw error
     }
   }
@@ -87,7 +93,9 @@ final class DevToolsBrowser {
     let result = try call(
       "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": awaitPromise])
     if let exception = result["exceptionDetails"] as? [String: Any] {
-      let text = ((exception["exception"] as? [String: Any])?["description"] as? String) ?? "\(exception)"
+      // An Error has a description (its stack); `throw 'text'` has only the value.
+      let thrown = exception["exception"] as? [String: Any]
+      let text = thrown?["description"] as? String ?? thrown?["value"].map { "\($0)" } ?? "\(exception)"
       throw Failure(description: "the page threw: \(text)")
     }
     return (result["result"] as? [String: Any])?["value"]
@@ -100,6 +108,16 @@ final class DevToolsBrowser {
       throw Failure(description: "no screenshot in \(result.keys)")
     }
     return data
+  }
+
+  /// Returns once `condition` holds, asking again every quarter second.
+  /// - Throws: `Failure` when it still does not hold after `timeout`, or what `condition` threw.
+  func waitUntil(timeout: TimeInterval, _ what: String = "the condition", _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while try !condition() {
+      guard Date() < deadline else { throw Failure(description: "\(what) did not hold within \(timeout) s") }
+      usleep(250_000)
+    }
   }
 
   /// Sends one command and waits for its answer, passing over events.
@@ -124,20 +142,24 @@ final class DevToolsBrowser {
     guard !closed else { return }
     closed = true
     socket.close()
-    Self.end(process, profile: profile)
+    Self.end(process, group: group, profile: profile)
+    errors.fileHandleForReading.readabilityHandler = nil
   }
 
-  private static func end(_ process: Process, profile: String) {
+  /// Asks the browser to quit, kills it after 2 s, then kills what is left of its group
+  /// (a helper that outlived it would go on running after the test, in a profile that
+  /// is being removed).
+  private static func end(_ process: Process, group: pid_t?, profile: String) {
+    let pid = process.processIdentifier
+    func signal(_ number: Int32) { _ = group.map { kill(-$0, number) } ?? kill(pid, number) }
     if process.isRunning {
-      process.terminate()
-      let deadline = Date().addingTimeInterval(3)
+      signal(SIGTERM)
+      let deadline = Date().addingTimeInterval(2)
       while process.isRunning, Date() < deadline { usleep(20_000) }
-      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+      if process.isRunning { signal(SIGKILL) }
       process.waitUntilExit()
     }
-    // Its helpers (renderer, zygote) go with it; any left are known by the profile.
-    _ = try? Process.run(URL(fileURLWithPath: "/usr/bin/pkill"), arguments: ["-KILL", "-f", "--user-data-dir=\(profile)"])
-      .waitUntilExit()
+    if let group { kill(-group, SIGKILL) }
     try? FileManager.default.removeItem(atPath: profile)
   }
 }
