@@ -77,12 +77,17 @@ class Chromium:
                 port = int(line.split(b"127.0.0.1:")[1].split(b"/")[0])
         if port is None: raise RuntimeError("chromium never listened: " + said.decode(errors="replace"))
         threading.Thread(target=lambda: self.process.stderr.read(), daemon=True).start()
+        pages = []
         for _ in range(100):
-            with socket.create_connection(("127.0.0.1", port)) as s:
-                s.sendall(b"GET /json/list HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            # DevTools' HTTP server keeps the connection open: read by Content-Length.
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                s.sendall(b"GET /json/list HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 data = b""
-                while chunk := s.recv(65536): data += chunk
-            pages = [t for t in json.loads(data.split(b"\r\n\r\n", 1)[1]) if t.get("type") == "page"]
+                while b"\r\n\r\n" not in data: data += s.recv(65536)
+                head, body = data.split(b"\r\n\r\n", 1)
+                length = int(next(l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")))
+                while len(body) < length: body += s.recv(65536)
+            pages = [t for t in json.loads(body) if t.get("type") == "page"]
             if pages: break
             time.sleep(0.1)
         self.ws = WebSocket(port, "/devtools/" + pages[0]["webSocketDebuggerUrl"].split("/devtools/", 1)[1])
@@ -105,10 +110,10 @@ class Chromium:
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def start_camfx(port, seconds, work):
+def start_camfx(port, seconds, work, sound=True):
     process = subprocess.Popen(
         [CAMFX, "record", "--source", "testsrc", "--size", SIZE, "--fps", "30", "--tune", "zerolatency", "--audio",
-         "sine=440", "--preview", f"127.0.0.1:{port}", "--duration", f"{int(seconds)}s", "--quiet", "-y",
+         "sine=440" if sound else "none", "--preview", f"127.0.0.1:{port}", "--duration", f"{int(seconds)}s", "--quiet", "-y",
          "-o", os.path.join(work, "out.mp4")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(600):
         try:
@@ -125,11 +130,11 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def latency(work):
+def latency(work, sound):
     port = free_port()
     minutes = max(DRIFT_MINUTES, 0)
     seconds = minutes * 60 if minutes else LIVE_SECONDS
-    camfx = start_camfx(port, seconds + 20, work)
+    camfx = start_camfx(port, seconds + 20, work, sound)
     browser = Chromium(f"http://127.0.0.1:{port}/live")
     try:
         started, seen, figures = time.time(), set(), {}
@@ -137,7 +142,8 @@ def latency(work):
         while time.time() - started < seconds:
             time.sleep(min(50, seconds - (time.time() - started)))
             figures = json.loads(browser.evaluate(
-                "JSON.stringify({l: camfxLive.latencies, s: camfxLive.skips, state: camfxLive.state})") or "{}")
+                "JSON.stringify({l: camfxLive.latencies, s: camfxLive.skips, state: camfxLive.state, "
+                "a: camfxLive.arrivals, b: camfxLive.ahead})") or "{}")
             seen.update((t, v) for t, v in figures.get("l", []))
         kept = sorted(seen)
         values = [v for _, v in kept]
@@ -145,9 +151,13 @@ def latency(work):
             print(f"no latency figures; the page said: {figures}")
             return
         ordered = sorted(values)
-        print(f"latency capture→screen, {SIZE} 30 fps --tune zerolatency, {len(values)} frames over {seconds:.0f} s: "
+        print(f"latency capture→screen, {SIZE} 30 fps --tune zerolatency, {'with' if sound else 'without'} sound, "
+              f"{len(values)} frames over {seconds:.0f} s: "
               f"median {statistics.median(values):.0f} ms, p95 {ordered[int(0.95 * (len(ordered) - 1))]:.0f} ms, "
               f"skips {figures.get('s')}")
+        if figures.get("a") and figures.get("b"):
+            print(f"  of which: capture→fragment at the page median {statistics.median(figures['a']):.0f} ms, "
+                  f"video buffered ahead of the picture median {statistics.median(figures['b']):.0f} ms (last 60 s)")
         if minutes >= 2:
             t0 = kept[0][0]
             first = [v for t, v in kept if t - t0 < 60_000]
@@ -212,7 +222,8 @@ def main():
     work = tempfile.mkdtemp(prefix="camfx-live-view-")
     try:
         print(f"machine: {os.cpu_count()} cores, load average {' '.join(open('/proc/loadavg').read().split()[:3])}")
-        latency(work)
+        latency(work, sound=True)
+        latency(work, sound=False)
         if ROUNDS < 1: return
         cases = [("no viewer", 0, 0), ("1 live viewer", 1, 0), ("16 live viewers", 16, 0),
                  ("1 MJPEG viewer", 0, 1), ("16 MJPEG viewers", 0, 16)]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The live view measured (benchmarks/live-view.py does the work, with Python's standard
 # library): latency from capture to the screen in headless Chromium, as the page reads
-# it from each fragment's capture stamp (median, 95th percentile, and with
+# it from each fragment's capture stamp, with and without sound (median, 95th percentile, and with
 # DRIFT_MINUTES=10 the first minute against the last), and the CPU of camfx over
 # LIVE_SECONDS of 720p30 with 0, 1 and 16 live viewers (sockets that read and discard)
 # beside 1 and 16 MJPEG viewers, ROUNDS alternating rounds.

@@ -64,7 +64,8 @@ enum PreviewPage {
       <script>
       const base = '\(base)';
       const live = \(liveJSON);
-      const camfxLive = window.camfxLive = { state: 'starting', reason: null, latencies: [], skips: 0, fragments: 0, jumps: 0 };
+      const camfxLive = window.camfxLive = {
+        state: 'starting', reason: null, latencies: [], skips: 0, fragments: 0, jumps: 0, started: false, ahead: [], arrivals: [] };
       function show(id, text) { document.getElementById(id).textContent = text; }
       function median(values, q) {
         if (!values.length) return null;
@@ -128,6 +129,9 @@ enum PreviewPage {
           const media = v1 ? b.view.getUint32(b.at + 24) * 4294967296 + b.view.getUint32(b.at + 28) : b.view.getUint32(b.at + 24);
           const scale = timescales[track];
           if (scale) captureOffset = ntpMs - media * 1000 / scale;
+          // How long after capture the fragment arrived: the latency before the browser's own.
+          camfxLive.arrivals.push(Date.now() - ntpMs);
+          if (camfxLive.arrivals.length > 1800) camfxLive.arrivals.shift();
         }
       }
 
@@ -147,11 +151,18 @@ enum PreviewPage {
             const ranges = video.buffered;
             if (!ranges.length) return;
             const start = ranges.start(ranges.length - 1), end = ranges.end(ranges.length - 1);
-            if (end - video.currentTime > 1 || video.currentTime < start) {
+            // A tenth of a second of video ahead is enough to play without stalling:
+            // start there, jump back there from a second behind (or a skip), and play a
+            // little faster from 0.3 s behind until 0.15 s.
+            if (!camfxLive.started || end - video.currentTime > 1 || video.currentTime < start) {
               video.currentTime = Math.max(start, end - 0.1);
-              camfxLive.jumps++;
+              if (camfxLive.started) camfxLive.jumps++;
+              camfxLive.started = true;
             }
-            video.playbackRate = end - video.currentTime > 0.4 ? 1.05 : 1;
+            const ahead = end - video.currentTime;
+            camfxLive.ahead.push(ahead * 1000);
+            if (camfxLive.ahead.length > 1800) camfxLive.ahead.shift();
+            if (ahead > 0.3) video.playbackRate = 1.1; else if (ahead < 0.15) video.playbackRate = 1;
             if (video.paused) video.play().catch(() => {});
             if (!buffer.updating && video.currentTime - lastTrim > 20 && video.currentTime > 15) {
               lastTrim = video.currentTime;
