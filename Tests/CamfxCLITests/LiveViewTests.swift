@@ -9,28 +9,7 @@ import Glibc
 /// The live view (`live/ws`, `/live`) against a socket client of its own and a real
 /// browser (headless Chromium over the DevTools protocol): what reaches a viewer is
 /// decoded with ffprobe, and what the browser plays is read from its video element.
-final class LiveViewTests: CLITestCase {
-  private func startCamfx(_ args: [String]) throws -> Process { try CLI.start(args, in: dir, stderr: "err.txt") }
-
-  private func waitForPreview(_ port: Int, _ process: Process) throws {
-    let deadline = Date().addingTimeInterval(30)
-    while Date() < deadline && process.isRunning {
-      if LocalServer.isListening(tcp: port) { return }
-      usleep(20_000)
-    }
-    throw CLI.Failure(description: "the preview never listened: \(stderrText())")
-  }
-
-  private func stderrText() -> String { (try? String(contentsOfFile: path("err.txt"), encoding: .utf8)) ?? "" }
-
-  private func finish(_ process: Process, seconds: Double = 60) -> String {
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning && Date() < deadline { usleep(20_000) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    process.waitUntilExit()
-    return stderrText()
-  }
-
+final class LiveViewTests: PreviewTestCase {
   /// A recording of the test pattern with a tone, its preview on `port`.
   private func record(port: Int, seconds: Int, extra: [String] = []) throws -> Process {
     let camfx = try startCamfx(

@@ -15,9 +15,14 @@ enum HTTPProbe {
     var body: Data
   }
 
-  static func connect(port: Int) throws -> Int32 {
+  /// - Parameter receiveBufferBytes: the socket's receive buffer, set before connecting
+  ///   (a small one makes a client that stops reading show at the server at once).
+  static func connect(port: Int, receiveBufferBytes: Int? = nil) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw CLI.Failure(description: "socket: errno \(errno)") }
+    if var size = receiveBufferBytes.map(Int32.init) {
+      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -85,29 +90,36 @@ enum HTTPProbe {
   }
 }
 
-/// The preview server, against a socket client and a real browser (headless Chromium):
-/// what it serves is decoded and compared with what was recorded.
-final class PreviewTests: CLITestCase {
-  private func startCamfx(_ args: [String]) throws -> Process { try CLI.start(args, in: dir, stderr: "err.txt") }
+/// What the preview's tests share: camfx started with its stderr in `err.txt`, waited
+/// for until its preview listens, and waited for (or killed) at the end.
+class PreviewTestCase: CLITestCase {
+  func startCamfx(_ args: [String]) throws -> Process { try CLI.start(args, in: dir, stderr: "err.txt") }
 
+  func stderrText() -> String { (try? String(contentsOfFile: path("err.txt"), encoding: .utf8)) ?? "" }
 
   /// Waits until the preview answers on `port`.
-  private func waitForPreview(_ port: Int, _ process: Process) throws {
+  func waitForPreview(_ port: Int, _ process: Process) throws {
     let deadline = Date().addingTimeInterval(30)
     while Date() < deadline && process.isRunning {
       if LocalServer.isListening(tcp: port) { return }
       usleep(20_000)
     }
-    throw CLI.Failure(description: "the preview never listened: \((try? String(contentsOfFile: path("err.txt"), encoding: .utf8)) ?? "")")
+    throw CLI.Failure(description: "the preview never listened: \(stderrText())")
   }
 
-  private func finish(_ process: Process, seconds: Double = 60) -> String {
+  /// Waits at most `seconds` for camfx to end (then kills it); what it said on stderr.
+  func finish(_ process: Process, seconds: Double = 60) -> String {
     let deadline = Date().addingTimeInterval(seconds)
     while process.isRunning && Date() < deadline { usleep(20_000) }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
-    return (try? String(contentsOfFile: path("err.txt"), encoding: .utf8)) ?? ""
+    return stderrText()
   }
+}
+
+/// The preview server, against a socket client and a real browser (headless Chromium):
+/// what it serves is decoded and compared with what was recorded.
+final class PreviewTests: PreviewTestCase {
 
   private func write(_ data: Data, _ name: String) throws -> String {
     try data.write(to: URL(fileURLWithPath: path(name)))

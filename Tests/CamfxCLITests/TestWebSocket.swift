@@ -36,22 +36,7 @@ final class TestWebSocket {
   ///   - receiveBufferBytes: the socket's receive buffer (set before connecting), for
   ///     a client whose stall shows at the server quickly.
   init(port: Int, path: String, headers: [String: String] = [:], receiveBufferBytes: Int? = nil, timeout: Double = 10) throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-    if var size = receiveBufferBytes.map(Int32.init) {
-      setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-    }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else {
-      Glibc.close(fd)
-      throw Failure(description: "connect to \(port): errno \(errno)")
-    }
+    fd = try HTTPProbe.connect(port: port, receiveBufferBytes: receiveBufferBytes)
     let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
     var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
