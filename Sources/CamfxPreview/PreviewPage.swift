@@ -246,8 +246,11 @@ enum PreviewPage {
           show('bitrate', (state.bitrate / 1000).toFixed(0) + ' kbit/s');
           const latency = camfxLive.median();
           show('latency', latency === null ? '' : '\\u00b7 ' + latency.toFixed(0) + ' ms behind the camera');
-          show('outputs', (state.outputs || []).map(o => o.name + ': ' + o.state +
-            (o.reconnects ? ' (' + o.reconnects + ' reconnects)' : '')).join(' \\u00b7 '));
+          const t = Math.floor(state.elapsed_seconds);
+          const clock = Math.floor(t / 3600) + ':' + String(Math.floor(t / 60) % 60).padStart(2, '0') + ':' +
+            String(t % 60).padStart(2, '0');
+          show('outputs', ['time ' + clock].concat((state.outputs || []).map(o => o.name + ': ' + o.state +
+            (o.reconnects ? ' (' + o.reconnects + ' reconnects)' : ''))).join(' \\u00b7 '));
           show('motion', state.motion ? '\\u00b7 motion ' + state.motion.score.toFixed(2) + '% of ' +
             state.motion.threshold.toFixed(2) + '%' + (state.motion.moving ? ' MOVING' : '') : '');
           drawBoxes(state.motion);
