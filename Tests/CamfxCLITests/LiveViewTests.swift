@@ -295,20 +295,9 @@ final class LiveViewTests: PreviewTestCase {
     let camfx = try record(port: port, seconds: 20, extra: ["--preview-auth", "me:secret"])
     defer { kill(camfx.processIdentifier, SIGKILL) }
     let authorization = "Basic " + Data("me:secret".utf8).base64EncodedString()
-    func refusal(_ headers: [String: String]) -> Int? {
-      do {
-        let socket = try TestWebSocket(port: port, path: "/live/ws", headers: headers)
-        socket.close()
-        return nil
-      } catch let error as TestWebSocket.HandshakeError {
-        return error.status
-      } catch {
-        return -1
-      }
-    }
-    XCTAssertEqual(refusal([:]), 401)
-    XCTAssertEqual(refusal(["Authorization": authorization, "Origin": "http://evil.example"]), 403)
-    XCTAssertNil(refusal(["Authorization": authorization, "Origin": "http://127.0.0.1:\(port)"]))
+    XCTAssertEqual(liveRefusal(port), 401)
+    XCTAssertEqual(liveRefusal(port, ["Authorization": authorization, "Origin": "http://evil.example"]), 403)
+    XCTAssertNil(liveRefusal(port, ["Authorization": authorization, "Origin": "http://127.0.0.1:\(port)"]))
     let socket = try TestWebSocket(port: port, path: "/live/ws", headers: ["Authorization": authorization])
     let hello = try socket.readMessage(deadline: Date().addingTimeInterval(10))
     guard case .text(let text) = hello else { return XCTFail("first message: \(hello)") }
@@ -325,7 +314,7 @@ final class LiveViewTests: PreviewTestCase {
     try waitForPreview(previewPort, preview)
     let page = String(decoding: try HTTPProbe.get(port: previewPort, path: "/").body, as: UTF8.self)
     XCTAssertTrue(page.contains("this preview encodes nothing"), page)
-    XCTAssertEqual(refusal2(previewPort), 404)
+    XCTAssertEqual(liveRefusal(previewPort), 404)
     kill(preview.processIdentifier, SIGINT)
     _ = finish(preview)
   }
@@ -346,7 +335,7 @@ final class LiveViewTests: PreviewTestCase {
       streams.append(fd)
     }
     usleep(500_000)
-    XCTAssertEqual(refusal2(port), 503, "a live viewer beyond the 16 places")
+    XCTAssertEqual(liveRefusal(port), 503, "a live viewer beyond the 16 places")
     let seventeenth = try HTTPProbe.get(port: port, path: "/stream.mjpeg", seconds: 3)
     XCTAssertEqual(seventeenth.status, 503, "an MJPEG viewer beyond the 16 places")
     XCTAssertEqual(try HTTPProbe.get(port: port, path: "/state").status, 200)
@@ -356,7 +345,7 @@ final class LiveViewTests: PreviewTestCase {
     // A place that frees is taken again.
     live.removeLast().close()
     usleep(500_000)
-    XCTAssertNil(refusal2(port))
+    XCTAssertNil(liveRefusal(port))
     for socket in live { socket.close() }
     kill(camfx.processIdentifier, SIGINT)
     let stderr = finish(camfx)
@@ -405,9 +394,11 @@ final class LiveViewTests: PreviewTestCase {
     XCTAssertEqual(camfx.terminationStatus, 0, stderr)
   }
 
-  private func refusal2(_ port: Int) -> Int? {
+  /// The status a live view's upgrade was refused with, nil when it was taken (-1: no
+  /// answer at all).
+  private func liveRefusal(_ port: Int, _ headers: [String: String] = [:]) -> Int? {
     do {
-      let socket = try TestWebSocket(port: port, path: "/live/ws")
+      let socket = try TestWebSocket(port: port, path: "/live/ws", headers: headers)
       socket.close()
       return nil
     } catch let error as TestWebSocket.HandshakeError {

@@ -294,13 +294,7 @@ final class LiveFragmentIO {
     context = ctx
   }
 
-  deinit {
-    if let ctx = context {
-      av_freep(&ctx.pointee.buffer)
-      var p: UnsafeMutablePointer<AVIOContext>? = ctx
-      avio_context_free(&p)
-    }
-  }
+  deinit { freeCustomIO(context) }
 
   /// What was written since the last call.
   func take() -> [UInt8] {

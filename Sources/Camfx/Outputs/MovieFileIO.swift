@@ -62,13 +62,7 @@ final class MovieFileIO {
     context = ctx
   }
 
-  deinit {
-    if let ctx = context {
-      av_freep(&ctx.pointee.buffer)
-      var p: UnsafeMutablePointer<AVIOContext>? = ctx
-      avio_context_free(&p)
-    }
-  }
+  deinit { freeCustomIO(context) }
 
   /// Bytes in the file once everything staged is written.
   var size: Int64 { physical(logicalEnd) + (markerAt == nil && insertsMarker ? Int64(FragmentedMovieMarker.size) : 0) }
@@ -192,6 +186,15 @@ final class MovieFileIO {
     }
     return position
   }
+}
+
+/// Frees an AVIO context made with `avio_alloc_context`, and its buffer (which
+/// libavformat may have replaced by one of its own).
+func freeCustomIO(_ context: UnsafeMutablePointer<AVIOContext>?) {
+  guard let context else { return }
+  av_freep(&context.pointee.buffer)
+  var p: UnsafeMutablePointer<AVIOContext>? = context
+  avio_context_free(&p)
 }
 
 private func movieFileIOWrite(_ opaque: UnsafeMutableRawPointer?, _ buffer: UnsafeMutablePointer<UInt8>?, _ size: Int32) -> Int32 {
