@@ -39,6 +39,8 @@ let package = Package(
     .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
     .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
     .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+    // The archive's HTTP, signed with libcurl's AWS Signature V4, and libcrypto's MD5.
+    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev", "libssl-dev"])]),
     // frei0r plugins are loaded at run time (dlopen): only the header, nothing linked.
     .systemLibrary(name: "CFrei0r", providers: [.apt(["frei0r-plugins-dev"])]),
 
@@ -127,10 +129,12 @@ let package = Package(
       dependencies: [
         "CamfxPreview", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]),
+    // Finished files uploaded to S3-compatible object storage (`--archive`).
+    .target(name: "CamfxArchive", dependencies: ["Camfx", "CamfxCore", "CCurl"]),
     .executableTarget(
       name: "CamfxCLI",
       dependencies: [
-        "Camfx", "CamfxMQTT", "CamfxPreview", "CamfxPreviewTLS", "CamfxMosaic", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "Camfx", "CamfxArchive", "CamfxMQTT", "CamfxPreview", "CamfxPreviewTLS", "CamfxMosaic", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Yams", package: "Yams"),
       ]),
 

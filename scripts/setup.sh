@@ -11,6 +11,7 @@ packages=(
   frei0r-plugins-dev                  # the frei0r plugin API (plugins are loaded at run time)
   libturbojpeg0-dev                   # the preview's JPEG (TurboJPEG)
   libmosquitto-dev                    # event clips published over MQTT
+  libcurl4-openssl-dev libssl-dev     # the archive (--archive): libcurl's AWS SigV4, libcrypto's MD5
   ffmpeg            # ffprobe/ffmpeg: the tests decode what camfx wrote, and make test inputs
 )
 # Extra packages for the tests against real kernel drivers (scripts/guest: a qemu guest

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CamfxArchive
 import Camfx
 import CamfxCapture
 import CamfxMedia
@@ -186,6 +187,9 @@ struct RecordCommand: ParsableCommand {
   @OptionGroup(title: "Outputs")
   var outputOptions: OutputOptions
 
+  @OptionGroup(title: "Archive")
+  var archiveOptions: ArchiveOptions
+
   func validate() throws {
     if input != nil && !source.isEmpty { throw ValidationError("use either --source or --input, not both") }
     if layout != nil && source.count < 2 { throw ValidationError("--layout puts several cameras in one picture: give --source twice or more") }
@@ -273,10 +277,13 @@ struct RecordCommand: ParsableCommand {
       faststart: faststart, overwrite: overwrite,
       minimumFreeBytes: segmentInterval == nil ? minimumFree : nil,
       maximumBytes: segmentInterval == nil ? limits.bytes : nil)
+    let archive = try archiveOptions.plan(
+      folder: ArchiveOptions.folder(files: plan.files, eventPattern: events?.pattern))
     let segments = try segmentInterval.map {
       SegmentedMovieOutput.Options(
         interval: $0, keep: keep, maximumTotalBytes: try maxTotal.map { try RecordingLimits.parseByteCount($0, option: "--max-total") },
-        minimumFreeBytes: minimumFree, file: fileOptions)
+        minimumFreeBytes: minimumFree ?? Self.defaultMinimumFree(archive: archive, loops: keep != nil || maxTotal != nil, nextTo: plan.files.first),
+        file: fileOptions)
     }
     let statsFile = try RecordingRunner.statsFile(statsJSON)
     if encoding.copies { try checkCopyOptions() }
@@ -294,7 +301,19 @@ struct RecordCommand: ParsableCommand {
     return RecordingSetup(
       configuration: recording, names: names, plan: plan,
       stillPattern: still ?? Self.defaultStillPattern(nextTo: plan.files.first), previewAddress: previewAddress,
-      statsFile: statsFile)
+      statsFile: statsFile, archive: archive)
+  }
+
+  /// With an archive, loop recording keeps segments the store has not confirmed past
+  /// `--keep` and `--max-total`: without `--min-free`, 2 % of the disk (at most 1 GB)
+  /// is kept free, and the oldest unarchived segment goes only below that.
+  static func defaultMinimumFree(archive: ArchivePlan?, loops: Bool, nextTo file: String?) -> Int64? {
+    guard archive != nil, loops else { return nil }
+    let folder = ArchiveOptions.folder(files: file.map { [$0] } ?? [], eventPattern: nil)
+    var s = statvfs()
+    guard statvfs(folder, &s) == 0 else { return nil }
+    let size = Int64(s.f_blocks) * Int64(s.f_frsize)
+    return min(1_000_000_000, size / 50)
   }
 
   func run() throws {
@@ -327,6 +346,10 @@ struct RecordCommand: ParsableCommand {
     }
     defer { eventSignal.cancel() }
     if recording.events != nil { recording.triggers.append(eventSignal) }
+    // The store is asked before anything is recorded: a wrong key or a missing bucket
+    // is one line now, not a backlog found hours later.
+    let archive = try setup.archive.map { try $0.start(report: report) }
+    recording.archive = archive
     let job: any RecordingJob
     let display: RecordingRunner.Display
     switch try Recording(recording, report: report) {
@@ -349,10 +372,13 @@ struct RecordCommand: ParsableCommand {
     stills?.waitUntilWritten()
     if let soundError = summary.soundError { Self.printToStderr("camfx: warning: \(soundError); the video went on\n") }
 
-    // 4. What was written stays, whatever happened.
+    // 4. What was written stays, whatever happened; the archive gets its last files.
     let outcome = setup.outcome(of: summary, outputs: job.outputReports)
     for line in outcome.lines { Self.printToStderr(line + "\n") }
+    let archiveEnd = archive.map { $0.close(waitingAtMost: setup.archive?.waitSeconds ?? 0) }
+    if let archiveEnd { Self.printToStderr("camfx: \(archiveEnd.line)\n") }
     if let failure = outcome.failure { throw RecordingFailure(message: failure) }
+    if let failure = archiveEnd?.failure { throw RecordingFailure(message: failure) }
     try runner.requireStatsWritten()
   }
 

@@ -20,6 +20,8 @@ struct RecordingSetup {
   var previewAddress: PreviewAddress?
   /// Where the final figures go (`--stats-json`), its folder checked.
   var statsFile: OutputFile?
+  /// Where finished files are uploaded (`--archive`), before it is started.
+  var archive: ArchivePlan? = nil
 }
 
 extension RecordingSetup {

@@ -424,6 +424,13 @@ public final class EventRecorder: @unchecked Sendable {
       report("event clip '\(open.path)': cannot write its sidecar: \(error)")
       sidecarWritten = false
     }
+    // The clip went to the archive when its file was finished; its picture and its
+    // last sidecar follow it.
+    if let archive = options.file.archive?.archive {
+      let picture = Self.picturePath(of: open.path)
+      if access(picture, F_OK) == 0 { archive.add(picture) }
+      if sidecarWritten { archive.add(Self.sidecarPath(of: open.path)) }
+    }
     messages?.ended(event)
     options.onEnd?.run(Self.hookEnvironment("end", event, sidecarWritten: sidecarWritten), in: hooks, report: report)
     report(

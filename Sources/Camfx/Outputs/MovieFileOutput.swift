@@ -46,6 +46,9 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
     /// its `creation_time` (MP4 and MOV keep whole seconds, Matroska more): files of
     /// cameras started together carry the same instant, so they line up. `nil` writes none.
     public var creationTime: Double?
+    /// Where the file goes once it is finished (`--archive`): handed over after the
+    /// last sync, whether the recording ended or was cancelled.
+    public var archive: FileArchiveReference?
     public init(
       fragmentInterval: Double = 1, faststart: Bool = false, overwrite: Bool = false, minimumFreeBytes: Int64? = nil,
       maximumBytes: Int64? = nil
@@ -221,6 +224,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       fail(error)
       throw failure
     }
+    options.archive?.archive.add(path)
   }
 
   public func cancel() {
@@ -229,6 +233,7 @@ public final class MovieFileOutput: MovieOutput, @unchecked Sendable {
       do throws(FFmpegError) {
         try complete()
         status = .cancelled
+        options.archive?.archive.add(path)
       } catch {
         fail(error)
       }

@@ -223,8 +223,20 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
     self.current = nil
   }
 
-  /// Loop recording: deletes the oldest finished segments beyond `keep` or the total.
+  /// Where finished segments go (`--archive`), if anywhere: loop recording then
+  /// deletes archived segments first, and one the store has not confirmed only when
+  /// the disk would otherwise fill (`--min-free`).
+  private var archive: (any FileArchive)? { options.file.archive?.archive }
+
+  /// Loop recording: deletes the oldest finished segments beyond `keep` or the total;
+  /// with an archive, only those it has confirmed (the others wait for it, and count).
   private func deleteOldSegments() throws(FFmpegError) {
+    // Segments the archive deleted itself (`--archive-keep-local`) are gone already.
+    if archive != nil {
+      for i in segments.indices.dropLast() where segments[i].kept && access(segments[i].name, F_OK) != 0 {
+        segments[i].kept = false
+      }
+    }
     while true {
       let kept = segments.indices.filter { segments[$0].kept }
       guard kept.count > 1 else { return }
@@ -232,7 +244,14 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
       let total = finished.reduce(Int64(0)) { $0 + segments[$1].bytes }
       let overCount = options.keep.map { kept.count > $0 } ?? false
       let overTotal = options.maximumTotalBytes.map { total > $0 } ?? false
-      guard overCount || overTotal, let oldest = finished.first else { return }
+      guard overCount || overTotal else { return }
+      let oldest: Int?
+      if let archive {
+        oldest = finished.first { archive.isArchived(segments[$0].name) }
+      } else {
+        oldest = finished.first
+      }
+      guard let oldest else { return }
       deleteSegment(oldest)
     }
   }
@@ -242,18 +261,31 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
     segments[index].kept = false
   }
 
-  /// `--min-free`: deletes the oldest segment while space is short; with none left to
-  /// delete, asks the recording to stop.
+  /// `--min-free`: deletes the oldest segment while space is short (an archived one
+  /// first); with none left to delete, asks the recording to stop.
   private func checkFreeSpace(at seconds: Double) throws(FFmpegError) {
     guard var check = freeSpace, stopRequest == nil else { return }
     defer { freeSpace = check }
     guard check.isLow(atMediaSeconds: seconds) else { return }
     while check.isLowNow() {
-      guard loops, let oldest = segments.indices.dropLast().first(where: { segments[$0].kept }) else {
+      let candidates = segments.indices.dropLast().filter { segments[$0].kept }
+      guard loops, let first = candidates.first else {
         stopRequest = "free space on '\(check.directory)' fell below --min-free \(check.limitText)"
         return
       }
-      deleteSegment(oldest)
+      guard let archive else {
+        deleteSegment(first)
+        continue
+      }
+      if let archived = candidates.first(where: { archive.isArchived(segments[$0].name) }) {
+        deleteSegment(archived)
+      } else {
+        // The disk would fill: the oldest goes although the store does not have it.
+        deleteSegment(first)
+        archive.deletedUnarchived(
+          segments[first].name,
+          reason: "free space on '\(check.directory)' fell below --min-free \(check.limitText) and no archived segment was left to delete")
+      }
     }
   }
 

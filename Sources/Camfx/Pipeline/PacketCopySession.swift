@@ -66,7 +66,7 @@ public final class PacketCopySession: RecordingJob, @unchecked Sendable {
       }
     }
     let outputs =
-      try (configuration.outputs?.makeOutputs(file: configuration.file, segments: configuration.segments) ?? [])
+      try (configuration.outputs?.makeOutputs(file: configuration.archivedFile, segments: configuration.archivedSegments) ?? [])
       + configuration.ownOutputs
     try self.init(source: packets, outputs: outputs, limits: configuration.limits, events: report)
   }

@@ -97,6 +97,10 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     public var file = MovieFileOutput.Options()
     /// Cut the movie files into segments.
     public var segments: SegmentedMovieOutput.Options?
+    /// Where every file this recording finishes goes (`--archive`): its movie files,
+    /// segments and event clips with their sidecars and pictures. Loop recording
+    /// deletes archived segments first, and unarchived ones only for `--min-free`.
+    public var archive: (any FileArchive)?
     public var limits = RecordingLimits()
     /// Keep one frame per interval of a live source, played at `framesPerSecond`
     /// (default 30); `limits.duration` stays the source's time.
@@ -205,7 +209,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
     }
     // 6. The outputs on the encoders' bus; the event clips and motion beside them.
     let outputs =
-      try (configuration.outputs?.makeOutputs(file: configuration.file, segments: configuration.segments) ?? [])
+      try (configuration.outputs?.makeOutputs(file: configuration.archivedFile, segments: configuration.archivedSegments) ?? [])
       + configuration.ownOutputs
     self.outputs = outputs
     let writer = try MovieWriter(
@@ -213,7 +217,7 @@ public final class RecordingPipeline: RecordingJob, @unchecked Sendable {
       events: report)
     self.writer = writer
     do {
-      let events = try configuration.events.map { options in
+      let events = try configuration.archivedEvents.map { options in
         try EventRecorder(
           bus: writer.bus, options: options, clock: { writer.latestVideoSeconds }, report: report,
           liveSource: opened.input.isLive)
