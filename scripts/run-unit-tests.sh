@@ -12,7 +12,7 @@
 set -uo pipefail
 bundle="${1:-.build/debug/camfxPackageTests.xctest}"
 [[ -x "$bundle" ]] || { echo "run-unit-tests: no test bundle at $bundle (swift build --build-tests)" >&2; exit 1; }
-wall_clock=(CamfxCLITests.CrashSafeRecordingTests CamfxCLITests.PreviewTests CamfxCLITests.EventCommandTests CamfxCLITests.EventMQTTTests CamfxCLITests.MotionCommandTests PipelineTests.PacketBusTests CamfxCLITests.SeveralCamerasTests PipelineTests.MosaicRecordingTests CamfxCLITests.RunCommandTests CamfxCLITests.LiveViewTests)
+wall_clock=(CamfxCLITests.ArchiveTests CamfxCLITests.CrashSafeRecordingTests CamfxCLITests.PreviewTests CamfxCLITests.EventCommandTests CamfxCLITests.EventMQTTTests CamfxCLITests.MotionCommandTests PipelineTests.PacketBusTests CamfxCLITests.SeveralCamerasTests PipelineTests.MosaicRecordingTests CamfxCLITests.RunCommandTests CamfxCLITests.LiveViewTests)
 
 # Every suite ("Module.Suite") the bundle has, less the wall-clock ones.
 listing="$("$bundle" --list-tests)" || { echo "run-unit-tests: $bundle --list-tests failed" >&2; exit 1; }

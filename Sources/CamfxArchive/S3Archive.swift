@@ -170,6 +170,17 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
 
   private let uploaderEnded = Atomic<Bool>(false)
 
+  /// Ends the uploads now (a signal): the request in flight is cut off, and what is
+  /// left stays in the journal.
+  public func stopSoon() {
+    state.withLock { s in
+      s.stopping = true
+      s.deadline = min(s.deadline, Date().timeIntervalSince1970)
+    }
+    cancelled.store(true, ordering: .relaxed)
+    wake.notify()
+  }
+
   // MARK: The uploader
 
   private func run() {
@@ -393,6 +404,9 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     var current = upload!
     current.parts = confirmed.values.sorted { $0.number < $1.number }
     let count = Int((entry.size + current.partSize - 1) / current.partSize)
+    if !confirmed.isEmpty {
+      report("archive: '\(entry.path)' goes on from its upload's \(confirmed.count) confirmed part(s) of \(count)")
+    }
     for number in 1...count where confirmed[number] == nil {
       let offset = Int64(number - 1) * current.partSize
       let body = try read(fd: fd, offset: offset, count: Int(min(current.partSize, entry.size - offset)))

@@ -146,7 +146,14 @@ final class S3Client {
 
   /// The multipart uploads in progress under `prefix`: key and upload ID.
   func listMultipartUploads(prefix: String) throws(S3Failure) -> [(key: String, uploadID: String)] {
-    let r = try send("GET", key: nil, query: [("prefix", prefix), ("uploads", "")])
+    let r: S3Response
+    do {
+      r = try send("GET", key: nil, query: [("prefix", prefix), ("uploads", "")])
+    } catch {
+      // Some stores (rclone's) answer NoSuchUpload when there is none.
+      guard error.code == "NoSuchUpload" else { throw error }
+      return []
+    }
     return S3XML.blocks("Upload", in: r.body).compactMap { block in
       guard let key = S3XML.values("Key", in: block).first, let id = S3XML.values("UploadId", in: block).first else { return nil }
       return (key, id)

@@ -12,7 +12,7 @@ struct CamfxCommand: AsyncParsableCommand {
     subcommands: [
       RecordCommand.self, SnapshotCommand.self, FiltersCommand.self, BenchCommand.self, DevicesCommand.self,
       ControlsCommand.self, RepairCommand.self, PreviewCommand.self, ComposeCommand.self, EventsCommand.self,
-      MotionCommand.self, RunCommand.self,
+      MotionCommand.self, RunCommand.self, ArchiveCommand.self,
     ],
     defaultSubcommand: RecordCommand.self)
 

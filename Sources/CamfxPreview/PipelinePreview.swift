@@ -85,7 +85,7 @@ public final class PipelinePreview: Sendable {
     let staleAfter = max(2, 3 * (pipeline.configuration.timelapse?.seconds ?? 0))
     let state = PreviewState(
       statistics: pipeline.session.statistics, viewers: { tap.viewers }, motion: pipeline.motion,
-      geometry: pipeline.outputGeometry, staleAfter: staleAfter
+      geometry: pipeline.outputGeometry, staleAfter: staleAfter, archive: pipeline.configuration.archive
     ) {
       writer?.outputReports ?? []
     }

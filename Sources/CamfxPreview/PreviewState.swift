@@ -31,9 +31,10 @@ public final class PreviewState: Sendable {
     var motion: MotionState?
     var signal: Signal
     var secondsSinceLastFrame: Double?
+    var archive: ArchiveBacklog?
     enum CodingKeys: String, CodingKey {
       case elapsedSeconds = "elapsed_seconds", frames, framesIn = "frames_in", fps, dropped, bytes, bitrate, viewers
-      case outputs, motion, signal, secondsSinceLastFrame = "seconds_since_last_frame"
+      case outputs, motion, signal, secondsSinceLastFrame = "seconds_since_last_frame", archive
     }
   }
 
@@ -62,6 +63,8 @@ public final class PreviewState: Sendable {
   private let motion: MotionTap?
   private let geometry: FrameGeometry
   private let staleAfter: Double
+  /// Where the recording's finished files go (`--archive`), if anywhere.
+  private let archive: (any FileArchive)?
   private let last = Mutex<(frames: Int, nanoseconds: Int64, fps: Double)>((0, 0, 0))
 
   /// - Parameters:
@@ -70,9 +73,10 @@ public final class PreviewState: Sendable {
   ///   - staleAfter: seconds without a frame before `signal` says `lost`.
   public init(
     statistics: RecordingStatistics, viewers: @escaping @Sendable () -> Int, motion: MotionTap? = nil,
-    geometry: FrameGeometry = FrameGeometry(width: 0, height: 0), staleAfter: Double = 2,
+    geometry: FrameGeometry = FrameGeometry(width: 0, height: 0), staleAfter: Double = 2, archive: (any FileArchive)? = nil,
     outputs: @escaping @Sendable () -> [OutputReport] = { [] }
   ) {
+    self.archive = archive
     self.statistics = statistics
     self.staleAfter = staleAfter
     self.viewers = viewers
@@ -108,7 +112,7 @@ public final class PreviewState: Sendable {
         MotionState(
           time: $0.time, score: $0.score, threshold: $0.threshold, zone: $0.zone, moving: $0.moving, noise: $0.noise,
           boxes: $0.boxes, width: geometry.width, height: geometry.height)
-      }, signal: signal, secondsSinceLastFrame: silent)
+      }, signal: signal, secondsSinceLastFrame: silent, archive: archive?.backlog)
     return Array((try? JSONEncoder().encode(figures)) ?? Data("{}".utf8))
   }
 
@@ -143,6 +147,30 @@ public final class PreviewState: Sendable {
       families.add(
         "camfx_motion_score_ratio", .gauge, help: "The motion detector's last score (0 to 1).", labels: [cameraLabel],
         value: latest.score)
+    }
+    if let backlog = archive?.backlog {
+      let labels = [cameraLabel, ("destination", backlog.destination)]
+      families.add(
+        "camfx_archive_waiting_files", .gauge, help: "Finished files the object store has not confirmed yet.", labels: labels,
+        value: Double(backlog.files))
+      families.add(
+        "camfx_archive_waiting_bytes", .gauge, help: "Bytes of the files waiting for the object store.", labels: labels,
+        value: Double(backlog.bytes))
+      families.add(
+        "camfx_archive_oldest_waiting_seconds", .gauge, help: "How long the oldest waiting file has waited (0: none waits).",
+        labels: labels, value: backlog.oldestWaitingSeconds ?? 0)
+      families.add(
+        "camfx_archived_files_total", .counter, help: "Files the object store confirmed.", labels: labels,
+        value: Double(backlog.archivedFiles))
+      families.add(
+        "camfx_archived_bytes_total", .counter, help: "Bytes of the files the object store confirmed.", labels: labels,
+        value: Double(backlog.archivedBytes))
+      families.add(
+        "camfx_archive_lost_files_total", .counter, help: "Files deleted before the object store confirmed them.",
+        labels: labels, value: Double(backlog.lostFiles.count))
+      families.add(
+        "camfx_archive_up", .gauge, help: "0 while the object store cannot be reached or refuses.", labels: labels,
+        value: backlog.outage == nil ? 1 : 0)
     }
     for output in outputs() {
       let labels = [cameraLabel, ("output", output.name), ("kind", output.kind)]

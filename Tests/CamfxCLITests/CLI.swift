@@ -53,11 +53,14 @@ enum CLI {
 
   /// Starts `camfx args...` in `dir` in the background, its stderr going to the file
   /// `stderr` there, stdin and stdout to /dev/null.
-  static func start(_ args: [String], in dir: URL, stderr: String = "stderr.txt", stdout: String? = nil) throws -> Process {
+  static func start(
+    _ args: [String], in dir: URL, stderr: String = "stderr.txt", stdout: String? = nil, environment: [String: String] = [:]
+  ) throws -> Process {
     let process = Process()
     process.executableURL = try executable
     process.arguments = withTestSource(args)
     process.currentDirectoryURL = dir
+    if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let errPath = dir.appendingPathComponent(stderr).path
     _ = FileManager.default.createFile(atPath: errPath, contents: nil)
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))

@@ -1,0 +1,254 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--archive s3://…` and `camfx archive` against a real S3 server on loopback (`rclone
+/// serve s3`), every object read back with boto3 and compared with the file byte for
+/// byte. They record on the wall clock: the wall-clock group of `make test` runs them.
+final class ArchiveTests: CLITestCase {
+  private let fast = ["--x264-preset", "ultrafast", "--size", "320x240"]
+
+  private func archiveArgs(_ server: S3TestServer, prefix: String = "cams") -> [String] {
+    ["--archive", "s3://\(server.bucket)/\(prefix)", "--archive-endpoint", server.endpoint]
+  }
+
+  private func stderr(_ name: String = "stderr.txt") -> String {
+    (try? String(contentsOfFile: path(name), encoding: .utf8)) ?? ""
+  }
+
+  private func waitForExit(_ process: Process, seconds: Double = 120) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning && Date() < deadline { usleep(20_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+  }
+
+  /// Asserts that every local file in `names` is in the store under `prefix/name`,
+  /// byte-equal, with its MD5 as the ETag.
+  private func assertArchived(
+    _ names: [String], in store: S3Oracle, prefix: String = "cams", file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    for name in names {
+      let key = "\(prefix)/\(name)"
+      guard store.objects[key] != nil else {
+        XCTFail("\(key) is not in the store: \(store.objects.keys.sorted())", file: file, line: line)
+        continue
+      }
+      let local = try Data(contentsOf: dir.appendingPathComponent(name))
+      XCTAssertEqual(try store.bytes(key), local, "\(key) differs from \(name)", file: file, line: line)
+    }
+  }
+
+  /// 20 s of 2 s segments and an event clip: every segment, the clip, its sidecar and its
+  /// picture end up in the store, byte-equal; the journal says each is archived.
+  func testEverySegmentAndEventFileArrivesByteEqual() throws {
+    let server = try S3TestServer(in: dir)
+    let process = try CLI.start(
+      ["record", "--duration", "20s", "--segment", "2s", "--pre-record", "2s", "--post-record", "2s",
+       "--event-output", "ev-%H%M%S.mp4", "--quiet", "-o", "seg.mp4"] + fast + archiveArgs(server),
+      in: dir, environment: S3TestServer.environment)
+    waitForFile("seg-000.mp4")
+    sleep(6)
+    kill(process.processIdentifier, SIGUSR2)
+    waitForExit(process)
+    XCTAssertEqual(process.terminationStatus, 0, stderr())
+    let files = try listing().filter { !$0.hasPrefix(".") && !$0.hasPrefix("rclone-") && $0 != "stderr.txt" && $0 != "s3" }
+    let segments = files.filter { $0.hasPrefix("seg-") }
+    let clips = files.filter { $0.hasPrefix("ev-") }
+    XCTAssertGreaterThanOrEqual(segments.count, 10, "\(files)")
+    XCTAssertEqual(Set(clips.map { ($0 as NSString).pathExtension }), ["mp4", "json", "png"], "\(files)")
+    XCTAssertTrue(stderr().contains("archive: \(files.count) file(s)"), stderr())
+    let store = try S3Oracle.read(server, into: dir.appendingPathComponent("from-store"))
+    try assertArchived(files, in: store)
+    XCTAssertEqual(store.objects.count, files.count, "\(store.objects.keys.sorted())")
+    for name in files {
+      let md5 = try MovieOracle.run("md5sum", [path(name)]).stdout
+      XCTAssertEqual(store.objects["cams/\(name)"]?.etag, String(decoding: md5.prefix(32), as: UTF8.self), name)
+    }
+    XCTAssertEqual(store.uploads, [])
+    let journal = try String(contentsOfFile: path(".camfx-archive.json"), encoding: .utf8)
+    XCTAssertFalse(journal.contains("\"archived\" : false"), journal)
+  }
+
+  /// The store goes away for 10 s mid-recording: the recording drops nothing, one line
+  /// says the outage began and one that it ended, and the backlog drains byte-equal.
+  func testAStoreDownForTenSecondsLosesNothing() throws {
+    let server = try S3TestServer(in: dir)
+    let process = try CLI.start(
+      ["record", "--duration", "20s", "--segment", "2s", "--quiet", "--stats-json", "stats.json", "-o", "seg.mp4"]
+        + fast + archiveArgs(server),
+      in: dir, environment: S3TestServer.environment)
+    waitForFile("seg-000.mp4")
+    sleep(3)
+    server.stop()
+    sleep(10)
+    try server.start()
+    waitForExit(process)
+    let log = stderr()
+    XCTAssertEqual(process.terminationStatus, 0, log)
+    let outageLines = log.split(separator: "\n").filter { $0.contains("retrying") }
+    XCTAssertEqual(outageLines.count, 1, log)
+    XCTAssertEqual(log.split(separator: "\n").filter { $0.contains("answers again") }.count, 1, log)
+    let stats = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+    XCTAssertEqual((stats["dropped"] as? [String: Int])?.values.reduce(0, +), 0, "\(stats)")
+    XCTAssertEqual(stats["frames_out"] as? Int, 600, "\(stats)")
+    let segments = try listing().filter { $0.hasPrefix("seg-") }
+    XCTAssertGreaterThanOrEqual(segments.count, 10)
+    let store = try S3Oracle.read(server, into: dir.appendingPathComponent("from-store"))
+    try assertArchived(segments, in: store)
+    XCTAssertEqual(store.objects.count, segments.count)
+  }
+
+  /// kill -9 during a multipart upload, at three moments (its upload started but no part
+  /// noted, after the first part, half way), then `camfx archive` again: the object ends
+  /// complete and byte-equal, and no multipart upload is left in the store.
+  func testAKilledMultipartUploadEndsCompleteWithNoUploadLeft() throws {
+    let server = try S3TestServer(in: dir)
+    // 60 MB in 8 MiB parts: 8 parts.
+    let big = path("big.mp4")
+    XCTAssertEqual(
+      FileManager.default.createFile(atPath: big, contents: Data((0..<60_000_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) })),
+      true)
+    let args = ["archive", dir.path, "s3://\(server.bucket)/cams", "--endpoint", server.endpoint]
+    for (n, partsBeforeKill) in [0, 1, 4].enumerated() {
+      let key = "run\(n)/big.mp4"
+      let target = path("run\(n)")
+      try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
+      try FileManager.default.copyItem(atPath: big, toPath: target + "/big.mp4")
+      let process = try CLI.start(args + [target + "/big.mp4"], in: dir, stderr: "kill\(n).txt", environment: S3TestServer.environment)
+      // The journal notes the upload's ID, then each part the store confirmed.
+      let deadline = Date().addingTimeInterval(60)
+      while process.isRunning && Date() < deadline {
+        let journal = (try? String(contentsOfFile: path(".camfx-archive.json"), encoding: .utf8)) ?? ""
+        let parts = journal.components(separatedBy: "\"number\"").count - 1
+        if journal.contains("\"id\"") && parts >= partsBeforeKill { break }
+        usleep(2_000)
+      }
+      XCTAssertTrue(process.isRunning, "run \(n) ended before it could be killed: \(stderr("kill\(n).txt"))")
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+      let again = try CLI.run(args, in: dir, environment: S3TestServer.environment)
+      XCTAssertEqual(again.status, 0, "\(again)")
+      XCTAssertTrue(again.stderr.contains("archive: 1 file(s) (60.0 MB) archived"), again.stderr)
+      if partsBeforeKill > 0 {
+        XCTAssertTrue(again.stderr.contains("goes on from its upload's"), "run \(n) started again: \(again.stderr)")
+      }
+      let store = try S3Oracle.read(server, into: dir.appendingPathComponent("from-store"))
+      XCTAssertEqual(try store.bytes("cams/\(key)"), try Data(contentsOf: URL(fileURLWithPath: big)), "run \(n)")
+      XCTAssertEqual(store.uploads, [], "run \(n) left a multipart upload")
+      try FileManager.default.removeItem(atPath: target)
+    }
+  }
+
+  /// A wrong secret key, a missing bucket and a store that does not answer are each one
+  /// line before anything is recorded; --archive-lazy records anyway, and the exit says
+  /// what was left.
+  func testAStoreThatRefusesIsFoundBeforeRecording() throws {
+    let server = try S3TestServer(in: dir)
+    let record = ["record", "--duration", "2s", "--quiet", "-o", "a.mp4"] + fast
+    let wrongKey = try CLI.run(
+      record + archiveArgs(server), in: dir,
+      environment: ["AWS_ACCESS_KEY_ID": S3TestServer.accessKey, "AWS_SECRET_ACCESS_KEY": "wrong"])
+    XCTAssertEqual(wrongKey.status, 1)
+    XCTAssertEqual(wrongKey.stderr.split(separator: "\n").count, 1, wrongKey.stderr)
+    XCTAssertTrue(wrongKey.stderr.contains("refused the key (HTTP 403)"), wrongKey.stderr)
+    let noBucket = try CLI.run(
+      record + ["--archive", "s3://no-such-bucket/x", "--archive-endpoint", server.endpoint], in: dir,
+      environment: S3TestServer.environment)
+    XCTAssertEqual(noBucket.status, 1)
+    XCTAssertEqual(noBucket.stderr, "camfx: error: --archive s3://no-such-bucket/x: no bucket 'no-such-bucket' at \(server.endpoint)\n")
+    XCTAssertEqual(try listing().filter { !$0.hasPrefix("s3") && !$0.hasPrefix("rclone-") }, [], "nothing is recorded")
+    let noKeys = try CLI.run(record + archiveArgs(server), in: dir, environment: ["AWS_ACCESS_KEY_ID": "", "HOME": dir.path])
+    XCTAssertEqual(noKeys.status, 1)
+    XCTAssertTrue(noKeys.stderr.hasPrefix("camfx: error: no credentials for the archive"), noKeys.stderr)
+
+    server.stop()
+    let down = try CLI.run(record + archiveArgs(server), in: dir, environment: S3TestServer.environment)
+    XCTAssertEqual(down.status, 1)
+    XCTAssertTrue(down.stderr.contains("cannot reach \(server.endpoint)"), down.stderr)
+    let lazy = try CLI.run(
+      record + archiveArgs(server) + ["--archive-lazy", "--archive-wait", "2s"], in: dir, environment: S3TestServer.environment)
+    XCTAssertEqual(lazy.status, 1, "\(lazy)")
+    XCTAssertTrue(lazy.stderr.contains("1 file(s) were not archived"), lazy.stderr)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: path("a.mp4")))
+    // What was left goes with camfx archive once the store is back.
+    try server.start()
+    let later = try CLI.run(
+      ["archive", dir.path, "s3://\(server.bucket)/cams", "--endpoint", server.endpoint], in: dir, environment: S3TestServer.environment)
+    XCTAssertEqual(later.status, 0, "\(later)")
+    let store = try S3Oracle.read(server, into: dir.appendingPathComponent("from-store"))
+    try assertArchived(["a.mp4"], in: store)
+  }
+
+  /// Loop recording on a small tmpfs with the store away: no segment goes before the
+  /// store has it, past --keep; when it comes, the archived ones go down to
+  /// --archive-keep-local. With the store away and the disk about to fill, the oldest
+  /// unarchived one goes, loudly, and the exit says so.
+  func testLoopRecordingDeletesOnlyWhatTheStoreHas() throws {
+    let disk = path("disk")
+    try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+    guard mount("tmpfs", disk, "tmpfs", 0, "size=4M") == 0 else { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
+    defer { _ = umount2(disk, Int32(MNT_DETACH)) }
+    let server = try S3TestServer(in: dir)
+    server.stop()
+    let process = try CLI.start(
+      ["record", "--duration", "14s", "--segment", "1s", "--keep", "3", "--archive-keep-local", "1", "--archive-lazy",
+       "--quiet", "--stats-json", "stats.json", "-o", "disk/seg.mp4"] + fast + archiveArgs(server),
+      in: dir, environment: S3TestServer.environment)
+    waitForFile("disk/seg-000.mp4")
+    // 6 s without the store: every segment stays, --keep 3 or not.
+    var made = Set<String>()
+    let storeComes = Date().addingTimeInterval(6)
+    while Date() < storeComes {
+      let now = Set(try listing("disk").filter { $0.hasPrefix("seg-") })
+      XCTAssertTrue(made.isSubset(of: now), "deleted before archived: \(made.subtracting(now))")
+      made.formUnion(now)
+      usleep(100_000)
+    }
+    XCTAssertGreaterThanOrEqual(made.count, 5)
+    try server.start()
+    // From now on a segment gone from the disk is in the store.
+    while process.isRunning {
+      let now = Set(try listing("disk").filter { $0.hasPrefix("seg-") })
+      for gone in made.subtracting(now) {
+        XCTAssertTrue(
+          FileManager.default.fileExists(atPath: server.folder.path + "/\(server.bucket)/cams/\(gone)"),
+          "\(gone) left the disk before it was in the store")
+      }
+      made.formUnion(now)
+      usleep(50_000)
+    }
+    process.waitUntilExit()
+    XCTAssertEqual(process.terminationStatus, 0, stderr())
+    let left = try listing("disk").filter { $0.hasPrefix("seg-") }
+    // The newest archived one (and the last, if it was archived after the others went).
+    XCTAssertLessThanOrEqual(left.count, 2, "\(left)")
+    let stats = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+    let segments = try XCTUnwrap(stats["segments"] as? [[String: Any]])
+    let store = try S3Oracle.read(server, into: dir.appendingPathComponent("from-store"))
+    for segment in segments {
+      let name = try XCTUnwrap(segment["name"] as? String).replacingOccurrences(of: "disk/", with: "")
+      let object = try XCTUnwrap(store.objects["cams/\(name)"], "\(name) is not in the store")
+      XCTAssertEqual(Int64(object.size), segment["bytes"] as? Int64 ?? Int64(segment["bytes"] as? Int ?? -1), name)
+      XCTAssertEqual(
+        try MovieOracle.run("ffprobe", ["-v", "error", "-i", store.folder.appendingPathComponent("cams/\(name)").path]).stderr, "", name)
+    }
+
+    // The store away for good, and a disk that fills: --min-free takes the oldest
+    // unarchived segment, and says so.
+    for name in try listing("disk") { try FileManager.default.removeItem(atPath: disk + "/" + name) }
+    server.stop()
+    let full = try CLI.run(
+      ["record", "--frames", "300", "--no-realtime", "--crf", "0", "--segment", "1s", "--keep", "3", "--min-free", "4000k",
+       "--archive-lazy", "--archive-wait", "1s", "--quiet", "-o", "disk/seg.mp4"] + fast + archiveArgs(server),
+      in: dir, environment: S3TestServer.environment)
+    XCTAssertEqual(full.status, 1, "\(full)")
+    XCTAssertTrue(full.stderr.contains("was deleted before it was archived: free space on 'disk' fell below --min-free"), full.stderr)
+    XCTAssertTrue(full.stderr.contains("were deleted before they were archived"), full.stderr)
+  }
+}
