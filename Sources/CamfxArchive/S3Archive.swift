@@ -496,7 +496,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
 
   // MARK: Helpers
 
-  static func absolute(_ path: String) -> String {
+  public static func absolute(_ path: String) -> String {
     if path.hasPrefix("/") { return (path as NSString).standardizingPath }
     return ((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path) as NSString).standardizingPath
   }

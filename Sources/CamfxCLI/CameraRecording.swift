@@ -28,13 +28,15 @@ final class CameraRecording: @unchecked Sendable {
   ///   - source: what it records instead of its own source (a mosaic's picture).
   ///   - sound: what it hears instead of its own sound (the mosaic's camera's microphone).
   ///   - eventTrigger: what starts its event clips, when it makes them (SIGUSR2).
+  ///   - archive: where its finished files go (`archive:`), started.
   init(
     _ camera: RunFile.Camera, creationTime: Double, source: (any MediaSource<PCMBuffer>)? = nil,
     sound: RecordingPipeline.Configuration.Sound? = nil, eventTrigger: (any EventTrigger)? = nil,
-    report: @escaping @Sendable (String) -> Void
+    archive: (any FileArchive)? = nil, report: @escaping @Sendable (String) -> Void
   ) throws {
     self.camera = camera
     var configuration = camera.setup.configuration
+    configuration.archive = archive
     if let source { configuration.source = .own(source) }
     if let sound { configuration.sound = sound }
     if let eventTrigger, configuration.events != nil { configuration.triggers.append(eventTrigger) }

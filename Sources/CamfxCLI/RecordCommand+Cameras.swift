@@ -97,6 +97,8 @@ extension RecordCommand {
     let runner = RecordingRunner(quiet: quiet, statsFile: nil)
     var members: [RecordingGroup.Member] = []
     var setups: [RecordingSetup] = []
+    // Each camera's files go to the archive of their own folder.
+    let archives = RunningArchives()
     for (index, spec) in specs.enumerated() {
       var camera = setup
       let name = outputOptions.output[index]
@@ -107,6 +109,8 @@ extension RecordCommand {
       camera.configuration.outputs = camera.plan
       let report = runner.report
       let cameraName = names[index]
+      camera.archive?.options.folder = ArchiveOptions.folder(files: camera.plan.files, eventPattern: nil)
+      camera.configuration.archive = try archives.archive(for: camera.archive) { report("\(cameraName): \($0)") }
       let pipeline = try RecordingPipeline(camera.configuration) { report("\(cameraName): \($0)") }
       members.append(RecordingGroup.Member(name: cameraName, pipeline: pipeline))
       setups.append(camera)
@@ -127,6 +131,10 @@ extension RecordCommand {
     let group = RecordingGroup(members)
     _ = try runner.run(group, display: .statusLine, verbose: verbose)
     var failures: [String] = []
+    for end in archives.close() {
+      Self.printToStderr("camfx: \(end.line)\n")
+      if let failure = end.failure { failures.append(failure) }
+    }
     for ((member, camera), result) in zip(zip(members, setups), group.results) {
       switch result {
       case .success(let summary):
@@ -161,6 +169,8 @@ extension RecordCommand {
     }
     var recording = setup.configuration
     recording.source = .own(picture)
+    let archive = try setup.archive.map { try $0.start(report: report) }
+    recording.archive = archive
     let eventSignal = SignalTrigger { fired in if fired == 0 { report("SIGUSR2 ignored: event clips need --pre-record") } }
     if recording.events != nil { recording.triggers.append(eventSignal) }
     let mosaic = try RecordingPipeline(recording, report: report)
@@ -186,6 +196,10 @@ extension RecordCommand {
     for line in outcome.lines { Self.printToStderr(line + "\n") }
     // A camera that failed left its card in the picture; the exit status says so too.
     var failures = outcome.failure.map { [$0] } ?? []
+    if let end = archive?.close(waitingAtMost: setup.archive?.waitSeconds ?? 0) {
+      Self.printToStderr("camfx: \(end.line)\n")
+      if let failure = end.failure { failures.append(failure) }
+    }
     for (name, result) in zip(names, group.results.dropLast()) {
       switch result {
       case .success(let cameraSummary): if let error = cameraSummary.error { failures.append("camera \(name): \(error)") }

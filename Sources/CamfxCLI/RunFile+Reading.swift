@@ -1,5 +1,6 @@
 import ArgumentParser
 import Camfx
+import CamfxArchive
 import CamfxCore
 import CamfxMedia
 import CamfxMosaic
@@ -351,6 +352,20 @@ private struct RunFileReader {
       if let stats = camera.setup.statsFile { written.append(file(stats.path, option: "stats-json")) }
     }
     if let mosaic { written += targets(mosaic.outputs, owner: "the mosaic", key: "mosaic.output", line: mosaic.line) }
+    // Archive keys are names relative to each camera's folder: two folders under one
+    // prefix could take each other's keys.
+    var archived: [String: (camera: RunFile.Camera, folder: String)] = [:]
+    for camera in cameras {
+      guard let plan = camera.setup.archive else { continue }
+      let url = plan.options.destination.url, folder = S3Archive.absolute(plan.options.folder)
+      if let first = archived[url], first.folder != folder {
+        throw error(
+          camera.line(of: "archive"), camera.keyPath(of: "archive"),
+          "\(url) takes the files of camera '\(first.camera.name)' (line \(first.camera.line(of: "archive"))) from another folder; "
+            + "give each camera a prefix of its own (s3://BUCKET/PREFIX/\(camera.name))")
+      }
+      archived[url] = (camera, folder)
+    }
     var seen: [String: Written] = [:]
     for item in written {
       if let first = seen[item.identity], first.owner != item.owner {

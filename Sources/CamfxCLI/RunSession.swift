@@ -110,10 +110,14 @@ final class RunSession {
       }
     }
     if showStatus { RecordCommand.printToStderr("\r\u{1B}[2K") }
+    var problems: [String] = []
+    for end in cameras.archives.close() {
+      RecordCommand.printToStderr("camfx: \(end.line)\n")
+      if let failure = end.failure { problems.append(failure) }
+    }
     // A camera that failed, was restarted by a reload and failed again counts once.
     var failed: [String] = []
     for name in cameras.failures where !failed.contains(name) { failed.append(name) }
-    var problems: [String] = []
     if !failed.isEmpty {
       // The mosaic is a recording of the run too; cameras a reload removed still count.
       let hasMosaic = description.mosaic != nil || failed.contains(RunFile.mosaicName)

@@ -25,6 +25,8 @@ final class RunningCameras {
   private(set) var failures: [String] = []
   /// Where SIGINT and SIGTERM go: every camera recording.
   let stopTarget: RecordingStopTarget
+  /// Where the cameras' finished files go, one archive per folder and store.
+  let archives = RunningArchives()
   private let erasesStatus: Bool
   /// One progress log per camera, for a service's journal (stderr is not a terminal).
   private var progressLogs: [ObjectIdentifier: RecordingProgressLog] = [:]
@@ -72,7 +74,8 @@ final class RunningCameras {
         opened.append(
           try CameraRecording(
             camera, creationTime: instant, source: source(camera), sound: sound(camera, recordings + opened),
-            eventTrigger: eventTrigger, report: reporter(for: camera.name)))
+            eventTrigger: eventTrigger, archive: archives.archive(for: camera.setup.archive, report: reporter(for: camera.name)),
+            report: reporter(for: camera.name)))
       } catch {
         say("camfx: \(camera.name): error: \(error)")
         failures.append(camera.name)

@@ -251,4 +251,50 @@ final class ArchiveTests: CLITestCase {
     XCTAssertTrue(full.stderr.contains("was deleted before it was archived: free space on 'disk' fell below --min-free"), full.stderr)
     XCTAssertTrue(full.stderr.contains("were deleted before they were archived"), full.stderr)
   }
+
+  /// `archive:` in a `camfx run` file: each camera's files under its own prefix; two
+  /// cameras' folders under one prefix are refused before anything records.
+  func testARunFileArchivesEachCameraUnderItsPrefix() throws {
+    let server = try S3TestServer(in: dir)
+    try FileManager.default.createDirectory(atPath: path("front"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: path("back"), withIntermediateDirectories: true)
+    func file(_ back: String) -> String {
+      """
+      cameras:
+        front:
+          source: testsrc
+          size: 320x240
+          duration: 4s
+          segment: 2s
+          x264-preset: ultrafast
+          output: front/seg.mp4
+          archive: s3://\(server.bucket)/site/front
+          archive-endpoint: \(server.endpoint)
+        back:
+          source: testsrc
+          size: 320x240
+          duration: 4s
+          x264-preset: ultrafast
+          output: back/one.mp4
+          archive: s3://\(server.bucket)/site/\(back)
+          archive-endpoint: \(server.endpoint)
+      """
+    }
+    try file("front").write(toFile: path("shared.yml"), atomically: true, encoding: .utf8)
+    let shared = try CLI.run(["run", "shared.yml", "--quiet"], in: dir, environment: S3TestServer.environment)
+    XCTAssertEqual(shared.status, 1)
+    XCTAssertTrue(
+      shared.stderr.contains("cameras.back.archive: s3://\(server.bucket)/site/front takes the files of camera 'front'"), shared.stderr)
+    XCTAssertEqual(try listing("front") + listing("back"), [])
+    try file("back").write(toFile: path("cams.yml"), atomically: true, encoding: .utf8)
+    let run = try CLI.run(["run", "cams.yml", "--quiet"], in: dir, environment: S3TestServer.environment)
+    XCTAssertEqual(run.status, 0, "\(run)")
+    let store = try S3Oracle.read(server, into: dir.appendingPathComponent("from-store"))
+    let front = try listing("front").filter { !$0.hasPrefix(".") }, back = try listing("back").filter { !$0.hasPrefix(".") }
+    XCTAssertEqual(front.count, 2, "\(front)")
+    XCTAssertEqual(back, ["one.mp4"])
+    XCTAssertEqual(Set(store.objects.keys), Set(front.map { "site/front/\($0)" } + ["site/back/one.mp4"]))
+    for name in front { XCTAssertEqual(try store.bytes("site/front/\(name)"), try Data(contentsOf: dir.appendingPathComponent("front/\(name)"))) }
+    XCTAssertEqual(try store.bytes("site/back/one.mp4"), try Data(contentsOf: dir.appendingPathComponent("back/one.mp4")))
+  }
 }
