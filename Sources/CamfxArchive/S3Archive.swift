@@ -27,10 +27,12 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     /// Keep only the newest N archived movie files on the disk.
     public var keepLocal: Int?
     /// Files from this size on go up in parts.
-    public var multipartThreshold: Int64 = 16 << 20
+    public var multipartThreshold: Int64 = 64 << 20
+    /// Files uploaded at once, each on a connection and a thread of its own.
+    public var uploads = 4
     /// The smallest part; larger for files that would need more than 10,000 parts
     /// (S3's limit), so a file of any size a camera writes fits.
-    public var partSize: Int64 = 8 << 20
+    public var partSize: Int64 = 16 << 20
     public init(destination: ArchiveDestination, credentials: ArchiveCredentials, folder: String) {
       self.destination = destination
       self.credentials = credentials
@@ -39,6 +41,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
   }
 
   public let options: Options
+  /// Asks the store for the bucket at the start.
   private let client: S3Client
   private let report: @Sendable (String) -> Void
 
@@ -53,6 +56,10 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     var archivedBytes: Int64 = 0
     var lost: [String] = []
     var outage: String?
+    /// When the store stopped answering, while it does not.
+    var outageStart: Double?
+    /// Files a worker is uploading now.
+    var inProgress: Set<String> = []
     /// Base paths (no extension) whose movie `keepLocal` deleted: their sidecars and
     /// pictures go too once they are archived.
     var removedBases: Set<String> = []
@@ -60,7 +67,10 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
   private let state: Mutex<State>
   private let wake = WakeSignal()
   private let cancelled = Atomic<Bool>(false)
-  private var uploader: NamedThread?
+  private var workers: [NamedThread] = []
+  private let workersEnded = Atomic<Int>(0)
+  /// One journal write at a time (off the state's lock, which `add` takes).
+  private let saving = Mutex<Void>(())
 
   /// Reads the journal and starts the uploader (which begins with what the journal
   /// lists).
@@ -102,7 +112,11 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
 
   /// Starts uploading (the journal's files first).
   public func start() throws {
-    uploader = try NamedThread("camfx.archive") { [self] in run() }
+    for _ in 0..<max(1, options.uploads) {
+      let worker = Worker(client: S3Client(destination: options.destination, credentials: options.credentials))
+      worker.client.isCancelled = { [weak self] in self?.cancelled.load(ordering: .relaxed) ?? true }
+      workers.append(try NamedThread("camfx.archive") { [self] in run(worker) })
+    }
   }
 
   // MARK: FileArchive
@@ -154,21 +168,17 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
       s.deadline = Date().timeIntervalSince1970 + seconds
     }
     wake.notify()
-    if let uploader {
-      // The uploader sees the deadline between requests; a request in flight at the
-      // deadline is cut off (`isCancelled`).
-      while !uploaderEnded.load(ordering: .acquiring) {
-        if Date().timeIntervalSince1970 > state.withLock({ $0.deadline }) { cancelled.store(true, ordering: .relaxed) }
-        wake.notify()
-        usleep(20_000)
-      }
-      uploader.join()
-      self.uploader = nil
+    // The workers see the deadline between requests; a request in flight at the
+    // deadline is cut off (`isCancelled`).
+    while workersEnded.load(ordering: .acquiring) < workers.count {
+      if Date().timeIntervalSince1970 > state.withLock({ $0.deadline }) { cancelled.store(true, ordering: .relaxed) }
+      wake.notify()
+      usleep(20_000)
     }
+    for worker in workers { worker.join() }
+    workers = []
     return backlog
   }
-
-  private let uploaderEnded = Atomic<Bool>(false)
 
   /// Ends the uploads now (a signal): the request in flight is cut off, and what is
   /// left stays in the journal.
@@ -183,34 +193,74 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
 
   // MARK: The uploader
 
-  private func run() {
-    defer { uploaderEnded.store(true, ordering: .releasing) }
+  /// One upload thread's own: its connection, and a buffer the MD5 of a body is read
+  /// through before the body is sent (the bodies themselves are read as they go).
+  final class Worker: @unchecked Sendable {
+    let client: S3Client
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 64)
+    init(client: S3Client) { self.client = client }
+    deinit { buffer.deallocate() }
+
+    /// The MD5 of `count` bytes of the file from `offset`.
+    func md5(fd: Int32, offset: Int64, count: Int64) throws -> [UInt8] {
+      let digest = MD5Digest()
+      var done: Int64 = 0
+      while done < count {
+        let n = pread(fd, buffer.baseAddress!, Int(min(Int64(buffer.count), count - done)), off_t(offset + done))
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else {
+          throw ArchiveUploadFailure.gone("cannot be read: \(n == 0 ? "shorter than it was" : String(cString: strerror(errno)))")
+        }
+        digest.update(UnsafeRawBufferPointer(start: buffer.baseAddress, count: n))
+        done += Int64(n)
+      }
+      return digest.finish()
+    }
+  }
+
+  /// A worker: takes the oldest waiting file no other worker has, until the end.
+  private func run(_ worker: Worker) {
+    defer { workersEnded.add(1, ordering: .releasing) }
     var failures = 0
-    var outageStart: Double?
     while true {
       takeAdded()
-      let (next, stopping, deadline) = state.withLock { s in
-        (s.journal.entries.first { !$0.archived }, s.stopping, s.deadline)
+      let (next, stopping, deadline) = state.withLock { s -> (ArchiveJournal.Entry?, Bool, Double) in
+        let entry = s.journal.entries.first { !$0.archived && !s.inProgress.contains($0.path) }
+        if let entry { s.inProgress.insert(entry.path) }
+        return (entry, s.stopping, s.deadline)
       }
-      let now = Date().timeIntervalSince1970
       guard let entry = next else {
-        if stopping { return }
-        wake.wait(timeoutNanoseconds: 1_000_000_000) { state.withLock { !$0.added.isEmpty || $0.stopping } }
+        if stopping && state.withLock({ $0.added.isEmpty && $0.inProgress.isEmpty }) { return }
+        // Until a file is handed over, or (at the end) the other workers are done.
+        wake.wait(timeoutNanoseconds: 1_000_000_000) {
+          state.withLock { !$0.added.isEmpty || ($0.stopping && $0.inProgress.isEmpty) }
+        }
         continue
       }
-      if now > deadline { return }
+      defer {
+        state.withLock { _ = $0.inProgress.remove(entry.path) }
+        wake.notify()
+      }
+      if Date().timeIntervalSince1970 > deadline { return }
       do throws(ArchiveUploadFailure) {
-        try upload(entry)
+        try upload(entry, with: worker)
+        let outageStart = state.withLock { s -> Double? in
+          defer {
+            s.outageStart = nil
+            s.outage = nil
+          }
+          return s.outageStart
+        }
         if let start = outageStart {
           let waiting = backlog
           report(
             "archive: \(options.destination.url) answers again after \(Int((Date().timeIntervalSince1970 - start).rounded())) s; "
               + "\(waiting.files) files (\(Self.megabytes(waiting.bytes))) wait")
-          outageStart = nil
-          state.withLock { $0.outage = nil }
         }
         failures = 0
       } catch {
+        // Cut off by the end (`finish`'s deadline, `stopSoon`): not an outage.
+        if cancelled.load(ordering: .relaxed) { return }
         switch error {
         case .gone(let why):
           state.withLock { s in
@@ -221,14 +271,19 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
           report("warning: archive: '\(entry.path)' \(why); it was not archived")
         case .store(let failure):
           failures += 1
-          if outageStart == nil {
-            outageStart = Date().timeIntervalSince1970
+          // One line per outage, from whichever worker saw it first.
+          let began = state.withLock { s -> Bool in
+            s.outage = failure.description
+            guard s.outageStart == nil else { return false }
+            s.outageStart = Date().timeIntervalSince1970
+            return true
+          }
+          if began {
             let waiting = backlog
             report(
               "archive: \(options.destination.url): \(failure.description); \(waiting.files) files "
                 + "(\(Self.megabytes(waiting.bytes))) wait, retrying")
           }
-          state.withLock { $0.outage = failure.description }
           // 1 s doubling to a minute; woken early only by the end's deadline.
           let delay = min(60.0, pow(2.0, Double(min(failures - 1, 6))))
           let until = Date().timeIntervalSince1970 + delay
@@ -266,6 +321,10 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
   }
 
   private func saveJournal() {
+    saving.withLock { _ in saveJournalNow() }
+  }
+
+  private func saveJournalNow() {
     let snapshot = state.withLock { s -> ArchiveJournal in
       // Archived files no longer on the disk need no entry; the newest 2,000 archived
       // are kept for loop recording's questions.
@@ -296,7 +355,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
   }
 
   /// Uploads one file, and notes it archived once the store confirmed it.
-  private func upload(_ entry: ArchiveJournal.Entry) throws(ArchiveUploadFailure) {
+  private func upload(_ entry: ArchiveJournal.Entry, with worker: Worker) throws(ArchiveUploadFailure) {
     var entry = entry
     let fd = open(entry.path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else {
@@ -317,9 +376,9 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     }
     do {
       if entry.size < options.multipartThreshold {
-        try putWhole(entry, fd: fd)
+        try putWhole(entry, fd: fd, with: worker)
       } else {
-        try putInParts(entry, fd: fd)
+        try putInParts(entry, fd: fd, with: worker)
       }
     } catch let failure as S3Failure {
       throw .store(failure)
@@ -339,30 +398,10 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     keepNewestLocally(after: entry.path)
   }
 
-  private var buffer: UnsafeMutableRawBufferPointer?
-
-  /// `count` bytes of the file from `offset`, in the uploader's buffer.
-  private func read(fd: Int32, offset: Int64, count: Int) throws -> UnsafeRawBufferPointer {
-    if buffer == nil || buffer!.count < count {
-      buffer?.deallocate()
-      buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 64)
-    }
-    let b = buffer!
-    var done = 0
-    while done < count {
-      let n = pread(fd, b.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else { throw ArchiveUploadFailure.gone("cannot be read: \(n == 0 ? "shorter than it was" : String(cString: strerror(errno)))") }
-      done += n
-    }
-    return UnsafeRawBufferPointer(start: b.baseAddress, count: count)
-  }
-
-  private func putWhole(_ entry: ArchiveJournal.Entry, fd: Int32) throws {
-    let body = try read(fd: fd, offset: 0, count: Int(entry.size))
-    let md5 = MD5Digest.of(body)
-    _ = try client.putObject(key: entry.key, body: body, md5: md5)
-    try verify(entry, fd: fd, wholeMD5: md5, partMD5s: nil)
+  private func putWhole(_ entry: ArchiveJournal.Entry, fd: Int32, with worker: Worker) throws {
+    let md5 = try worker.md5(fd: fd, offset: 0, count: entry.size)
+    _ = try worker.client.putObject(key: entry.key, body: FileRange(fd: fd, offset: 0, count: entry.size), md5: md5)
+    try verify(entry, fd: fd, wholeMD5: md5, partMD5s: nil, with: worker)
   }
 
   /// S3 takes at most 10,000 parts: the part size grows (in whole MiB) for files
@@ -373,13 +412,13 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     return max(smallest, (needed + mib - 1) / mib * mib)
   }
 
-  private func putInParts(_ entry: ArchiveJournal.Entry, fd: Int32) throws {
+  private func putInParts(_ entry: ArchiveJournal.Entry, fd: Int32, with worker: Worker) throws {
     var upload = entry.upload
     // The parts the store still holds, as the journal noted them.
     var confirmed: [Int: ArchiveJournal.Part] = [:]
     if let known = upload {
       do {
-        let held = try client.listParts(key: entry.key, uploadID: known.id)
+        let held = try worker.client.listParts(key: entry.key, uploadID: known.id)
         let heldETags = Dictionary(held.map { ($0.number, $0.etag) }, uniquingKeysWith: { a, _ in a })
         for part in known.parts where heldETags[part.number] == part.etag { confirmed[part.number] = part }
       } catch {
@@ -389,13 +428,13 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
       }
     }
     if upload == nil || upload!.partSize != Self.partSize(for: entry.size, smallest: options.partSize) {
-      if let stale = upload { try? client.abortMultipartUpload(key: entry.key, uploadID: stale.id) }
+      if let stale = upload { try? worker.client.abortMultipartUpload(key: entry.key, uploadID: stale.id) }
       // Uploads of this key the journal does not know: a crash between starting one and
       // noting it.
-      for orphan in try client.listMultipartUploads(prefix: entry.key) where orphan.key == entry.key {
-        try client.abortMultipartUpload(key: orphan.key, uploadID: orphan.uploadID)
+      for orphan in try worker.client.listMultipartUploads(prefix: entry.key) where orphan.key == entry.key {
+        try worker.client.abortMultipartUpload(key: orphan.key, uploadID: orphan.uploadID)
       }
-      let id = try client.createMultipartUpload(key: entry.key)
+      let id = try worker.client.createMultipartUpload(key: entry.key)
       upload = ArchiveJournal.Upload(id: id, partSize: Self.partSize(for: entry.size, smallest: options.partSize), parts: [])
       confirmed = [:]
       let noted = upload
@@ -409,25 +448,28 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     }
     for number in 1...count where confirmed[number] == nil {
       let offset = Int64(number - 1) * current.partSize
-      let body = try read(fd: fd, offset: offset, count: Int(min(current.partSize, entry.size - offset)))
-      let md5 = MD5Digest.of(body)
-      let etag = try client.uploadPart(key: entry.key, uploadID: current.id, number: number, body: body, md5: md5)
+      let body = FileRange(fd: fd, offset: offset, count: min(current.partSize, entry.size - offset))
+      let md5 = try worker.md5(fd: fd, offset: body.offset, count: body.count)
+      let etag = try worker.client.uploadPart(key: entry.key, uploadID: current.id, number: number, body: body, md5: md5)
       current.parts.append(ArchiveJournal.Part(number: number, etag: etag, md5: md5.hex))
       current.parts.sort { $0.number < $1.number }
       let noted = current
       update(entry.path) { $0.upload = noted }
     }
-    _ = try client.completeMultipartUpload(key: entry.key, uploadID: current.id, parts: current.parts.map { ($0.number, $0.etag) })
+    _ = try worker.client.completeMultipartUpload(key: entry.key, uploadID: current.id, parts: current.parts.map { ($0.number, $0.etag) })
     let partMD5s = current.parts.compactMap { [UInt8](hex: $0.md5) }
-    try verify(entry, fd: fd, wholeMD5: nil, partMD5s: partMD5s)
+    try verify(entry, fd: fd, wholeMD5: nil, partMD5s: partMD5s, with: worker)
   }
 
-  /// The store's object against the local file: the same size, and the ETag the MD5 of
-  /// the whole (a single PUT, or a store that names objects by their MD5) or S3's
-  /// multipart ETag (the MD5 of the parts' MD5s, a dash, the count). A store whose
-  /// ETags are neither (encrypted objects) checked every byte by its `Content-MD5`.
-  private func verify(_ entry: ArchiveJournal.Entry, fd: Int32, wholeMD5: [UInt8]?, partMD5s: [[UInt8]]?) throws {
-    guard let object = try client.headObject(key: entry.key) else {
+  /// The store's object against the local file: the same size, and the ETag S3 gives —
+  /// the MD5 of a single PUT's body, or for parts the MD5 of their MD5s, a dash and
+  /// the count. A store whose ETags are in another form (encrypted objects, a store
+  /// that names multipart objects by the whole file's MD5) has still checked every
+  /// byte it kept against its request's `Content-MD5`.
+  private func verify(
+    _ entry: ArchiveJournal.Entry, fd: Int32, wholeMD5: [UInt8]?, partMD5s: [[UInt8]]?, with worker: Worker
+  ) throws {
+    guard let object = try worker.client.headObject(key: entry.key) else {
       throw S3Failure(kind: .status(404, code: "NoSuchKey"), message: "'\(entry.key)' is not in the store after its upload")
     }
     guard object.size == entry.size else {
@@ -435,30 +477,18 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
         kind: .status(500, code: nil), message: "'\(entry.key)' holds \(object.size) bytes in the store, the file \(entry.size)")
     }
     let etag = object.etag.lowercased()
-    if let partMD5s, etag.contains("-") {
-      let joined = partMD5s.flatMap { $0 }
-      let expected = joined.withUnsafeBytes { MD5Digest.of($0) }.hex + "-\(partMD5s.count)"
-      guard etag == expected else {
-        throw S3Failure(kind: .status(500, code: nil), message: "'\(entry.key)' has ETag \(etag) in the store, expected \(expected)")
-      }
+    let expected: String
+    if let partMD5s {
+      guard etag.contains("-") else { return }
+      expected = partMD5s.flatMap { $0 }.withUnsafeBytes { MD5Digest.of($0) }.hex + "-\(partMD5s.count)"
+    } else if let wholeMD5, etag.count == 32, [UInt8](hex: etag) != nil {
+      expected = wholeMD5.hex
+    } else {
       return
     }
-    guard etag.count == 32, [UInt8](hex: etag) != nil else { return }
-    let md5 = try wholeMD5 ?? fileMD5(fd: fd, size: entry.size)
-    guard etag == md5.hex else {
-      throw S3Failure(kind: .status(500, code: nil), message: "'\(entry.key)' has MD5 \(etag) in the store, the file \(md5.hex)")
+    guard etag == expected else {
+      throw S3Failure(kind: .status(500, code: nil), message: "'\(entry.key)' has ETag \(etag) in the store, expected \(expected)")
     }
-  }
-
-  private func fileMD5(fd: Int32, size: Int64) throws -> [UInt8] {
-    let digest = MD5Digest()
-    var offset: Int64 = 0
-    while offset < size {
-      let chunk = try read(fd: fd, offset: offset, count: Int(min(8 << 20, size - offset)))
-      digest.update(chunk)
-      offset += Int64(chunk.count)
-    }
-    return digest.finish()
   }
 
   // MARK: Keeping N on the disk

@@ -25,6 +25,14 @@ struct S3Failure: Error, CustomStringConvertible, Sendable {
   }
 }
 
+/// A stretch of a file a request sends as its body, read as it goes (`pread`), so
+/// that no body is held in memory whole.
+struct FileRange {
+  var fd: Int32
+  var offset: Int64
+  var count: Int64
+}
+
 /// One answer from the store.
 struct S3Response {
   var status: Int
@@ -81,7 +89,7 @@ final class S3Client {
   }
 
   /// Puts `body` as the object `key`, checked by its MD5; returns the ETag.
-  func putObject(key: String, body: UnsafeRawBufferPointer, md5: [UInt8]) throws(S3Failure) -> String {
+  func putObject(key: String, body: FileRange, md5: [UInt8]) throws(S3Failure) -> String {
     let r = try send("PUT", key: key, headers: ["Content-MD5: \(md5.base64)"], upload: body)
     return Self.unquoted(r.headers["etag"] ?? "")
   }
@@ -94,7 +102,7 @@ final class S3Client {
     return id
   }
 
-  func uploadPart(key: String, uploadID: String, number: Int, body: UnsafeRawBufferPointer, md5: [UInt8]) throws(S3Failure) -> String {
+  func uploadPart(key: String, uploadID: String, number: Int, body: FileRange, md5: [UInt8]) throws(S3Failure) -> String {
     let r = try send(
       "PUT", key: key, query: [("partNumber", String(number)), ("uploadId", uploadID)],
       headers: ["Content-MD5: \(md5.base64)"], upload: body)
@@ -174,8 +182,8 @@ final class S3Client {
   /// What the callbacks read from and write to during one request.
   private final class Exchange {
     var isCancelled: @Sendable () -> Bool = { false }
-    var upload: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
-    var uploaded = 0
+    var upload = FileRange(fd: -1, offset: 0, count: 0)
+    var uploaded: Int64 = 0
     var headers: [String: String] = [:]
     var body: [UInt8] = []
   }
@@ -185,7 +193,7 @@ final class S3Client {
   /// libcurl signs the query as written.
   private func send(
     _ method: String, key: String?, query: [(String, String)] = [], headers extra: [String] = [],
-    upload: UnsafeRawBufferPointer? = nil, post: [UInt8]? = nil
+    upload: FileRange? = nil, post: [UInt8]? = nil
   ) throws(S3Failure) -> S3Response {
     var url = key.map { destination.objectURL(key: $0) } ?? destination.bucketURL + "/"
     if !query.isEmpty {
@@ -244,18 +252,22 @@ final class S3Client {
       case "HEAD":
         camfx_curl_set_long(curl, CURLOPT_NOBODY, 1)
       case "PUT":
-        exchange.upload = upload ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        exchange.upload = upload ?? FileRange(fd: -1, offset: 0, count: 0)
         camfx_curl_set_long(curl, CURLOPT_UPLOAD, 1)
         camfx_curl_set_offset(curl, CURLOPT_INFILESIZE_LARGE, curl_off_t(exchange.upload.count))
         camfx_curl_set_pointer(curl, CURLOPT_READDATA, context)
         camfx_curl_set_data_callback(curl, CURLOPT_READFUNCTION) { buffer, size, count, context in
           let exchange = Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue()
-          let n = min(size * count, exchange.upload.count - exchange.uploaded)
-          if n > 0, let base = exchange.upload.baseAddress {
-            UnsafeMutableRawPointer(buffer!).copyMemory(from: base + exchange.uploaded, byteCount: n)
-            exchange.uploaded += n
+          let wanted = min(Int64(size * count), exchange.upload.count - exchange.uploaded)
+          guard wanted > 0 else { return 0 }
+          while true {
+            let n = pread(exchange.upload.fd, buffer, Int(wanted), off_t(exchange.upload.offset + exchange.uploaded))
+            if n < 0 && errno == EINTR { continue }
+            // A file that shrank or cannot be read ends the request (CURL_READFUNC_ABORT).
+            guard n > 0 else { return 0x1000_0000 }
+            exchange.uploaded += Int64(n)
+            return n
           }
-          return n
         }
       case "POST":
         let body = post ?? []
