@@ -1,3 +1,4 @@
+import Camfx
 import Foundation
 
 /// Where archived files go: `s3://BUCKET/PREFIX` on AWS S3 or, with an endpoint, on any
@@ -61,16 +62,8 @@ public struct ArchiveDestination: Sendable, Equatable {
 
   func objectURL(key: String) -> String { bucketURL + "/" + Self.encodePath(key) }
 
-  /// The prefix with its strftime fields filled in for `time` (local time).
-  func expandedPrefix(at time: time_t) -> String {
-    guard prefix.contains("%") else { return prefix }
-    var t = time
-    var parts = tm()
-    localtime_r(&t, &parts)
-    var buffer = [CChar](repeating: 0, count: 1024)
-    let n = strftime(&buffer, buffer.count, prefix, &parts)
-    return n > 0 ? String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) : prefix
-  }
+  /// The prefix with its strftime fields filled in for `time` (local time), as `-o`'s.
+  func expandedPrefix(at time: time_t) -> String { NamePattern.expand(prefix, at: time) }
 
   /// The key of a file named `name` (relative to the archive's folder) handed over at `time`.
   func key(forName name: String, at time: time_t) -> String {

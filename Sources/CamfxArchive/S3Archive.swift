@@ -255,7 +255,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
           let waiting = backlog
           report(
             "archive: \(options.destination.url) answers again after \(Int((Date().timeIntervalSince1970 - start).rounded())) s; "
-              + "\(waiting.files) files (\(Self.megabytes(waiting.bytes))) wait")
+              + "\(waiting.files) file(s) (\(Self.megabytes(waiting.bytes))) wait")
         }
         failures = 0
       } catch {
@@ -281,7 +281,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
           if began {
             let waiting = backlog
             report(
-              "archive: \(options.destination.url): \(failure.description); \(waiting.files) files "
+              "archive: \(options.destination.url): \(failure.description); \(waiting.files) file(s) "
                 + "(\(Self.megabytes(waiting.bytes))) wait, retrying")
           }
           // 1 s doubling to a minute; woken early only by the end's deadline.

@@ -73,18 +73,41 @@ final class ArchiveTests: CLITestCase {
     XCTAssertFalse(journal.contains("\"archived\" : false"), journal)
   }
 
-  /// The store goes away for 10 s mid-recording: the recording drops nothing, one line
-  /// says the outage began and one that it ended, and the backlog drains byte-equal.
+  /// The store goes away for 10 s mid-recording: the recording drops nothing, /state and
+  /// /metrics show the backlog and the outage, one line says the outage began and one
+  /// that it ended, and the backlog drains byte-equal.
   func testAStoreDownForTenSecondsLosesNothing() throws {
     let server = try S3TestServer(in: dir)
+    let port = try LocalServer.freePort()
     let process = try CLI.start(
-      ["record", "--duration", "20s", "--segment", "2s", "--quiet", "--stats-json", "stats.json", "-o", "seg.mp4"]
-        + fast + archiveArgs(server),
+      ["record", "--duration", "20s", "--segment", "2s", "--quiet", "--stats-json", "stats.json", "-o", "seg.mp4",
+       "--preview", "127.0.0.1:\(port)"] + fast + archiveArgs(server),
       in: dir, environment: S3TestServer.environment)
     waitForFile("seg-000.mp4")
     sleep(3)
     server.stop()
-    sleep(10)
+    sleep(6)
+    // The backlog, as /state and /metrics show it while the store is away.
+    let state = try XCTUnwrap(
+      JSONSerialization.jsonObject(with: HTTPProbe.get(port: port, path: "/state").body) as? [String: Any])
+    let archive = try XCTUnwrap(state["archive"] as? [String: Any], "\(state)")
+    XCTAssertEqual(archive["destination"] as? String, "s3://\(server.bucket)/cams")
+    XCTAssertGreaterThanOrEqual(archive["files"] as? Int ?? 0, 2, "\(archive)")
+    XCTAssertGreaterThan(archive["bytes"] as? Int ?? 0, 0, "\(archive)")
+    XCTAssertGreaterThan(archive["oldest_waiting_seconds"] as? Double ?? 0, 1, "\(archive)")
+    XCTAssertGreaterThanOrEqual(archive["archived_files"] as? Int ?? 0, 1, "\(archive)")
+    XCTAssertNotNil(archive["outage"] as? String, "\(archive)")
+    let metrics = String(decoding: try HTTPProbe.get(port: port, path: "/metrics").body, as: UTF8.self)
+    let labels = #"{camera="camera",destination="s3://\#(server.bucket)/cams"}"#
+    XCTAssertTrue(metrics.contains("camfx_archive_up\(labels) 0"), metrics)
+    let waitingLine = metrics.split(separator: "\n").first { $0.hasPrefix("camfx_archive_waiting_files\(labels) ") }
+    XCTAssertGreaterThanOrEqual(Double(waitingLine?.split(separator: " ").last ?? "") ?? 0, 2, metrics)
+    if FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool") {
+      try Data(metrics.utf8).write(to: URL(fileURLWithPath: path("metrics.txt")))
+      let lint = try MovieOracle.run("sh", ["-c", "promtool check metrics < '\(path("metrics.txt"))' 2>&1"])
+      XCTAssertEqual(String(decoding: lint.stdout, as: UTF8.self) + lint.stderr, "")
+    }
+    sleep(4)
     try server.start()
     waitForExit(process)
     let log = stderr()
