@@ -54,6 +54,11 @@ public struct ArchiveDestination: Sendable, Equatable {
     self.region = region
   }
 
+  /// The region when none is given: `AWS_REGION`, `AWS_DEFAULT_REGION`, else us-east-1.
+  public static func defaultRegion(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+  }
+
   /// The bucket's URL: path-style on an endpoint, virtual-hosted on AWS.
   var bucketURL: String {
     if let endpoint { return "\(endpoint)/\(bucket)" }

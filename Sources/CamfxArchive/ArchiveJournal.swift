@@ -1,3 +1,4 @@
+import Camfx
 import Foundation
 
 /// The archive's list of files on the disk (`.camfx-archive.json` in the archive's
@@ -61,35 +62,16 @@ struct ArchiveJournal: Codable, Equatable {
     return journal.destination == destination ? journal : ArchiveJournal(destination: destination, entries: [])
   }
 
-  /// Writes the journal into `folder`, durably.
+  /// Writes the journal into `folder`, durably: through `OutputFile` (a temporary file,
+  /// synced, renamed into place), then the folder synced so that the rename lasts too.
   func save(folder: String) throws(ArchiveError) {
     let path = folder + "/" + Self.fileName
-    let temporary = path + ".tmp"
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    let bytes: [UInt8]
     do {
-      bytes = Array(try encoder.encode(self))
+      try OutputFile(path: path, overwrite: true).write(contents: Array(try encoder.encode(self)))
     } catch {
-      throw ArchiveError("cannot encode the archive journal: \(error)")
-    }
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw ArchiveError("cannot write '\(temporary)': \(String(cString: strerror(errno)))") }
-    var written = 0
-    while written < bytes.count {
-      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-      if n < 0 && errno == EINTR { continue }
-      guard n > 0 else {
-        let reason = String(cString: strerror(errno))
-        close(fd)
-        throw ArchiveError("cannot write '\(temporary)': \(reason)")
-      }
-      written += n
-    }
-    let synced = fsync(fd) == 0
-    close(fd)
-    guard synced, rename(temporary, path) == 0 else {
-      throw ArchiveError("cannot write '\(path)': \(String(cString: strerror(errno)))")
+      throw ArchiveError("cannot write '\(path)': \(error)")
     }
     let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if directory >= 0 {

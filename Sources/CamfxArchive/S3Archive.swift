@@ -255,7 +255,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
           let waiting = backlog
           report(
             "archive: \(options.destination.url) answers again after \(Int((Date().timeIntervalSince1970 - start).rounded())) s; "
-              + "\(waiting.files) file(s) (\(Self.megabytes(waiting.bytes))) wait")
+              + "\(waiting.files) file(s) (\(RecordingStatusLine.bytes(waiting.bytes))) wait")
         }
         failures = 0
       } catch {
@@ -282,7 +282,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
             let waiting = backlog
             report(
               "archive: \(options.destination.url): \(failure.description); \(waiting.files) file(s) "
-                + "(\(Self.megabytes(waiting.bytes))) wait, retrying")
+                + "(\(RecordingStatusLine.bytes(waiting.bytes))) wait, retrying")
           }
           // 1 s doubling to a minute; woken early only by the end's deadline.
           let delay = min(60.0, pow(2.0, Double(min(failures - 1, 6))))
@@ -401,7 +401,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
   private func putWhole(_ entry: ArchiveJournal.Entry, fd: Int32, with worker: Worker) throws {
     let md5 = try worker.md5(fd: fd, offset: 0, count: entry.size)
     _ = try worker.client.putObject(key: entry.key, body: FileRange(fd: fd, offset: 0, count: entry.size), md5: md5)
-    try verify(entry, fd: fd, wholeMD5: md5, partMD5s: nil, with: worker)
+    try verify(entry, wholeMD5: md5, partMD5s: nil, with: worker)
   }
 
   /// S3 takes at most 10,000 parts: the part size grows (in whole MiB) for files
@@ -427,7 +427,8 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
         upload = nil
       }
     }
-    if upload == nil || upload!.partSize != Self.partSize(for: entry.size, smallest: options.partSize) {
+    let partSize = Self.partSize(for: entry.size, smallest: options.partSize)
+    if upload == nil || upload!.partSize != partSize {
       if let stale = upload { try? worker.client.abortMultipartUpload(key: entry.key, uploadID: stale.id) }
       // Uploads of this key the journal does not know: a crash between starting one and
       // noting it.
@@ -435,7 +436,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
         try worker.client.abortMultipartUpload(key: orphan.key, uploadID: orphan.uploadID)
       }
       let id = try worker.client.createMultipartUpload(key: entry.key)
-      upload = ArchiveJournal.Upload(id: id, partSize: Self.partSize(for: entry.size, smallest: options.partSize), parts: [])
+      upload = ArchiveJournal.Upload(id: id, partSize: partSize, parts: [])
       confirmed = [:]
       let noted = upload
       update(entry.path) { $0.upload = noted }
@@ -458,7 +459,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     }
     _ = try worker.client.completeMultipartUpload(key: entry.key, uploadID: current.id, parts: current.parts.map { ($0.number, $0.etag) })
     let partMD5s = current.parts.compactMap { [UInt8](hex: $0.md5) }
-    try verify(entry, fd: fd, wholeMD5: nil, partMD5s: partMD5s, with: worker)
+    try verify(entry, wholeMD5: nil, partMD5s: partMD5s, with: worker)
   }
 
   /// The store's object against the local file: the same size, and the ETag S3 gives —
@@ -466,9 +467,7 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
   /// the count. A store whose ETags are in another form (encrypted objects, a store
   /// that names multipart objects by the whole file's MD5) has still checked every
   /// byte it kept against its request's `Content-MD5`.
-  private func verify(
-    _ entry: ArchiveJournal.Entry, fd: Int32, wholeMD5: [UInt8]?, partMD5s: [[UInt8]]?, with worker: Worker
-  ) throws {
+  private func verify(_ entry: ArchiveJournal.Entry, wholeMD5: [UInt8]?, partMD5s: [[UInt8]]?, with worker: Worker) throws {
     guard let object = try worker.client.headObject(key: entry.key) else {
       throw S3Failure(kind: .status(404, code: "NoSuchKey"), message: "'\(entry.key)' is not in the store after its upload")
     }
@@ -539,10 +538,6 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
   static func size(of path: String) -> Int64 {
     var st = stat()
     return stat(path, &st) == 0 ? Int64(st.st_size) : 0
-  }
-
-  public static func megabytes(_ bytes: Int64) -> String {
-    String(format: "%.1f MB", Double(bytes) / 1e6)
   }
 }
 

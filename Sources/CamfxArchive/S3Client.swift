@@ -174,8 +174,6 @@ final class S3Client {
     var t = s.trimmingCharacters(in: .whitespaces)
     if t.hasPrefix("\"") { t.removeFirst() }
     if t.hasSuffix("\"") { t.removeLast() }
-    if t.hasPrefix("&quot;") { t = String(t.dropFirst(6)) }
-    if t.hasSuffix("&quot;") { t = String(t.dropLast(6)) }
     return t
   }
 

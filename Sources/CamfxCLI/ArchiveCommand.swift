@@ -46,12 +46,9 @@ struct ArchiveCommand: ParsableCommand {
     for file in files {
       guard FileManager.default.isReadableFile(atPath: file) else { throw RecordingOptionError("'\(file)' cannot be read") }
     }
-    let environment = ProcessInfo.processInfo.environment
     let plan = ArchivePlan(
       options: S3Archive.Options(
-        destination: try ArchiveDestination(
-          url: destination, endpoint: endpoint,
-          region: region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"),
+        destination: try ArchiveDestination(url: destination, endpoint: endpoint, region: region ?? ArchiveDestination.defaultRegion()),
         credentials: try ArchiveCredentials.find(), folder: folder),
       lazy: false,
       waitSeconds: try wait.map { try RecordingLimits.parseDurationOrZero($0, option: "--wait").seconds } ?? .infinity)
@@ -63,7 +60,7 @@ struct ArchiveCommand: ParsableCommand {
     let waiting = archive.backlog
     if waiting.files > 0 {
       RecordCommand.printToStderr(
-        "camfx: uploading \(waiting.files) file(s) (\(S3Archive.megabytes(waiting.bytes))) to \(waiting.destination)\n")
+        "camfx: uploading \(waiting.files) file(s) (\(RecordingStatusLine.bytes(waiting.bytes))) to \(waiting.destination)\n")
     }
     let end = archive.close(waitingAtMost: plan.waitSeconds)
     RecordCommand.printToStderr("camfx: \(end.line)\n")

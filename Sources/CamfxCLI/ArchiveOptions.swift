@@ -47,9 +47,7 @@ struct ArchiveOptions: ParsableArguments {
       return nil
     }
     if let keepLocal, keepLocal < 0 { throw RecordingOptionError("--archive-keep-local must be 0 or more") }
-    let environment = ProcessInfo.processInfo.environment
-    let region = self.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
-    let destination = try ArchiveDestination(url: archive, endpoint: endpoint, region: region)
+    let destination = try ArchiveDestination(url: archive, endpoint: endpoint, region: region ?? ArchiveDestination.defaultRegion())
     let credentials = try ArchiveCredentials.find()
     var options = S3Archive.Options(destination: destination, credentials: credentials, folder: folder)
     options.keepLocal = keepLocal
@@ -89,10 +87,10 @@ extension S3Archive {
   /// when files were left or lost, the failure the exit status reports.
   func close(waitingAtMost seconds: Double) -> (line: String, failure: String?) {
     let left = finish(waitingAtMost: seconds)
-    var line = "archive: \(left.archivedFiles) file(s) (\(Self.megabytes(left.archivedBytes))) archived to \(left.destination)"
+    var line = "archive: \(left.archivedFiles) file(s) (\(RecordingStatusLine.bytes(left.archivedBytes))) archived to \(left.destination)"
     var failure: String?
     if left.files > 0 {
-      line += "; \(left.files) file(s) (\(Self.megabytes(left.bytes))) still wait in \(options.folder)/\(ArchiveJournalName.fileName)"
+      line += "; \(left.files) file(s) (\(RecordingStatusLine.bytes(left.bytes))) still wait in \(options.folder)/\(ArchiveJournalName.fileName)"
       failure = "\(left.files) file(s) were not archived" + (left.outage.map { " (\($0))" } ?? "")
         + "; `camfx archive \(options.folder) \(left.destination)` uploads them"
     }
