@@ -72,6 +72,13 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   private var held: [EncodedPacket] = []
   private var freeSpace: FreeSpaceCheck?
   private var lastVideoEnd: Double = 0
+  /// The segment before the cut, kept open for sound from before the cut that arrives
+  /// after the keyframe which cut it (a sound encoder behind the video on a busy
+  /// machine); finished when the sound reaches the cut, or a second of video later.
+  private var previous: (output: MovieFileOutput, offsets: [Int64], end: Double, index: Int, start: Double)?
+  /// The end of the newest sound packet seen (recording time), or nil before any.
+  private var lastAudioEnd: Double?
+  private var hasAudio: Bool { streams.contains { $0.kind == .audio } }
 
   /// - Parameter pattern: the `-o` name, with strftime fields or without (numbered).
   /// - Throws: `MediaSettingsError` for an unsupported extension.
@@ -92,7 +99,9 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   /// Video frames in the finished segments (what each file holds, deleted ones too).
   private var framesInFinishedSegments = 0
 
-  public var videoPacketsWritten: Int { framesInFinishedSegments + (current?.videoPacketsWritten ?? 0) }
+  public var videoPacketsWritten: Int {
+    framesInFinishedSegments + (current?.videoPacketsWritten ?? 0) + (previous?.output.videoPacketsWritten ?? 0)
+  }
   public var videoEndSeconds: Double {
     // A segment that failed holds less than was handed to it.
     if let current, case .failed = current.status { return segmentStart + current.videoEndSeconds }
@@ -103,7 +112,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   /// Bytes written to every segment, those loop recording deleted since included.
   public var bytesWritten: Int64 {
     // The current segment's entry counts 0 bytes until it is finished.
-    segments.reduce(0) { $0 + $1.bytes } + (current?.bytesWritten ?? 0)
+    segments.reduce(0) { $0 + $1.bytes } + (current?.bytesWritten ?? 0) + (previous?.output.bytesWritten ?? 0)
   }
 
   public var report: OutputReport {
@@ -140,6 +149,17 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   public func write(_ packet: EncodedPacket) throws(FFmpegError) {
     if current == nil { try startSegment(at: 0) }
     let pts = packet.presentationSeconds
+    if packet.stream.kind == .audio {
+      lastAudioEnd = max(lastAudioEnd ?? -.infinity, pts + packet.durationSeconds)
+      if let open = previous {
+        // Sound from before the cut goes to the segment it belongs to; the first from
+        // after it says that segment is whole.
+        if pts < open.end - 1e-9 { return try forward(packet, to: open.output, offsets: open.offsets) }
+        try finishPrevious()
+      }
+    } else if let open = previous, pts >= open.end + 1 {
+      try finishPrevious()
+    }
     if packet.stream.kind == .video {
       if let boundary = nextBoundary, packet.isKeyframe, pts >= boundary {
         try cut(at: packet)
@@ -158,6 +178,10 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   /// Writes `packet` into the current segment, its timestamps moved to the segment's start.
   private func forward(_ packet: EncodedPacket) throws(FFmpegError) {
     guard let current else { return }
+    try forward(packet, to: current, offsets: offsets)
+  }
+
+  private func forward(_ packet: EncodedPacket, to current: MovieFileOutput, offsets: [Int64]) throws(FFmpegError) {
     let offset = offsets[packet.stream.index]
     if offset == 0 {
       try current.write(packet)
@@ -176,7 +200,15 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
     let cutSeconds = keyframe.presentationSeconds
     // Held sound that still belongs to the old segment goes there first.
     for packet in held where packet.presentationSeconds < cutSeconds { try forward(packet) }
-    try finishCurrent(end: cutSeconds)
+    // One segment at most waits for its sound.
+    try finishPrevious()
+    if hasAudio, (lastAudioEnd ?? -.infinity) < cutSeconds - 1e-9, let output = current {
+      // The sound has not reached the cut yet: the segment stays open for it.
+      previous = (output, offsets, cutSeconds, segments.count - 1, segmentStart)
+      current = nil
+    } else {
+      try finishCurrent(end: cutSeconds)
+    }
     try startSegment(at: cutSeconds, firstPTS: keyframe.pointer.pointee.pts, stream: keyframe.stream)
     for packet in held where packet.presentationSeconds >= cutSeconds { try forward(packet) }
     releaseHeld()
@@ -214,6 +246,16 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
     try deleteOldSegments()
   }
 
+  /// Finishes the segment that waited for its sound.
+  private func finishPrevious() throws(FFmpegError) {
+    guard let open = previous else { return }
+    previous = nil
+    try open.output.finish()
+    segments[open.index].duration = open.end - open.start
+    segments[open.index].bytes = open.output.bytesWritten
+    framesInFinishedSegments += open.output.videoPacketsWritten
+  }
+
   private func finishCurrent(end: Double) throws(FFmpegError) {
     guard let current else { return }
     try current.finish()
@@ -238,7 +280,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
       }
     }
     while true {
-      let kept = segments.indices.filter { segments[$0].kept }
+      let kept = segments.indices.filter { segments[$0].kept && $0 != previous?.index }
       guard kept.count > 1 else { return }
       let finished = kept.dropLast()
       let total = finished.reduce(Int64(0)) { $0 + segments[$1].bytes }
@@ -268,7 +310,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
     defer { freeSpace = check }
     guard check.isLow(atMediaSeconds: seconds) else { return }
     while check.isLowNow() {
-      let candidates = segments.indices.dropLast().filter { segments[$0].kept }
+      let candidates = segments.indices.dropLast().filter { segments[$0].kept && $0 != previous?.index }
       guard loops, let first = candidates.first else {
         stopRequest = "free space on '\(check.directory)' fell below --min-free \(check.limitText)"
         return
@@ -290,6 +332,7 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   }
 
   public func finish() throws(FFmpegError) {
+    try finishPrevious()
     if current == nil { try startSegment(at: 0) }
     for packet in held { try forward(packet) }
     releaseHeld()
@@ -297,6 +340,13 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
   }
 
   public func cancel() {
+    if let open = previous {
+      previous = nil
+      open.output.cancel()
+      segments[open.index].duration = open.end - open.start
+      segments[open.index].bytes = open.output.bytesWritten
+      framesInFinishedSegments += open.output.videoPacketsWritten
+    }
     guard let current else { return }
     current.cancel()
     // What the file holds: less than was handed to it when it failed (a full disk).
