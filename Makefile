@@ -18,7 +18,10 @@ KERNEL_FLAGS = $(if $(filter yes,$(AVX2)),-Xswiftc -DCAMFX_AVX2) $(if $(filter y
 # runs without a Swift toolchain on the machine, starts without resolving the runtime's
 # symbols, and keeps none of the shared libraries' relocated pages resident (README:
 # the live figures).
-RELEASE_FLAGS = -c release --static-swift-stdlib -Xswiftc -target-cpu -Xswiftc $(CPU) $(KERNEL_FLAGS)
+RELEASE_FLAGS = $(RUN_FLAGS) --static-swift-stdlib
+# What `swift run` takes of them (it refuses --static-swift-stdlib): the benchmarks run
+# where they are built.
+RUN_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU) $(KERNEL_FLAGS)
 # The kernels' tests again in a debug build for this CPU with its intrinsic kernels
 # (own build path: the default debug build stays portable for the qemu guest). Only
 # the test bundle (SwiftPM's camfxPackageTests) is built there: the command, the preview
@@ -68,7 +71,7 @@ bench: setup release
 ## make bench-peers: camfx next to libyuv, libavfilter and libswscale (benchmarks/ sub-package)
 bench-peers:
 	bash scripts/setup.sh --bench
-	cd benchmarks && $(SWIFT) run $(RELEASE_FLAGS) camfx-compare
+	cd benchmarks && $(SWIFT) run $(RUN_FLAGS) camfx-compare
 
 ## make bench-record: transcode side by side with ffmpeg, and 60 s of live 1080p30 (issue 3)
 bench-record: setup release
