@@ -76,7 +76,9 @@ let package = Package(
     // sources themselves (V4L2Camera, ALSAMicrophone) are in Camfx/Sources/.
     .target(
       name: "CamfxCapture",
-      dependencies: ["CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg", "CV4L2", "CALSA"]),
+      dependencies: [
+        "CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg", "CV4L2", "CALSA", "CTurboJPEG",
+      ]),
 
     // Built-in filters: each on the same public API a user's own filter uses.
     .target(name: "GrayscaleFilter", dependencies: ["CamfxCore"], path: "filters/Grayscale"),
@@ -109,7 +111,7 @@ let package = Package(
       name: "Camfx",
       dependencies: [
         "CamfxCore", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CamfxPNG", "CamfxMedia", "CamfxCapture", "CamfxMQTT", "CamfxMotion", "CamfxMosaic", "CCamfxSignals",
-        "CFFmpeg", "CV4L2", "CALSA",
+        "CFFmpeg", "CV4L2", "CALSA", "CTurboJPEG",
         "GrayscaleFilter", "MirrorFilter", "CropFilter", "WatermarkFilter", "ScaleFilter", "FitFilter",
         "PadFilter", "RotateFilter", "TextFilter", "Frei0rFilter", "ColorFilter",
       ]),

@@ -12,7 +12,9 @@ struct BenchCommand: ParsableCommand {
       Rows: memcpy of the frame (the reference), each built-in filter, \
       bgra-to-yuv420p (the encoder adaptor's converter), yuyv-to-bgra and nv12-to-bgra \
       (the camera converters), nv12-to-yuv420p (an NV12 camera's frame into the planes \
-      the filters and the encoder work on), yuv420-filter-pass, row-band-pass and whole-frame-pass \
+      the filters and the encoder work on), mjpeg-to-yuv420p and mjpeg-to-yuv420p-libavcodec \
+      (an MJPEG camera's 4:2:2 frame decoded into those planes by libjpeg-turbo, as camfx \
+      does, and by libavcodec), yuv420-filter-pass, row-band-pass and whole-frame-pass \
       (a transcode's filter stage on one decoded yuv420p picture through \
       mirror,watermark: on the yuv420p planes as camfx runs these filters; to BGRA and \
       back in 16-row bands, as it runs a chain with a BGRA-only filter; and as three \
@@ -23,7 +25,10 @@ struct BenchCommand: ParsableCommand {
       pattern, run through the whole recording pipeline (decode, mirror,watermark, \
       libx264 veryfast) on every core. Each per-frame row runs for \
       --seconds after a warm-up, in batches of about a millisecond; frames/s is from \
-      the fastest batch. Build with `swift build -c release` first: \
+      the fastest batch. Each row runs twice (--frames): hot, on one frame over and over, \
+      which stays in the cache; cold, on a pool of frames twice the last-level cache \
+      (--pool-mb), taken in turn, as the pipeline's frames come from memory; x memcpy \
+      compares with memcpy from the same pool. Build with `swift build -c release` first: \
       debug builds are many times slower. Figures on a shared machine are noisy.
       """)
 
@@ -33,8 +38,14 @@ struct BenchCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Seconds to time each row, after warm-up.", valueName: "S"))
   var seconds: Double = 0.5
 
-  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, nv12-to-yuv420p, yuv420-filter-pass, row-band-pass, whole-frame-pass, yuyv-mirror-via-bgra, yuyv-mirror-yuv420p, motion-detect, mosaic-hstack, mosaic-grid, ring or transcode; memcpy is always shown); repeatable.", valueName: "NAME"))
+  @Option(name: .long, help: ArgumentHelp("Only this filter's or row's rows (a filter, bgra-to-yuv420p, yuyv-to-bgra, nv12-to-bgra, nv12-to-yuv420p, mjpeg-to-yuv420p, mjpeg-to-yuv420p-libavcodec, yuv420-filter-pass, row-band-pass, whole-frame-pass, yuyv-mirror-via-bgra, yuyv-mirror-yuv420p, motion-detect, mosaic-hstack, mosaic-grid, ring or transcode; memcpy is always shown); repeatable.", valueName: "NAME"))
   var filter: [String] = []
+
+  @Option(name: .long, help: ArgumentHelp("Where the frames come from: hot (one frame, in the cache), cold (a pool larger than the last-level cache), or hot,cold.", valueName: "LIST"))
+  var frames: String = "hot,cold"
+
+  @Option(name: .long, help: ArgumentHelp("The cold pool's size in MB (default: twice the last-level cache).", valueName: "MB"))
+  var poolMb: Int?
 
   @Flag(name: .long, help: "Print JSON instead of a table.")
   var json = false
@@ -44,6 +55,10 @@ struct BenchCommand: ParsableCommand {
       throw ValidationError("--seconds must be more than 0 and at most 60, got \(seconds)")
     }
     for spec in size { _ = try parseSize(spec) }
+    _ = try sources()
+    if let poolMb, poolMb < 1 || poolMb > 1 << 20 {
+      throw ValidationError("--pool-mb must be from 1 to 1048576, got \(poolMb)")
+    }
     let known = FilterRegistry.builtin.filters.map { $0.name } + BenchCase.pipelineNames + [TranscodeBenchmark.name]
     for name in filter where !known.contains(name) {
       throw ValidationError("unknown filter '\(name)' for --filter (known: \(known.joined(separator: ", ")))")
@@ -55,7 +70,8 @@ struct BenchCommand: ParsableCommand {
     let sizes = try size.isEmpty ? BenchCase.defaultSizes : size.map(parseSize)
     let selected = filter.isEmpty ? nil : Set(filter)
     let cases = BenchCase.filterCases(sizes: sizes, filters: selected) + BenchCase.pipelineCases(sizes: sizes, names: selected)
-    let runner = BenchRunner(secondsPerCase: seconds)
+    let runner = BenchRunner(
+      secondsPerCase: seconds, sources: try sources(), poolBytes: poolMb.map { $0 << 20 } ?? BenchFrames.defaultPoolBytes)
     // The end-to-end row, once, at the largest size: about 4 s of video per second asked.
     let largest = sizes.max { $0.pixelCount < $1.pixelCount }!
     let transcode = selected.map { $0.contains(TranscodeBenchmark.name) } ?? true
@@ -65,7 +81,8 @@ struct BenchCommand: ParsableCommand {
       if let transcode { results.append(try transcode.run()) }
       print(results.json(secondsPerCase: seconds), terminator: "")
     } else {
-      print("camfx bench: one core, \(seconds) s per row, frames/s from the fastest batch")
+      print("camfx bench: one core, \(seconds) s per row, frames/s from the fastest batch"
+        + (runner.sources.contains(.cold) ? "; cold frames from a pool of \(runner.poolBytes >> 20) MB" : ""))
       var printedHeader = false
       let nameWidth = max(18, cases.map(\.name.count).max() ?? 0)
       // Print rows as they finish, so a long run shows progress.
@@ -81,6 +98,18 @@ struct BenchCommand: ParsableCommand {
           + "(veryfast, CRF 23), the whole pipeline on every core")
       }
     }
+  }
+
+  private func sources() throws -> [BenchFrames] {
+    let names = frames.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    var sources: [BenchFrames] = []
+    for name in names {
+      guard let source = BenchFrames(rawValue: name) else {
+        throw ValidationError("--frames: '\(name)' is not hot or cold (e.g. --frames hot,cold)")
+      }
+      if !sources.contains(source) { sources.append(source) }
+    }
+    return sources
   }
 
   private func parseSize(_ text: String) throws -> FrameGeometry {

@@ -10,6 +10,10 @@ import CamfxPixelFormats
 /// format the pipeline negotiated: yuv420p (camfx's own copy or range conversion for
 /// the usual 4:2:0 and 4:2:2 pictures) or BGRA through libswscale.
 ///
+/// JPEGs bound for yuv420p go through libjpeg-turbo first (`TurboJPEGPlaneDecoder`:
+/// straight into the picture's planes, about twice as fast as libavcodec's decoder);
+/// what it does not take, or warns about, is decoded by libavcodec as before.
+///
 /// An H.264 stream is decoded from its first keyframe on; after a damaged frame, the
 /// frames that follow depend on it, so they are rejected too until the next keyframe.
 public final class CompressedFrameDecoder {
@@ -42,9 +46,16 @@ public final class CompressedFrameDecoder {
   /// True once a frame was decoded: frames skipped while waiting for a keyframe after
   /// that are losses (`.corrupt`), not the stream's start.
   private var hasDecoded = false
+  /// MJPEG to yuv420p: libjpeg-turbo, unless asked not to.
+  private let turboJPEG: TurboJPEGPlaneDecoder?
+  /// Frames `decode(_:into:)` had libjpeg-turbo decode (the rest went to libavcodec).
+  public private(set) var framesDecodedByTurboJPEG = 0
 
+  /// - Parameter turboJPEG: MJPEG frames bound for yuv420p are decoded by libjpeg-turbo
+  ///   where it can (false: by libavcodec only, as `camfx bench` compares them).
   /// - Throws: `FFmpegError` when libavcodec has no such decoder or cannot open it.
-  public init(codec: Codec = .mjpeg) throws(FFmpegError) {
+  public init(codec: Codec = .mjpeg, turboJPEG: Bool = true) throws(FFmpegError) {
+    self.turboJPEG = codec == .mjpeg && turboJPEG ? TurboJPEGPlaneDecoder() : nil
     let (id, name) = codec == .mjpeg ? (AV_CODEC_ID_MJPEG, "MJPEG") : (AV_CODEC_ID_H264, "H.264")
     guard let decoder = avcodec_find_decoder(id) else {
       throw FFmpegError.invalid("opening the \(name) decoder", "this FFmpeg has none")
@@ -83,10 +94,29 @@ public final class CompressedFrameDecoder {
   }
 
   /// Decodes one frame of exactly `destination`'s size into its yuv420p planes.
-  public func decode(_ bytes: UnsafeRawBufferPointer, into destination: YUV420Picture) -> Outcome {
+  /// - Parameter chain: row-local filters (`FilterChain.runsOnYUV420Bands`) run on each
+  ///   band of the picture while it is in the cache, as the YUYV and NV12 cameras' do.
+  public func decode(
+    _ bytes: UnsafeRawBufferPointer, into destination: YUV420Picture, filteringBandsWith chain: FilterChain? = nil
+  ) -> Outcome {
+    if let turboJPEG, turboJPEG.decode(bytes, into: destination, filteringBandsWith: chain) == .decoded {
+      // Nothing of an earlier frame is left for copyPicture.
+      av_frame_unref(frame.pointer)
+      framesDecodedByTurboJPEG += 1
+      return .decoded
+    }
     let outcome = decode(bytes, width: destination.width, height: destination.height)
     guard outcome == .decoded else { return outcome }
-    return copyPicture(into: destination) ? .decoded : .corrupt
+    guard copyPicture(into: destination) else { return .corrupt }
+    if let chain {
+      var firstRow = 0
+      while firstRow < destination.height {
+        let band = destination.band(firstRow: firstRow, rows: min(YUV420Picture.bandRows, destination.height - firstRow))
+        chain.process(yuv420Band: band, firstRow: firstRow)
+        firstRow += band.height
+      }
+    }
+    return .decoded
   }
 
   /// Decodes one frame, which must be `width`×`height`, and keeps its picture for

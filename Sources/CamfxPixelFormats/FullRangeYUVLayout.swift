@@ -75,6 +75,31 @@ public struct FullRangeYUVLayout {
   }
 }
 
+extension FullRangeYUVLayout {
+  /// Converts to yuv420p a band of `YUV420Picture.bandRows` rows at a time, running the
+  /// row-local `chain` on each band while it is in the cache, as `YUVSourceLayout` does
+  /// for YUYV and NV12 cameras. Allocates nothing.
+  /// - Precondition: `chain.runsOnYUV420Bands`, configured for the picture's size.
+  public func convert(to picture: YUV420Picture, filteringBandsWith chain: FilterChain) {
+    precondition(chain.runsOnYUV420Bands && chain.inputGeometry == picture.geometry, "a chain for yuv420p bands of \(picture.geometry)")
+    var firstRow = 0
+    while firstRow < picture.height {
+      let band = picture.band(firstRow: firstRow, rows: min(YUV420Picture.bandRows, picture.height - firstRow))
+      rows(from: firstRow).convert(to: band)
+      chain.process(yuv420Band: band, firstRow: firstRow)
+      firstRow += band.height
+    }
+  }
+
+  /// The same picture from row `row` (even) on.
+  func rows(from row: Int) -> FullRangeYUVLayout {
+    let chromaRow = chromaRows == .half ? row / 2 : row
+    return FullRangeYUVLayout(
+      luma: luma + row * lumaBytesPerRow, lumaBytesPerRow: lumaBytesPerRow, cb: cb + chromaRow * chromaBytesPerRow,
+      cr: cr + chromaRow * chromaBytesPerRow, chromaBytesPerRow: chromaBytesPerRow, chromaRows: chromaRows)
+  }
+}
+
 /// One affine map of 8-bit samples, `(x × scale + offset) >> 16`, sixteen at a time.
 struct RangeMap {
   let scale: UInt32

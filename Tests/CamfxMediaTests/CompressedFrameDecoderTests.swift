@@ -114,8 +114,11 @@ final class CompressedFrameDecoderTests: XCTestCase {
       let decoded = try runTool("ffmpeg", ["-v", "error", "-i", jpegPath, "-f", "rawvideo", "-pix_fmt", format, "-"])
       let toolYUV420 = try runTool("ffmpeg", ["-v", "error", "-i", jpegPath, "-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
       let planes = YUV420Planes(width: width, height: height)
-      let decoder = try CompressedFrameDecoder()
+      // libavcodec's decoder, which the ffmpeg tool runs too (libjpeg-turbo's IDCT
+      // rounds some samples the other way: the next test).
+      let decoder = try CompressedFrameDecoder(turboJPEG: false)
       XCTAssertEqual(jpeg.withUnsafeBytes { decoder.decode($0, into: planes.picture) }, .decoded, format)
+      XCTAssertEqual(decoder.framesDecodedByTurboJPEG, 0)
 
       let chromaRowsDecoded = format == "yuvj422p" ? height : chromaHeight
       let expected = YUV420Planes(width: width, height: height)
@@ -156,6 +159,46 @@ final class CompressedFrameDecoderTests: XCTestCase {
           XCTAssertLessThanOrEqual(worst, 1, "\(format) luma against ffmpeg")
         } else {
           XCTAssertLessThan(Double(total) / Double(a.width * a.height), format == "yuvj420p" ? 0.6 : 2.0, "\(format) plane \(index)")
+        }
+      }
+    }
+  }
+
+  /// libjpeg-turbo decodes 4:2:2 and 4:2:0 JPEGs (ffmpeg's, and TurboJPEG's own as a
+  /// camera's chip makes them) to the same yuv420p as libavcodec, within the IDCTs'
+  /// rounding, at sizes with and without whole MCUs; grey and 4:4:4 JPEGs, and damaged
+  /// ones, go to libavcodec, which decodes the first and rejects the last.
+  func testTurboJPEGDecodesCameraJPEGsAsLibavcodecDoes() throws {
+    for (width, height) in [(98, 62), (1920, 1080), (640, 480)] {
+      for format in ["yuvj422p", "yuvj420p", "yuvj444p", "gray"] {
+        let jpeg = try makeJPEG("testsrc2=size=\(width)x\(height)", pixelFormat: format)
+        let turbo = try CompressedFrameDecoder(), libavcodec = try CompressedFrameDecoder(turboJPEG: false)
+        let a = YUV420Planes(width: width, height: height), b = YUV420Planes(width: width, height: height)
+        XCTAssertEqual(jpeg.withUnsafeBytes { turbo.decode($0, into: a.picture) }, .decoded, "\(format) \(width)x\(height)")
+        XCTAssertEqual(jpeg.withUnsafeBytes { libavcodec.decode($0, into: b.picture) }, .decoded)
+        let byTurbo = format == "yuvj422p" || format == "yuvj420p"
+        XCTAssertEqual(turbo.framesDecodedByTurboJPEG, byTurbo ? 1 : 0, "\(format) \(width)x\(height)")
+        for index in 0..<3 {
+          let p = a.picture.plane(index), q = b.picture.plane(index)
+          var worst = 0, total = 0
+          for r in 0..<p.height {
+            for c in 0..<p.width {
+              let d = abs(Int(p.base[r * p.stride + c]) - Int(q.base[r * q.stride + c]))
+              worst = max(worst, d)
+              total += d
+            }
+          }
+          XCTAssertLessThanOrEqual(worst, 2, "\(format) \(width)x\(height) plane \(index)")
+          XCTAssertLessThan(Double(total) / Double(p.width * p.height), 0.1, "\(format) \(width)x\(height) plane \(index)")
+        }
+        // Cut short, or with its entropy-coded data overwritten: no picture from either.
+        if byTurbo {
+          let truncated = Array(jpeg.prefix(jpeg.count * 2 / 3))
+          XCTAssertEqual(truncated.withUnsafeBytes { turbo.decode($0, into: a.picture) }, .corrupt, "\(format) cut short")
+          var damaged = jpeg
+          for i in stride(from: jpeg.count / 2, to: jpeg.count / 2 + 64, by: 1) { damaged[i] = 0xFF }
+          XCTAssertEqual(damaged.withUnsafeBytes { turbo.decode($0, into: a.picture) }, .corrupt, "\(format) damaged")
+          XCTAssertEqual(turbo.framesDecodedByTurboJPEG, 1)
         }
       }
     }

@@ -264,8 +264,10 @@ final class ReshapingFilterTests: XCTestCase {
   /// The planes of a picture turned by rotate equal ffmpeg's transpose / hflip,vflip of
   /// the same raw picture, byte for byte (odd sizes: the chroma planes are turned too).
   func testRotateInYUV420IsFFmpegsTranspose() throws {
-    // 67×45 has whole 16×16 and 8×8 blocks of both planes and edges beside them.
-    for (width, height) in [(35, 17), (67, 45)] { try assertRotateInYUV420IsFFmpegsTranspose(width: width, height: height) }
+    // 67×45 has whole 16×16 and 8×8 blocks of both planes and edges beside them; 100×70
+    // whole 32×16 blocks (the AVX2 kernel's) of both planes, and overlapping last ones;
+    // 1030×720's luma plane is large enough for the AVX2 kernel's streamed 64-row strips.
+    for (width, height) in [(35, 17), (67, 45), (100, 70), (1030, 720)] { try assertRotateInYUV420IsFFmpegsTranspose(width: width, height: height) }
   }
 
   private func assertRotateInYUV420IsFFmpegsTranspose(width: Int, height: Int) throws {

@@ -174,6 +174,36 @@ final class YUV420FilterTests: XCTestCase {
     }
   }
 
+  /// An MJPEG camera's frame decoded into the pool's planes with the row-local chain
+  /// run band by band (by libjpeg-turbo's path and by libavcodec's) has the samples of
+  /// decoding first and filtering after; 4:2:2 and 4:2:0, a height of no whole bands.
+  func testAJPEGDecodedIntoPlanesGetsTheChainBandByBand() throws {
+    for (width, height) in [(322, 182), (98, 62)] {
+      let size = FrameGeometry(width: width, height: height)
+      for format in ["yuvj422p", "yuvj420p"] {
+        let path = try temporaryDirectory().appendingPathComponent("frame.jpg").path
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        try runTool("ffmpeg", [
+          "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=\(width)x\(height)", "-frames:v", "1", "-pix_fmt", format,
+          "-f", "mjpeg", path,
+        ])
+        let jpeg = try Data(contentsOf: URL(fileURLWithPath: path))
+        for specs in [["mirror"], ["watermark", "color=saturation=1.5"]] {
+          let chain = try configuredChain(specs, size)
+          for turboJPEG in [true, false] {
+            let decoder = try CompressedFrameDecoder(codec: .mjpeg, turboJPEG: turboJPEG)
+            let decoded = YUV420Planes(width: width, height: height), fused = YUV420Planes(width: width, height: height)
+            XCTAssertEqual(jpeg.withUnsafeBytes { decoder.decode($0, into: decoded.picture) }, .decoded)
+            let expected = runPlanar(chain, decoded)
+            XCTAssertEqual(jpeg.withUnsafeBytes { decoder.decode($0, into: fused.picture, filteringBandsWith: chain) }, .decoded)
+            XCTAssertEqual(Samples(fused.picture), expected, "\(specs) on a \(format) JPEG of \(size), TurboJPEG \(turboJPEG)")
+            XCTAssertEqual(decoder.framesDecodedByTurboJPEG, turboJPEG ? 2 : 0)
+          }
+        }
+      }
+    }
+  }
+
   func testIntermediatesOnlyWhereTheSizeChangesBeforeTheLastFilter() throws {
     let size = FrameGeometry(width: 64, height: 40)
     let counts: [([String], Int)] = [

@@ -52,6 +52,17 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
     source.withUnsafeBytes { from in
       destination.withUnsafeMutableBytes { to in
         let s = from.assumingMemoryBound(to: UInt32.self), d = to.assumingMemoryBound(to: UInt32.self)
+        #if CAMFX_AVX2 && arch(x86_64)
+        if angle == .half {
+          Self.halfTurnPixelsAVX2(
+            s, sourceStride: sourceStride / 4, width: inputSize.width, height: inputSize.height,
+            into: d, destinationStride: destinationStride / 4)
+        } else {
+          Self.quarterTurnPixelsAVX2(
+            s, sourceStride: sourceStride / 4, width: inputSize.width, height: inputSize.height,
+            into: d, destinationStride: destinationStride / 4, clockwise: angle == .quarter)
+        }
+        #else
         if angle == .half {
           Self.halfTurn(
             s, sourceStride: sourceStride / 4, width: inputSize.width, height: inputSize.height,
@@ -61,6 +72,7 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
             s, sourceStride: sourceStride / 4, width: inputSize.width, height: inputSize.height,
             into: d, destinationStride: destinationStride / 4, clockwise: angle == .quarter)
         }
+        #endif
       }
     }
   }
@@ -139,19 +151,30 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
     precondition(source.geometry == inputSize, "rotate configured for \(inputSize), got \(source.geometry)")
     for index in 0..<3 {
       let from = source.plane(index), to = destination.plane(index)
+      let s = UnsafePointer(from.base)
       if angle == .half {
+        #if CAMFX_AVX2 && arch(x86_64)
+        Self.halfTurnBytesAVX2(
+          s, sourceStride: from.stride, width: from.width, height: from.height, into: to.base,
+          destinationStride: to.stride)
+        #else
         Self.halfTurn(
-          UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
-          into: to.base, destinationStride: to.stride)
+          s, sourceStride: from.stride, width: from.width, height: from.height, into: to.base,
+          destinationStride: to.stride)
+        #endif
       } else {
-        #if arch(x86_64)
+        #if CAMFX_AVX2 && arch(x86_64)
+        Self.quarterTurnBytesAVX2(
+          s, sourceStride: from.stride, width: from.width, height: from.height, into: to.base,
+          destinationStride: to.stride, clockwise: angle == .quarter)
+        #elseif arch(x86_64)
         Self.quarterTurnBytesSSE2(
-          UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
-          into: to.base, destinationStride: to.stride, clockwise: angle == .quarter)
+          s, sourceStride: from.stride, width: from.width, height: from.height, into: to.base,
+          destinationStride: to.stride, clockwise: angle == .quarter)
         #else
         Self.quarterTurnBytes(
-          UnsafePointer(from.base), sourceStride: from.stride, width: from.width, height: from.height,
-          into: to.base, destinationStride: to.stride, clockwise: angle == .quarter)
+          s, sourceStride: from.stride, width: from.width, height: from.height, into: to.base,
+          destinationStride: to.stride, clockwise: angle == .quarter)
         #endif
       }
     }
@@ -195,6 +218,33 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
   }
 
   static let tile = 32
+
+  /// Calls `block(x, y)` for `across` × `along` blocks (x, y their top-left corner) of a
+  /// `width` × `height` destination, strip by strip: x steps `across` (a strip of source
+  /// rows), and y walks the strip `along` at a time (along the source rows, which are
+  /// then read as sequential streams). Where a size is not a multiple of the block, the
+  /// last block of each strip or the last strip overlaps the one before (it writes the
+  /// same values again); `edge(x, y)` only covers a destination smaller than a block.
+  @inline(__always)
+  static func forEachStrip(
+    width: Int, height: Int, across: Int, along: Int, block: (Int, Int) -> Void, edge: (Int, Int) -> Void
+  ) {
+    guard width >= across, height >= along else {
+      for y in 0..<height { for x in 0..<width { edge(x, y) } }
+      return
+    }
+    var x = 0
+    while true {
+      var y = 0
+      while true {
+        block(x, y)
+        if y + along == height { break }
+        y = min(y + along, height - along)
+      }
+      if x + across == width { break }
+      x = min(x + across, width - across)
+    }
+  }
 
   /// A half turn of a `width` × `height` grid of samples (strides in samples):
   /// `destination[y][x] = source[height − 1 − y][width − 1 − x]`.

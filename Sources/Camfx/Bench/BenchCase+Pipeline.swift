@@ -56,7 +56,8 @@ extension BenchCase {
 
   /// The names of the pipeline rows, which `--filter` also accepts.
   public static let pipelineNames = [
-    bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, nv12ToYUV420Name, yuv420FilterPassName, rowBandPassName, wholeFramePassName,
+    bgraToYUV420Name, yuyvToBGRAName, nv12ToBGRAName, nv12ToYUV420Name, mjpegToYUV420Name, mjpegToYUV420LibavcodecName,
+    yuv420FilterPassName, rowBandPassName, wholeFramePassName,
     yuyvMirrorViaBGRAName, yuyvMirrorYUV420Name, motionName, mosaicHStackName, mosaicGridName, ringName,
   ]
 
@@ -74,6 +75,8 @@ extension BenchCase {
       cases.append(yuyvToBGRA(size))
       cases.append(nv12Conversion(size, toYUV420: false))
       cases.append(nv12Conversion(size, toYUV420: true))
+      cases.append(mjpegDecode(size, turboJPEG: true))
+      cases.append(mjpegDecode(size, turboJPEG: false))
       cases.append(transcodePass(size, .yuv420))
       cases.append(transcodePass(size, .rowBands))
       cases.append(transcodePass(size, .wholeFrames))

@@ -1,17 +1,21 @@
 extension Array where Element == BenchResult {
   /// The human-readable table `camfx bench` prints.
   ///
-  ///     operation          size         frames/s     GB/s   x memcpy
-  ///     memcpy             1920x1080      3216.0    26.67       1.00
+  ///     operation          size       frame     frames/s      GB/s   x memcpy
+  ///     memcpy             1920x1080  hot         3216.0     26.67       1.00
+  ///     memcpy             1920x1080  cold         905.6      7.51       1.00
   /// - Parameter nameWidth: the operation column's width (default: the longest name,
   ///   at least 18), for a table printed a row at a time.
   public func table(nameWidth: Int? = nil) -> String {
     let nameWidth = nameWidth ?? Swift.max(18, map(\.name.count).max() ?? 0)
-    let header = [pad("operation", nameWidth), pad("size", 10), pad("frames/s", 12, right: true), pad("GB/s", 9, right: true), pad("x memcpy", 10, right: true)]
+    let header = [
+      pad("operation", nameWidth), pad("size", 10), pad("frame", 5), pad("frames/s", 12, right: true), pad("GB/s", 9, right: true),
+      pad("x memcpy", 10, right: true),
+    ]
     var lines = [header.joined(separator: " ")]
     for r in self {
       lines.append([
-        pad(r.name, nameWidth), pad(r.size.description, 10), pad(fixed(r.framesPerSecond, 1), 12, right: true),
+        pad(r.name, nameWidth), pad(r.size.description, 10), pad(r.source.rawValue, 5), pad(fixed(r.framesPerSecond, 1), 12, right: true),
         pad(r.gigabytesPerSecond.map { fixed($0, 2) } ?? "-", 9, right: true), pad(r.ratioToMemcpy.map { fixed($0, 2) } ?? "-", 10, right: true),
       ].joined(separator: " "))
     }
@@ -24,7 +28,7 @@ extension Array where Element == BenchResult {
     let rows = map { r in
       var fields = [
         "\"operation\": \(quoted(r.name))", "\"size\": \(quoted(r.size.description))",
-        "\"width\": \(r.size.width)", "\"height\": \(r.size.height)",
+        "\"width\": \(r.size.width)", "\"height\": \(r.size.height)", "\"frame\": \(quoted(r.source.rawValue))",
         "\"bytesPerFrame\": \(r.bytesPerFrame)", "\"frames\": \(r.frames)",
         "\"framesPerSecond\": \(number(r.framesPerSecond))",
         "\"medianFramesPerSecond\": \(number(1 / r.medianSeconds))",

@@ -8,8 +8,11 @@ public struct BenchResult: Sendable {
   /// The fastest and the median per-frame time over the timed batches, in seconds.
   public var bestSeconds: Double
   public var medianSeconds: Double
-  /// Frames per second of memcpy of a frame of the same size, when that row was run.
+  /// Frames per second of memcpy of a frame of the same size, when that row was run
+  /// (from the same pool: hot with hot, cold with cold).
   public var memcpyFramesPerSecond: Double?
+  /// Where the frames came from: one frame in the cache, or a pool larger than it.
+  public var source: BenchFrames = .hot
 
   /// Frames per second from the best batch: on a shared machine the fastest batch is
   /// the one least disturbed by other work.

@@ -15,6 +15,7 @@ extension Catalog {
     // libswscale's SWS_FAST_BILINEAR, horizontally), while camfx's bilinear widens its
     // kernel when shrinking as libswscale's SWS_BILINEAR does. At 2:1, libyuv's box and
     // bilinear and camfx's area and fast_bilinear are all the 2×2 mean.
+    let turns = [90, 180, 270].flatMap { [rotateBGRA(g, degrees: $0), rotateI420(g, degrees: $0)] }
     return [
       scaleBGRA("scale-bilinear-2of3", g, to: twoThirds, .bilinear, CAMFX_PEER_SCALE_BILINEAR, libyuv: false),
       scaleBGRA("scale-fast-bilinear-2of3", g, to: twoThirds, .fastBilinear, CAMFX_PEER_SCALE_FAST_BILINEAR, libyuv: true),
@@ -26,8 +27,7 @@ extension Catalog {
         "scale-fast-bilinear-2of3-i420", g, to: twoThirds, .fastBilinear, CAMFX_PEER_SCALE_FAST_BILINEAR, libyuv: true),
       scaleI420("scale-area-half-i420", g, to: half, .area, CAMFX_PEER_SCALE_AREA, libyuv: true),
       scaleI420("scale-bicubic-2of3-i420", g, to: twoThirds, .bicubic, CAMFX_PEER_SCALE_BICUBIC, libyuv: false),
-      rotateBGRA(g), rotateI420(g), timestamp(g), color(g),
-    ]
+    ] + turns + [timestamp(g), color(g)]
   }
 
   static func scaleBGRA(
@@ -60,7 +60,8 @@ extension Catalog {
           return { try LibYUV.scale(source, into: destination, method: peer) }
         }, at: 1)
     }
-    return FrameOperation(name: name, geometry: g, contenders: contenders)
+    return FrameOperation(
+      name: name, geometry: g, contenders: contenders, bytesMoved: (g.width * g.height + out.width * out.height) * 4)
   }
 
   static func scaleI420(
@@ -97,50 +98,69 @@ extension Catalog {
           return { try LibYUV.scale(from, into: to, method: peer) }
         }, at: 1)
     }
-    return FrameOperation(name: name, geometry: g, contenders: contenders)
+    return FrameOperation(
+      name: name, geometry: g, contenders: contenders, bytesMoved: (g.width * g.height + out.width * out.height) * 3 / 2)
   }
 
-  static func rotateBGRA(_ g: FrameGeometry) -> FrameOperation {
-    FrameOperation(name: "rotate-90", geometry: g, contenders: [
-      Contender(.camfx, "rotate=angle=90") {
-        var rotate = Rotate(angle: .quarter)
-        let out = try rotate.configure(input: g)
+  /// FFmpeg's filters for a clockwise turn (a command-line user's `transpose`; a half
+  /// turn is `hflip,vflip`, where vflip only flips the line order).
+  static func ffmpegTurn(_ degrees: Int) -> String {
+    degrees == 90 ? "transpose=1" : degrees == 270 ? "transpose=2" : "hflip,vflip"
+  }
+
+  /// The name of a turn's row: `rotate-90`, `rotate-180-i420`, ...
+  static func rotateName(_ degrees: Int, i420: Bool) -> String { "rotate-\(degrees)" + (i420 ? "-i420" : "") }
+
+  static func rotateBGRA(_ g: FrameGeometry, degrees: Int) -> FrameOperation {
+    let angle = Rotate.Angle(rawValue: degrees)!
+    let out = degrees == 180 ? g : FrameGeometry(width: g.height, height: g.width)
+    return FrameOperation(name: rotateName(degrees, i420: false), geometry: g, contenders: [
+      Contender(.camfx, "rotate=angle=\(degrees)") {
+        var rotate = Rotate(angle: angle)
+        _ = try rotate.configure(input: g)
         let source = TestImages.frame(g)
         var destination = PixelBuffer(width: out.width, height: out.height)
         let ready = rotate
         return { ready.process(source, into: &destination) }
       },
-      Contender(.libyuv, "ARGBRotate kRotate90") {
-        let source = TestImages.frame(g), destination = PixelBuffer(width: g.height, height: g.width)
-        return { try LibYUV.rotate(source, into: destination, degrees: 90) }
+      Contender(.libyuv, "ARGBRotate kRotate\(degrees)") {
+        let source = TestImages.frame(g), destination = PixelBuffer(width: out.width, height: out.height)
+        return { try LibYUV.rotate(source, into: destination, degrees: Int32(degrees)) }
       },
-      Contender(.ffmpeg, "libavfilter transpose=1") {
+      Contender(.ffmpeg, "libavfilter \(ffmpegTurn(degrees))") {
         let frame = TestImages.frame(g)
-        let graph = try FilterGraph("[in]transpose=1[out]", geometry: g)
+        let graph = try FilterGraph("[in]\(ffmpegTurn(degrees))[out]", geometry: g)
         return { try graph.run(frame) }
       },
-    ])
+    ], bytesMoved: 2 * g.width * g.height * 4)
   }
 
-  static func rotateI420(_ g: FrameGeometry) -> FrameOperation {
+  static func rotateI420(_ g: FrameGeometry, degrees: Int) -> FrameOperation {
     func source() -> PlanarImage {
       let image = PlanarImage.yuv420p(width: g.width, height: g.height)
       image.fillPseudoRandom(seed: 19)
       return image
     }
-    return FrameOperation(name: "rotate-90-i420", geometry: g, contenders: [
-      Contender(.camfx, "rotate=angle=90 on yuv420p") {
-        var rotate = Rotate(angle: .quarter)
+    let angle = Rotate.Angle(rawValue: degrees)!
+    let out = degrees == 180 ? g : FrameGeometry(width: g.height, height: g.width)
+    return FrameOperation(name: rotateName(degrees, i420: true), geometry: g, contenders: [
+      Contender(.camfx, "rotate=angle=\(degrees) on yuv420p") {
+        var rotate = Rotate(angle: angle)
         _ = try rotate.configure(input: g)
-        let from = source(), to = PlanarImage.yuv420p(width: g.height, height: g.width)
+        let from = source(), to = PlanarImage.yuv420p(width: out.width, height: out.height)
         let ready = rotate
         return { ready.process(yuv420: from.picture, into: to.picture) }
       },
-      Contender(.libyuv, "I420Rotate kRotate90") {
-        let from = source(), to = PlanarImage.yuv420p(width: g.height, height: g.width)
-        return { try LibYUV.rotate(from, into: to, degrees: 90) }
+      Contender(.libyuv, "I420Rotate kRotate\(degrees)") {
+        let from = source(), to = PlanarImage.yuv420p(width: out.width, height: out.height)
+        return { try LibYUV.rotate(from, into: to, degrees: Int32(degrees)) }
       },
-    ])
+      Contender(.ffmpeg, "libavfilter \(ffmpegTurn(degrees)) on yuv420p") {
+        let from = source()
+        let graph = try FilterGraph("[in]\(ffmpegTurn(degrees))[out]", geometry: g, format: CAMFX_PEER_YUV420P)
+        return { try graph.run(from) }
+      },
+    ], bytesMoved: 2 * g.width * g.height * 3 / 2)
   }
 
   /// A 19-character timestamp at 32 px on frames 1/30 s apart (the text changes once a

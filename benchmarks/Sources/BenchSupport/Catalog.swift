@@ -58,7 +58,7 @@ public enum Catalog {
         let graph = try FilterGraph("[in]format=gray,format=bgra[out]", geometry: g)
         return { try graph.run(frame) }
       },
-    ].compactMap { $0 }, missing: camfx == nil ? "grayscale filter not on main yet" : nil)
+    ].compactMap { $0 }, missing: camfx == nil ? "grayscale filter not on main yet" : nil, bytesMoved: 2 * g.width * g.height * 4)
   }
 
   static func mirror(_ g: FrameGeometry) -> FrameOperation {
@@ -74,7 +74,7 @@ public enum Catalog {
         let graph = try FilterGraph("[in]hflip[out]", geometry: g)
         return { try graph.run(frame) }
       },
-    ].compactMap { $0 }, missing: camfx == nil ? "mirror filter not on main yet" : nil)
+    ].compactMap { $0 }, missing: camfx == nil ? "mirror filter not on main yet" : nil, bytesMoved: 2 * g.width * g.height * 4)
   }
 
   static func crop(_ g: FrameGeometry) -> FrameOperation {
@@ -130,25 +130,26 @@ public enum Catalog {
         let sws = try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_BGRA, to: CAMFX_PEER_YUV420P)
         return { try sws.convert(frame, into: planes) }
       },
-    ].compactMap { $0 }, missing: camfx == nil ? "BGRA→yuv420p adaptor not on main yet" : nil)
+    ].compactMap { $0 }, missing: camfx == nil ? "BGRA→yuv420p adaptor not on main yet" : nil, bytesMoved: g.width * g.height * 11 / 2)
   }
 
   static func fromYUYV(_ g: FrameGeometry) -> FrameOperation {
     toBGRA(
       "yuyv-to-bgra", g, camfx: CamfxHooks.fromYUYV(g), missing: "YUYV→BGRA converter", image: PlanarImage.yuyv, seed: 7,
-      libyuv: ("YUY2ToARGB", LibYUV.fromYUY2), swscale: ("yuyv422", CAMFX_PEER_YUYV422))
+      libyuv: ("YUY2ToARGB", LibYUV.fromYUY2), swscale: ("yuyv422", CAMFX_PEER_YUYV422), sourceBytes: g.width * g.height * 2)
   }
 
   static func fromNV12(_ g: FrameGeometry) -> FrameOperation {
     toBGRA(
       "nv12-to-bgra", g, camfx: CamfxHooks.fromNV12(g), missing: "NV12→BGRA converter", image: PlanarImage.nv12, seed: 11,
-      libyuv: ("NV12ToARGB", LibYUV.fromNV12), swscale: ("nv12", CAMFX_PEER_NV12))
+      libyuv: ("NV12ToARGB", LibYUV.fromNV12), swscale: ("nv12", CAMFX_PEER_NV12), sourceBytes: g.width * g.height * 3 / 2)
   }
 
   static func fromI420(_ g: FrameGeometry) -> FrameOperation {
     toBGRA(
       "i420-to-bgra", g, camfx: CamfxHooks.fromI420(g), missing: "I420→BGRA converter", image: PlanarImage.yuv420p,
-      seed: 13, libyuv: ("I420ToARGB", LibYUV.fromI420), swscale: ("yuv420p", CAMFX_PEER_YUV420P))
+      seed: 13, libyuv: ("I420ToARGB", LibYUV.fromI420), swscale: ("yuv420p", CAMFX_PEER_YUV420P),
+      sourceBytes: g.width * g.height * 3 / 2)
   }
 
   /// A conversion to BGRA, camfx next to libyuv's `libyuv.name` and libswscale from
@@ -158,7 +159,7 @@ public enum Catalog {
     _ name: String, _ g: FrameGeometry, camfx: Contender?, missing: String,
     image: @escaping (_ width: Int, _ height: Int) -> PlanarImage, seed: UInt64,
     libyuv: (name: String, convert: (PlanarImage, PixelBuffer) throws(PeerError) -> Void),
-    swscale: (name: String, format: camfx_peer_format)
+    swscale: (name: String, format: camfx_peer_format), sourceBytes: Int
   ) -> FrameOperation {
     func source() -> PlanarImage {
       let picture = image(g.width, g.height)
@@ -177,7 +178,8 @@ public enum Catalog {
         let sws = try SwscaleConverter(width: g.width, height: g.height, from: swscale.format, to: CAMFX_PEER_BGRA)
         return { try sws.convert(picture, into: frame) }
       },
-    ].compactMap { $0 }, missing: camfx == nil ? "\(missing) not on main yet" : nil)
+    ].compactMap { $0 }, missing: camfx == nil ? "\(missing) not on main yet" : nil,
+    bytesMoved: sourceBytes + g.width * g.height * 4)
   }
 
   // MARK: A whole chain
@@ -204,7 +206,7 @@ public enum Catalog {
           geometry: g, mark: TestImages.mark())
         return { try graph.run(frame) }
       },
-    ].compactMap { $0 }, missing: camfx == nil ? "mirror, grayscale or watermark not on main yet" : nil)
+    ].compactMap { $0 }, missing: camfx == nil ? "mirror, grayscale or watermark not on main yet" : nil, bytesMoved: 2 * g.width * g.height * 4)
   }
 
   /// camfx's built-in filter `spec`, run through a `FilterChain` as the pipeline does;

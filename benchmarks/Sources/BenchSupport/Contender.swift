@@ -36,12 +36,19 @@ public struct FrameOperation {
   public let contenders: [Contender]
   /// Why camfx has no contender here (its kernel is not on main yet), if so.
   public let missing: String?
+  /// The fewest bytes one frame's work must read and write (source once, destination
+  /// once): with the machine's copy bandwidth, the operation's memory ceiling on frames
+  /// that come from memory. Nil where the work is not bound by the frame's size.
+  public let bytesMoved: Int?
 
-  public init(name: String, geometry: FrameGeometry, contenders: [Contender], missing: String? = nil) {
+  public init(
+    name: String, geometry: FrameGeometry, contenders: [Contender], missing: String? = nil, bytesMoved: Int? = nil
+  ) {
     self.name = name
     self.geometry = geometry
     self.contenders = contenders
     self.missing = missing
+    self.bytesMoved = bytesMoved
   }
 
   public func contender(_ library: Library) -> Contender? { contenders.first { $0.library == library } }

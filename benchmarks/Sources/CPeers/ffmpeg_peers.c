@@ -87,16 +87,18 @@ struct camfx_avf {
   AVFrame *input;
   AVFrame *output;
   int width, height;
+  enum AVPixelFormat format;
   int64_t next_pts;
 };
 
 // The frame memory belongs to the caller (a camfx PixelBuffer): nothing to free.
 static void keep_caller_memory(void *opaque, uint8_t *data) { (void)opaque; (void)data; }
 
-static int make_source(AVFilterGraph *graph, AVFilterContext **out, const char *name, int width, int height) {
+static int make_source(AVFilterGraph *graph, AVFilterContext **out, const char *name, int width, int height,
+                       enum AVPixelFormat format) {
   char args[160];
   snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=1/30:pixel_aspect=1/1",
-           width, height, AV_PIX_FMT_BGRA);
+           width, height, format);
   return avfilter_graph_create_filter(out, avfilter_get_by_name("buffer"), name, args, NULL, graph);
 }
 
@@ -111,10 +113,18 @@ static camfx_avf *fail(camfx_avf *g, int code, const char *what, char *error, si
 camfx_avf *camfx_avf_create(const char *description, int width, int height,
                             const uint8_t *mark, int mark_stride, int mark_width, int mark_height,
                             char *error, size_t error_size) {
+  return camfx_avf_create_format(description, width, height, CAMFX_PEER_BGRA, mark, mark_stride, mark_width,
+                                 mark_height, error, error_size);
+}
+
+camfx_avf *camfx_avf_create_format(const char *description, int width, int height, camfx_peer_format format,
+                                   const uint8_t *mark, int mark_stride, int mark_width, int mark_height,
+                                   char *error, size_t error_size) {
   camfx_avf *g = av_mallocz(sizeof *g);
   if (!g) { snprintf(error, error_size, "out of memory"); return NULL; }
   g->width = width;
   g->height = height;
+  g->format = av_format(format);
   g->graph = avfilter_graph_alloc();
   g->input = av_frame_alloc();
   g->output = av_frame_alloc();
@@ -122,10 +132,10 @@ camfx_avf *camfx_avf_create(const char *description, int width, int height,
   // One core, as every other peer here: no slice threads.
   g->graph->nb_threads = 1;
 
-  int ret = make_source(g->graph, &g->source, "in", width, height);
+  int ret = make_source(g->graph, &g->source, "in", width, height, g->format);
   if (ret < 0) return fail(g, ret, "creating buffer source", error, error_size);
   if (mark) {
-    ret = make_source(g->graph, &g->mark_source, "mark", mark_width, mark_height);
+    ret = make_source(g->graph, &g->mark_source, "mark", mark_width, mark_height, AV_PIX_FMT_BGRA);
     if (ret < 0) return fail(g, ret, "creating mark source", error, error_size);
   }
   ret = avfilter_graph_create_filter(&g->sink, avfilter_get_by_name("buffersink"), "out", NULL, NULL, g->graph);
@@ -203,6 +213,30 @@ int camfx_avf_run(camfx_avf *g, uint8_t *frame, int stride, uint8_t *copy_out, i
              (size_t)out->width * 4);
   }
   av_frame_unref(out);
+  return 0;
+}
+
+int camfx_avf_run_planes(camfx_avf *g, uint8_t *const planes[3], const int strides[3], int *out_width,
+                         int *out_height) {
+  AVFrame *in = g->input;
+  in->format = g->format;
+  in->width = g->width;
+  in->height = g->height;
+  for (int i = 0; i < 3; i++) {
+    int rows = i == 0 ? g->height : (g->height + 1) / 2;
+    in->data[i] = planes[i];
+    in->linesize[i] = strides[i];
+    in->buf[i] = av_buffer_create(planes[i], (size_t)strides[i] * rows, keep_caller_memory, NULL, 0);
+    if (!in->buf[i]) { av_frame_unref(in); return AVERROR(ENOMEM); }
+  }
+  in->pts = g->next_pts++;
+  int ret = av_buffersrc_add_frame_flags(g->source, in, 0);
+  if (ret < 0) { av_frame_unref(in); return ret; }
+  ret = av_buffersink_get_frame(g->sink, g->output);
+  if (ret < 0) return ret;
+  *out_width = g->output->width;
+  *out_height = g->output->height;
+  av_frame_unref(g->output);
   return 0;
 }
 

@@ -6,14 +6,48 @@ struct Report: Codable {
   let rounds: Int
   let budgetMilliseconds: Int
   let measurements: [Measurement]
+  /// Which kernels the build holds, and the CPU (absent in older reports).
+  var build: String?
+  var cpu: String?
+  /// memcpy's bytes read plus written a nanosecond, from memory to memory.
+  var copyBytesPerNanosecond: Double?
+  var poolBytes: Int?
 
-  func figure(_ operation: String, _ size: String, _ library: Library) -> Measurement? {
-    measurements.first { $0.operation == operation && $0.size == size && $0.library == library }
+  func figure(_ operation: String, _ size: String, _ library: Library, cold: Bool = false) -> Measurement? {
+    measurements.first { $0.operation == operation && $0.size == size && $0.library == library && $0.isCold == cold }
   }
 
-  func ratio(_ operation: String, _ size: String, over peer: Library) -> Double? {
-    guard let c = figure(operation, size, .camfx), let p = figure(operation, size, peer) else { return nil }
+  func ratio(_ operation: String, _ size: String, over peer: Library, cold: Bool = false) -> Double? {
+    guard let c = figure(operation, size, .camfx, cold: cold), let p = figure(operation, size, peer, cold: cold) else {
+      return nil
+    }
     return p.nanosecondsPerFrame / c.nanosecondsPerFrame
+  }
+
+  /// The ratio in camfx's worst round: the least of the peer's time over camfx's in the
+  /// same round (rounds are interleaved, so round k of each ran side by side).
+  func worstRoundRatio(_ operation: String, _ size: String, over peer: Library, cold: Bool = false) -> Double? {
+    guard let c = figure(operation, size, .camfx, cold: cold), let p = figure(operation, size, peer, cold: cold) else {
+      return nil
+    }
+    return zip(p.rounds, c.rounds).map { $0 / $1 }.min()
+  }
+
+  /// Frames a second that memory allows for `operation` at `size`: hot, the reference
+  /// contender's (reading the source and writing the destination); cold, the copy
+  /// bandwidth over the operation's bytes moved.
+  func ceilingFramesPerSecond(_ operation: String, _ size: String, cold: Bool) -> Double? {
+    if !cold { return figure(operation, size, .reference).map(\.framesPerSecond) }
+    guard let bandwidth = copyBytesPerNanosecond,
+      let bytes = measurements.first(where: { $0.operation == operation && $0.size == size })?.bytesMoved
+    else { return nil }
+    return bandwidth * 1e9 / Double(bytes)
+  }
+
+  var temperatures: [Bool] {
+    var seen: [Bool] = []
+    for m in measurements where !seen.contains(m.isCold) { seen.append(m.isCold) }
+    return seen
   }
 
   var sizes: [String] {
@@ -32,21 +66,32 @@ struct Report: Codable {
     var lines: [String] = []
     lines.append("Frames per second on one core, best of \(rounds) interleaved rounds of \(budgetMilliseconds) ms")
     lines.append("per contender (camfx, libyuv, FFmpeg, camfx, ...), same frames, one process; \(date).")
-    lines.append("Ratios are camfx ÷ peer (above 1: camfx is faster). FFmpeg is libavfilter for the filters")
-    lines.append("and libswscale for the conversions.")
+    if let cpu, let build { lines.append("CPU: \(cpu); camfx built with \(build).") }
+    lines.append("Ratios are camfx ÷ peer (above 1: camfx is faster): from the best rounds, and in brackets")
+    lines.append("camfx's worst round against the peer's round beside it. FFmpeg is libavfilter for the filters")
+    lines.append("and libswscale for the conversions and scales.")
     lines.append("")
-    lines.append("The last column is the operation's own memory ceiling where it has one: reading the")
-    lines.append("whole source once and writing the whole destination once (the scales).")
+    lines.append("Frames: hot is one frame over and over (it stays in the cache); cold takes frames in turn")
+    lines.append("from a pool" + (poolBytes.map { " of \($0 >> 20) MB a contender (twice the last-level cache)" } ?? "")
+      + ", as a pipeline's come from memory.")
+    lines.append("The last column is what memory allows: hot, reading the whole source once and writing the")
+    lines.append("whole destination once in the cache (the scales); cold, the bytes the operation must move")
+    lines.append("over memcpy's bandwidth from memory"
+      + (copyBytesPerNanosecond.map { " (\(Int(($0 * 1000).rounded())) MB/s read + written)" } ?? "") + ".")
     lines.append("")
-    lines.append("| operation | size | camfx fps | libyuv fps | FFmpeg fps | camfx ÷ libyuv | camfx ÷ FFmpeg | read + write fps |")
-    lines.append("|---|---|---:|---:|---:|---:|---:|---:|")
+    lines.append("| operation | size | frames | camfx fps | libyuv fps | FFmpeg fps | camfx ÷ libyuv | camfx ÷ FFmpeg | memory allows fps |")
+    lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for size in sizes {
       for op in operations {
-        let c = figure(op, size, .camfx), y = figure(op, size, .libyuv), f = figure(op, size, .ffmpeg)
-        guard c != nil || y != nil || f != nil else { continue }
-        let ceiling = figure(op, size, .reference)
-        lines.append(
-          "| \(op) | \(size) | \(fps(c)) | \(fps(y)) | \(fps(f)) | \(ratioText(ratio(op, size, over: .libyuv))) | \(ratioText(ratio(op, size, over: .ffmpeg))) | \(fps(ceiling)) |")
+        for cold in temperatures {
+          let c = figure(op, size, .camfx, cold: cold), y = figure(op, size, .libyuv, cold: cold)
+          let f = figure(op, size, .ffmpeg, cold: cold)
+          guard c != nil || y != nil || f != nil else { continue }
+          let ceiling = ceilingFramesPerSecond(op, size, cold: cold)
+          lines.append(
+            "| \(op) | \(size) | \(cold ? "cold" : "hot") | \(fps(c)) | \(fps(y)) | \(fps(f)) | "
+              + "\(ratioPair(op, size, .libyuv, cold)) | \(ratioPair(op, size, .ffmpeg, cold)) | \(fps(ceiling)) |")
+        }
       }
     }
     lines.append("")
@@ -61,8 +106,13 @@ struct Report: Codable {
       return "\(size) camfx \(micro(c)) vs ARGBBlend \(micro(y))"
     }
     if !marks.isEmpty { lines.append("Watermark (256×64 mark) time per frame: " + marks.joined(separator: "; ") + ".") }
+    let losers = losingRows()
+    if !losers.isEmpty {
+      lines.append("")
+      lines.append("Behind a peer in its worst round: " + losers.joined(separator: "; ") + ".")
+    }
     lines.append("")
-    lines.append("Targets of issue 5 at 1920x1080:")
+    lines.append("Targets at 1920x1080 (hot frames):")
     lines.append("")
     lines.append("| target | measured | met |")
     lines.append("|---|---:|---|")
@@ -74,11 +124,35 @@ struct Report: Codable {
     return lines.joined(separator: "\n") + "\n"
   }
 
-  private func fps(_ m: Measurement?) -> String {
-    guard let m else { return "—" }
-    let v = m.framesPerSecond
+  /// Every row where camfx's worst round is behind a peer: "rotate-90-i420 1920x1080
+  /// cold: 0.91× libyuv".
+  func losingRows() -> [String] {
+    var rows: [String] = []
+    for size in sizes {
+      for op in operations {
+        for cold in temperatures {
+          for peer in [Library.libyuv, .ffmpeg] {
+            guard let r = worstRoundRatio(op, size, over: peer, cold: cold), r < 1 else { continue }
+            rows.append("\(op) \(size) \(cold ? "cold" : "hot"): \(ratioText(r)) \(peer == .libyuv ? "libyuv" : "FFmpeg")")
+          }
+        }
+      }
+    }
+    return rows
+  }
+
+  private func ratioPair(_ op: String, _ size: String, _ peer: Library, _ cold: Bool) -> String {
+    guard let best = ratio(op, size, over: peer, cold: cold) else { return "—" }
+    let worst = worstRoundRatio(op, size, over: peer, cold: cold)
+    return "\(ratioText(best)) (\(ratioText(worst)))"
+  }
+
+  private func fps(_ v: Double?) -> String {
+    guard let v else { return "—" }
     return v >= 100_000 ? "\(Int((v / 1000).rounded()))k" : "\(Int(v.rounded()))"
   }
+
+  private func fps(_ m: Measurement?) -> String { fps(m?.framesPerSecond) }
 
   private func micro(_ m: Measurement) -> String {
     let us = m.nanosecondsPerFrame / 1000

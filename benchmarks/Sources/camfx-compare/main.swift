@@ -1,8 +1,10 @@
 // camfx-compare: camfx next to libyuv and FFmpeg, interleaved in one process.
 //
 //   camfx-compare [table] [--sizes WxH,...] [--rounds N] [--budget-ms MS] [--out DIR]
-//                 [--operations NAME,...] [--no-files]
-//       the peer table; writes DIR/comparison.{md,json,png} (default DIR: results)
+//                 [--operations NAME,...] [--frames hot,cold] [--pool-mb MB] [--no-files]
+//       the peer table; writes DIR/comparison.{md,json,png} (default DIR: results).
+//       hot: one frame over and over (in the cache); cold: a pool of frames twice the
+//       last-level cache (or --pool-mb), taken in turn, as a pipeline's come from memory
 //   camfx-compare ring [--rounds N]      SPSC ring items/s and round-trip latency
 //   camfx-compare chart [--out DIR]      redraw DIR/comparison.{png,md} from DIR/comparison.json
 //   camfx-compare check                  largest difference between camfx's and each peer's output
@@ -24,6 +26,9 @@ struct Options {
   var writeFiles = true
   /// Only these operations (`--operations a,b`); all when empty.
   var operations: [String] = []
+  var temperatures: [BenchFrames] = [.hot, .cold]
+  /// The cold pool's size; twice the last-level cache unless `--pool-mb` says.
+  var poolBytes = BenchFrames.defaultPoolBytes
 
   init(_ arguments: [String]) throws {
     var args = arguments[...]
@@ -47,6 +52,16 @@ struct Options {
       case "--out": outputDirectory = try value()
       case "--no-files": writeFiles = false
       case "--operations": operations = try value().split(separator: ",").map(String.init)
+      case "--frames":
+        let v = try value()
+        temperatures = try v.split(separator: ",").map { name in
+          guard let t = BenchFrames(rawValue: String(name)) else { throw UsageError("--frames: '\(name)' is not hot or cold") }
+          return t
+        }
+      case "--pool-mb":
+        let v = try value()
+        guard let n = Int(v), n > 0 else { throw UsageError("--pool-mb: '\(v)' is not a positive number") }
+        poolBytes = n << 20
       default: throw UsageError("unknown option '\(arg)'")
       }
     }
@@ -67,8 +82,47 @@ func utcNow() -> String {
   return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
+/// Which of camfx's kernels this build holds.
+let kernelBuild: String = {
+  #if CAMFX_AVX512
+  return "AVX-512 and AVX2 kernels (CAMFX_AVX512)"
+  #elseif CAMFX_AVX2
+  return "AVX2 kernels, no AVX-512 (CAMFX_AVX2)"
+  #else
+  return "portable SIMD kernels"
+  #endif
+}()
+
+/// The CPU's model name from /proc/cpuinfo.
+func cpuModel() -> String {
+  guard let file = fopen("/proc/cpuinfo", "r") else { return "unknown CPU" }
+  defer { fclose(file) }
+  var buffer = [CChar](repeating: 0, count: 512)
+  while fgets(&buffer, 512, file) != nil {
+    let line = String(decoding: buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    if line.hasPrefix("model name"), let colon = line.firstIndex(of: ":") {
+      return String(line[line.index(after: colon)...]).trimmingCharacters(in: " \t")
+    }
+  }
+  return "unknown CPU"
+}
+
+extension String {
+  fileprivate func trimmingCharacters(in set: String) -> String {
+    var s = Substring(self)
+    while let f = s.first, set.contains(f) { s = s.dropFirst() }
+    while let l = s.last, set.contains(l) { s = s.dropLast() }
+    return String(s)
+  }
+}
+
 func runTable(_ options: Options) throws {
   var all: [Measurement] = []
+  var bandwidth: Double?
+  if options.temperatures.contains(.cold) {
+    bandwidth = copyBandwidth(poolBytes: options.poolBytes, rounds: options.rounds)
+    print("cold frames: pools of \(options.poolBytes >> 20) MB a contender; memcpy from memory moves \(Int((bandwidth! * 1000).rounded())) MB/s (read + written)")
+  }
   for geometry in options.sizes {
     let everything = Catalog.operations(at: geometry) + Catalog.extraOperations(at: geometry)
     let unknown = options.operations.filter { name in !everything.contains { $0.name == name } }
@@ -77,22 +131,31 @@ func runTable(_ options: Options) throws {
     }
     for operation in everything where options.operations.isEmpty || options.operations.contains(operation.name) {
       if let missing = operation.missing { print("note: \(operation.name) \(geometry): \(missing)") }
-      let results = try measure(
-        operation, rounds: options.rounds, budgetNanoseconds: UInt64(options.budgetMilliseconds) * 1_000_000)
-      for m in results {
-        print(
-          "\(m.operation.padding(toLength: 16, withPad: " ", startingAt: 0)) \(m.size.padding(toLength: 10, withPad: " ", startingAt: 0)) "
-            + "\(m.library.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) "
-            + "\(String(Int(m.framesPerSecond.rounded())).padding(toLength: 10, withPad: " ", startingAt: 0)) fps  \(m.detail)")
+      for temperature in options.temperatures {
+        // Set up twice the cache's worth of graphs and frames only for what the pool is for.
+        if temperature == .cold && operation.name == "memory" { continue }
+        let results = try measure(
+          operation, rounds: options.rounds, budgetNanoseconds: UInt64(options.budgetMilliseconds) * 1_000_000,
+          temperature: temperature, poolBytes: options.poolBytes)
+        for m in results {
+          print(
+            "\(m.operation.padding(toLength: 16, withPad: " ", startingAt: 0)) \(m.size.padding(toLength: 10, withPad: " ", startingAt: 0)) "
+              + "\(temperature.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0)) "
+              + "\(m.library.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) "
+              + "\(String(Int(m.framesPerSecond.rounded())).padding(toLength: 10, withPad: " ", startingAt: 0)) fps  \(m.detail)")
+        }
+        all += results
       }
-      all += results
       if operation.name == "jpeg-yuv420p" {
         let sizes = try Catalog.jpegSizes(at: geometry)
         print("jpeg-yuv420p     \(geometry): TurboJPEG q80 \(sizes.turbo) bytes, libavcodec mjpeg qscale \(Catalog.mjpegQScale) \(sizes.mjpeg) bytes")
       }
     }
   }
-  let report = Report(date: utcNow(), rounds: options.rounds, budgetMilliseconds: options.budgetMilliseconds, measurements: all)
+  let report = Report(
+    date: utcNow(), rounds: options.rounds, budgetMilliseconds: options.budgetMilliseconds, measurements: all,
+    build: kernelBuild, cpu: cpuModel(), copyBytesPerNanosecond: bandwidth,
+    poolBytes: options.temperatures.contains(.cold) ? options.poolBytes : nil)
   let markdown = report.markdown()
   print("")
   print(markdown)

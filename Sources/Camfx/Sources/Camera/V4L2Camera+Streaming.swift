@@ -50,7 +50,8 @@ extension V4L2Camera {
   }
 
   /// As a `MediaSource`: YUYV, NV12 and I420 pictures get `chain` band by band as they
-  /// are converted to yuv420p; decoded MJPEG and H.264 pictures do not.
+  /// are converted to yuv420p, and MJPEG ones as libjpeg-turbo's planes are mapped to
+  /// the pipeline's range (or after libavcodec decoded them); H.264 pictures do not.
   public func filterWhileConverting(_ chain: FilterChain) {
     precondition(chain.runsOnYUV420Bands && chain.inputGeometry == geometry, "a chain for yuv420p bands of \(geometry)")
     bandFilters = chain
@@ -210,9 +211,11 @@ extension V4L2Camera {
     case .rgb24, .bgr24, .compressed:
       yuv = nil
     }
-    // A compressed frame is decoded before a pooled frame is taken: an H.264 frame the
-    // pool has no room for must still be decoded, as the next frames refer to it.
-    if let decoder, !counted(decoder.decode(bytes, width: geometry.width, height: geometry.height)) {
+    // An H.264 frame is decoded before a pooled frame is taken: one the pool has no room
+    // for must still be decoded, as the next frames refer to it. A JPEG bound for
+    // yuv420p is decoded straight into the pooled frame's planes, below.
+    let jpegIntoPlanes = yuv420Pool != nil && decoder?.codec == .mjpeg
+    if let decoder, !jpegIntoPlanes, !counted(decoder.decode(bytes, width: geometry.width, height: geometry.height)) {
       return nil
     }
     // yuv420p straight from the camera's YUV or JPEG, when asked for.
@@ -227,6 +230,9 @@ extension V4L2Camera {
         frame.filteredWhileConverting = true
       } else if let yuv {
         yuv.convert(to: frame.picture)
+      } else if let decoder, jpegIntoPlanes {
+        guard counted(decoder.decode(bytes, into: frame.picture, filteringBandsWith: bandFilters)) else { return nil }
+        frame.filteredWhileConverting = bandFilters != nil
       } else if let decoder, !decoder.copyPicture(into: frame.picture) {
         corrupt.add(1, ordering: .relaxed)
         return nil

@@ -62,7 +62,7 @@ public final class V4L2Camera: MediaSource, @unchecked Sendable {
   let pool: PixelBufferPool
   /// The yuv420p frames a camera hands out once asked to (`deliverYUV420Frames()`).
   var yuv420Pool: YUV420FramePool?
-  /// Run on each band of a YUYV, NV12 or I420 picture as it is converted
+  /// Run on each band of a YUYV, NV12, I420 or MJPEG picture as it is converted
   /// (`filterWhileConverting`).
   var bandFilters: FilterChain?
   let decoder: CompressedFrameDecoder?

@@ -102,6 +102,14 @@ camfx_avf *camfx_avf_create(const char *description, int width, int height,
 /// If `copy_out` is not NULL, the result's rows are copied there (for checking).
 int camfx_avf_run(camfx_avf *graph, uint8_t *frame, int stride, uint8_t *copy_out, int copy_out_stride,
                   int *out_width, int *out_height);
+/// The same graph on frames of `format` (the mark, if any, is BGRA still).
+camfx_avf *camfx_avf_create_format(const char *description, int width, int height, camfx_peer_format format,
+                                   const uint8_t *mark, int mark_stride, int mark_width, int mark_height,
+                                   char *error, size_t error_size);
+/// Pushes a three-plane frame (yuv420p; wrapped, not copied) and pulls one result,
+/// released at once.
+int camfx_avf_run_planes(camfx_avf *graph, uint8_t *const planes[3], const int strides[3], int *out_width,
+                         int *out_height);
 void camfx_avf_free(camfx_avf *graph);
 
 /// FFmpeg's text for an AVERROR code.
