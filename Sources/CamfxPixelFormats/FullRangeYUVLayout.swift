@@ -43,10 +43,11 @@ public struct FullRangeYUVLayout {
     self.chromaRows = chromaRows
   }
 
-  /// The formulas above in 16.16 fixed point, `(x × scale + offset) >> 16`: exact for
-  /// every 8-bit input (the tests compare all 256 with the formulas).
-  static let lumaRange = RangeMap(scale: 56_281, offset: 1_081_576)
-  static let chromaRange = RangeMap(scale: 57_567, offset: 1_052_741)
+  /// The formulas above as `⌊(x × multiplier + offset) / 255⌋`: Y' = ⌊(219·Y + 4207) / 255⌋
+  /// and C' = ⌊(224·C + 4095) / 255⌋ (the offsets hold the 16 and 128 and the rounding),
+  /// exact for every 8-bit input (the tests compare all 256 with the formulas).
+  static let lumaRange = RangeMap(multiplier: 219, offset: 4207, scale: 56_281, fixedOffset: 1_081_576)
+  static let chromaRange = RangeMap(multiplier: 224, offset: 4095, scale: 57_567, fixedOffset: 1_052_741)
 
   /// Converts to yuv420p, a picture of the source's size. Allocates nothing.
   public func convert(to picture: YUV420Picture) {
@@ -100,19 +101,30 @@ extension FullRangeYUVLayout {
   }
 }
 
-/// One affine map of 8-bit samples, `(x × scale + offset) >> 16`, sixteen at a time.
+/// One affine map of 8-bit samples, `⌊(x × multiplier + offset) / 255⌋`. The division by
+/// 255 is `(t + 1 + (t >> 8)) >> 8`, exact for every t below 65 280 (the largest here is
+/// 61 215), so the whole map fits 16-bit lanes: with AVX2, 32 samples a step; otherwise
+/// the same map in 16.16 fixed point, `(x × scale + 2^16 offset′) >> 16`, on 32-bit
+/// lanes 16 at a time, which Swift's portable SIMD types compile well. Both are exact
+/// for every 8-bit input (the tests compare all 256 with the formulas).
 struct RangeMap {
+  let multiplier: UInt16
+  let offset: UInt16
+  /// The same map in 16.16 fixed point, for the portable loop.
   let scale: UInt32
-  let offset: UInt32
+  let fixedOffset: UInt32
 
-  @inline(__always) func map(_ x: UInt32) -> UInt8 { UInt8(truncatingIfNeeded: (x &* scale &+ offset) &>> 16) }
+  @inline(__always) func map(_ x: UInt32) -> UInt8 { UInt8(truncatingIfNeeded: (x &* scale &+ fixedOffset) &>> 16) }
 
   @inline(__always) func map(_ x: SIMD16<UInt32>) -> SIMD16<UInt8> {
-    SIMD16<UInt8>(truncatingIfNeeded: (x &* scale &+ offset) &>> 16)
+    SIMD16<UInt8>(truncatingIfNeeded: (x &* scale &+ fixedOffset) &>> 16)
   }
 
   func apply(_ source: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int) {
     var x = 0
+    #if CAMFX_AVX2 && arch(x86_64)
+    x = applyAVX2(source, nil, to: destination, count: count)
+    #endif
     while x + 16 <= count {
       let samples = UnsafeRawPointer(source + x).loadUnaligned(as: SIMD16<UInt8>.self)
       UnsafeMutableRawPointer(destination + x).storeBytes(of: map(SIMD16<UInt32>(truncatingIfNeeded: samples)), as: SIMD16<UInt8>.self)
@@ -129,6 +141,9 @@ struct RangeMap {
     _ top: UnsafePointer<UInt8>, _ bottom: UnsafePointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>, count: Int
   ) {
     var x = 0
+    #if CAMFX_AVX2 && arch(x86_64)
+    x = applyAVX2(top, bottom, to: destination, count: count)
+    #endif
     while x + 16 <= count {
       let a = SIMD16<UInt32>(truncatingIfNeeded: UnsafeRawPointer(top + x).loadUnaligned(as: SIMD16<UInt8>.self))
       let b = SIMD16<UInt32>(truncatingIfNeeded: UnsafeRawPointer(bottom + x).loadUnaligned(as: SIMD16<UInt8>.self))

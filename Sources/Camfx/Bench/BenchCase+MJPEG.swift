@@ -28,7 +28,7 @@ extension BenchCase {
   /// A JPEG as a webcam's chip makes one: 4:2:2, quality 85, of a picture with smooth
   /// gradients, hard edges and a little sensor noise (so that it compresses as a scene
   /// does, to about a bit a pixel, not as flat colour or pure noise).
-  static func cameraJPEG(_ size: FrameGeometry) throws -> [UInt8] {
+  public static func cameraJPEG(_ size: FrameGeometry) throws -> [UInt8] {
     let frame = PixelBuffer(width: size.width, height: size.height)
     var state: UInt32 = 0x1234_5678
     frame.withUnsafeMutableBytes { base in

@@ -1,4 +1,5 @@
 import Camfx
+import CamfxCapture
 import CamfxCore
 import CamfxPixelFormats
 import CamfxPreview
@@ -62,4 +63,29 @@ final class MJPEGPeer {
   let pointer: OpaquePointer
   init(_ pointer: OpaquePointer) { self.pointer = pointer }
   deinit { camfx_mjpeg_free(pointer) }
+}
+
+extension Catalog {
+  /// An MJPEG camera's frame (4:2:2, quality 85: `BenchCase.cameraJPEG`) decoded into
+  /// yuv420p planes: by libjpeg-turbo, as camfx decodes a camera's JPEGs, and by
+  /// libavcodec's mjpeg decoder on one thread (the same `CompressedFrameDecoder`
+  /// without TurboJPEG), which is what `ffmpeg -f v4l2 -input_format mjpeg` decodes with.
+  public static func mjpegDecodeOperation(at g: FrameGeometry) -> FrameOperation {
+    func contender(_ library: Library, _ detail: String, turboJPEG: Bool) -> Contender {
+      Contender(library, detail) {
+        let jpeg = try BenchCase.cameraJPEG(g)
+        let decoder = try CompressedFrameDecoder(codec: .mjpeg, turboJPEG: turboJPEG)
+        let planes = YUV420Planes(width: g.width, height: g.height)
+        return {
+          guard jpeg.withUnsafeBytes({ decoder.decode($0, into: planes.picture) }) == .decoded else {
+            throw PeerError(operation: detail, code: -1, message: "the camera JPEG did not decode")
+          }
+        }
+      }
+    }
+    return FrameOperation(name: "mjpeg-to-yuv420p", geometry: g, contenders: [
+      contender(.camfx, "libjpeg-turbo into the planes", turboJPEG: true),
+      contender(.ffmpeg, "libavcodec mjpeg, one thread", turboJPEG: false),
+    ])
+  }
 }
