@@ -108,14 +108,7 @@ public final class CompressedFrameDecoder {
     let outcome = decode(bytes, width: destination.width, height: destination.height)
     guard outcome == .decoded else { return outcome }
     guard copyPicture(into: destination) else { return .corrupt }
-    if let chain {
-      var firstRow = 0
-      while firstRow < destination.height {
-        let band = destination.band(firstRow: firstRow, rows: min(YUV420Picture.bandRows, destination.height - firstRow))
-        chain.process(yuv420Band: band, firstRow: firstRow)
-        firstRow += band.height
-      }
-    }
+    if let chain { destination.forEachBand { band, firstRow in chain.process(yuv420Band: band, firstRow: firstRow) } }
     return .decoded
   }
 

@@ -73,6 +73,19 @@ public struct YUV420Picture {
       v: v + chromaRow * vStride, vStride: vStride, presentationTime: presentationTime)
   }
 
+  /// Calls `body(band, firstRow)` for each band of `bandRows` rows, top to bottom (the
+  /// last may be shorter): how a source's conversion runs a row-local chain while each
+  /// band is in the cache.
+  @inline(__always)
+  public func forEachBand(_ body: (_ band: YUV420Picture, _ firstRow: Int) -> Void) {
+    var firstRow = 0
+    while firstRow < height {
+      let rows = min(Self.bandRows, height - firstRow)
+      body(self.band(firstRow: firstRow, rows: rows), firstRow)
+      firstRow += rows
+    }
+  }
+
   /// Copies every sample into `destination`, a picture of the same size.
   public func copyPixels(to destination: YUV420Picture) {
     for index in 0..<3 { copyPlane(index, to: destination) }

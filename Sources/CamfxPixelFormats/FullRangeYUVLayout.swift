@@ -83,12 +83,9 @@ extension FullRangeYUVLayout {
   /// - Precondition: `chain.runsOnYUV420Bands`, configured for the picture's size.
   public func convert(to picture: YUV420Picture, filteringBandsWith chain: FilterChain) {
     precondition(chain.runsOnYUV420Bands && chain.inputGeometry == picture.geometry, "a chain for yuv420p bands of \(picture.geometry)")
-    var firstRow = 0
-    while firstRow < picture.height {
-      let band = picture.band(firstRow: firstRow, rows: min(YUV420Picture.bandRows, picture.height - firstRow))
+    picture.forEachBand { band, firstRow in
       rows(from: firstRow).convert(to: band)
       chain.process(yuv420Band: band, firstRow: firstRow)
-      firstRow += band.height
     }
   }
 
