@@ -11,7 +11,8 @@ import CamfxPixelFormats
 /// the usual 4:2:0 and 4:2:2 pictures) or BGRA through libswscale.
 ///
 /// JPEGs bound for yuv420p go through libjpeg-turbo first (`TurboJPEGPlaneDecoder`:
-/// straight into the picture's planes, about twice as fast as libavcodec's decoder);
+/// straight into the picture's planes, faster than libavcodec's decoder: the README has
+/// the figures);
 /// what it does not take, or warns about, is decoded by libavcodec as before.
 ///
 /// An H.264 stream is decoded from its first keyframe on; after a damaged frame, the

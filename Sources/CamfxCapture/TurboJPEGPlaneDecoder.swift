@@ -22,6 +22,10 @@ final class TurboJPEGPlaneDecoder {
   }
 
   private let handle: tjhandle
+  /// The plane pointers and strides handed to TurboJPEG, made once: a frame's decode
+  /// allocates nothing.
+  private let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: 3)
+  private let strides = UnsafeMutablePointer<Int32>.allocate(capacity: 3)
   /// 4:2:2 chroma, full height: Cb then Cr, `chromaWidth` × `chromaHeight` each.
   private var chroma: UnsafeMutablePointer<UInt8>?
   private var chromaWidth = 0
@@ -36,6 +40,8 @@ final class TurboJPEGPlaneDecoder {
   deinit {
     tjDestroy(handle)
     chroma?.deallocate()
+    planes.deallocate()
+    strides.deallocate()
   }
 
   /// - Parameter chain: row-local filters run on each band as it is converted (nil: none).
@@ -48,31 +54,28 @@ final class TurboJPEGPlaneDecoder {
       Int(width) == picture.width, Int(height) == picture.height, colorspace == Int32(TJCS_YCbCr.rawValue)
     else { return .notDecoded }
     let layout: FullRangeYUVLayout
-    var planes: [UnsafeMutablePointer<UInt8>?]
-    var strides: [Int32]
     switch subsampling {
     case Int32(TJSAMP_420.rawValue):
-      planes = [picture.y, picture.u, picture.v]
-      strides = [Int32(picture.yStride), Int32(picture.uStride), Int32(picture.vStride)]
       guard picture.uStride == picture.vStride else { return .notDecoded }
       layout = FullRangeYUVLayout(
         luma: picture.y, lumaBytesPerRow: picture.yStride, cb: picture.u, cr: picture.v,
         chromaBytesPerRow: picture.uStride, chromaRows: .half)
     case Int32(TJSAMP_422.rawValue):
       let (cb, cr, stride) = chromaPlanes(width: picture.chromaWidth, height: picture.height)
-      planes = [picture.y, cb, cr]
-      strides = [Int32(picture.yStride), Int32(stride), Int32(stride)]
       layout = FullRangeYUVLayout(
         luma: picture.y, lumaBytesPerRow: picture.yStride, cb: cb, cr: cr, chromaBytesPerRow: stride,
         chromaRows: .full)
     default:
       return .notDecoded
     }
-    let result = planes.withUnsafeMutableBufferPointer { p in
-      strides.withUnsafeMutableBufferPointer { s in
-        tjDecompressToYUVPlanes(handle, base, UInt(bytes.count), p.baseAddress, width, s.baseAddress, height, 0)
-      }
-    }
+    // TurboJPEG writes the planes the layout then reads (in place).
+    planes[0] = UnsafeMutablePointer(mutating: layout.luma.assumingMemoryBound(to: UInt8.self))
+    planes[1] = UnsafeMutablePointer(mutating: layout.cb.assumingMemoryBound(to: UInt8.self))
+    planes[2] = UnsafeMutablePointer(mutating: layout.cr.assumingMemoryBound(to: UInt8.self))
+    strides[0] = Int32(layout.lumaBytesPerRow)
+    strides[1] = Int32(layout.chromaBytesPerRow)
+    strides[2] = Int32(layout.chromaBytesPerRow)
+    let result = tjDecompressToYUVPlanes(handle, base, UInt(bytes.count), planes, width, strides, height, 0)
     // -1 with a warning still wrote a whole picture, but one TurboJPEG doubts (grey where
     // the data ran out, say): libavcodec decides.
     guard result == 0 else { return .notDecoded }
