@@ -50,6 +50,9 @@ public enum YUVSourceLayout {
         let from = line.assumingMemoryBound(to: UInt8.self)
         let u = picture.u + row * picture.uStride, v = picture.v + row * picture.vStride
         var x = 0
+        #if CAMFX_AVX2 && arch(x86_64)
+        x = Self.deinterleaveAVX2(line, u: u, v: v, pairs: picture.chromaWidth)
+        #endif
         // 16 U V pairs per step: each pair is one 16-bit lane, U its low byte.
         while x + 16 <= picture.chromaWidth {
           let pairs = line.loadUnaligned(fromByteOffset: x * 2, as: SIMD16<UInt16>.self)
@@ -102,7 +105,9 @@ public enum YUVSourceLayout {
   /// 16-bit lanes, no shuffles: each pixel pair's bytes `Y0 U Y1 V` are two 16-bit lanes,
   /// whose low bytes are the Ys and high bytes U and V; the rows' U/V lanes are averaged
   /// (rounding up at .5, as `pavgb`), and U and V are the low and high halves of each
-  /// 32-bit lane. The rest of the row goes pixel pair by pixel pair.
+  /// 32-bit lane. The rest of the row goes pixel pair by pixel pair. With AVX2, 32 pixels
+  /// a step go first (`YUVSourceLayout+AVX2.swift`): LLVM makes long shuffle sequences of
+  /// the truncations here, which left this loop behind libyuv's `YUY2ToI420`.
   static func yuyvRowPair(
     top: UnsafeRawPointer, bottom: UnsafeRawPointer, width: Int,
     yTop: UnsafeMutablePointer<UInt8>, yBottom: UnsafeMutablePointer<UInt8>,
@@ -111,6 +116,9 @@ public enum YUVSourceLayout {
     typealias Lanes = SIMD16<UInt16>
     let pairs = (width + 1) / 2
     var pair = 0
+    #if CAMFX_AVX2 && arch(x86_64)
+    pair = yuyvRowPairAVX2(top: top, bottom: bottom, pairs: width / 2, yTop: yTop, yBottom: yBottom, u: u, v: v)
+    #endif
     // 8 pairs (16 pixels, 32 bytes) per step, while they are whole pixels of the row.
     while pair + 8 <= width / 2 {
       let t = top.loadUnaligned(fromByteOffset: pair * 4, as: Lanes.self)

@@ -219,4 +219,68 @@ final class PixelConverterTests: XCTestCase {
     let reference = try swscaleToBGRA(format: AV_PIX_FMT_NV12, width: w, height: h, planes: [luma, chroma], strides: [w, w])
     assertClose(dst, reference, tolerance: 2, "NV12 vs swscale")
   }
+
+  // MARK: Straight to yuv420p (the camera's path without BGRA)
+
+  /// Widths around the vector steps (16 and 32 pixels a step; the AVX2 loops 32 and 64),
+  /// odd and tiny ones, and odd heights, whose last row is its own pair.
+  static let yuv420Sizes = [(2, 1), (3, 3), (31, 2), (32, 4), (33, 5), (34, 2), (63, 7), (64, 4), (66, 3), (98, 6), (130, 9), (1030, 4)]
+
+  /// YUYV to yuv420p: Y as it is, each chroma sample the rounded-up mean of the two rows
+  /// (`(a + b + 1) >> 1`, as libyuv's `YUY2ToI420`), on random bytes with padded rows.
+  func testYUYVToYUV420CopiesLumaAndAveragesChromaOfEachRowPair() {
+    var random = SplitMix64(state: 39)
+    for (width, height) in Self.yuv420Sizes {
+      let stride = (width + 1) / 2 * 4 + 12
+      let source = random.bytes(stride * height)
+      let planes = YUV420Planes(width: width, height: height)
+      source.withUnsafeBytes { YUVSourceLayout.yuyv($0.baseAddress!, bytesPerRow: stride).convert(to: planes.picture) }
+      let p = planes.picture
+      for row in 0..<height {
+        for x in 0..<width {
+          XCTAssertEqual(p.y[row * p.yStride + x], source[row * stride + 2 * x], "Y (\(x), \(row)) at \(width)x\(height)")
+        }
+      }
+      for row in 0..<p.chromaHeight {
+        let top = 2 * row * stride, bottom = min(2 * row + 1, height - 1) * stride
+        for x in 0..<p.chromaWidth {
+          let u = (Int(source[top + 4 * x + 1]) + Int(source[bottom + 4 * x + 1]) + 1) >> 1
+          let v = (Int(source[top + 4 * x + 3]) + Int(source[bottom + 4 * x + 3]) + 1) >> 1
+          XCTAssertEqual(Int(p.u[row * p.uStride + x]), u, "U (\(x), \(row)) at \(width)x\(height)")
+          XCTAssertEqual(Int(p.v[row * p.vStride + x]), v, "V (\(x), \(row)) at \(width)x\(height)")
+        }
+      }
+    }
+  }
+
+  /// NV12 to yuv420p: both planes' samples exactly where they were, U and V split.
+  func testNV12ToYUV420SplitsChromaExactly() {
+    var random = SplitMix64(state: 40)
+    for (width, height) in Self.yuv420Sizes {
+      let lumaStride = width + 5, chromaStride = (width + 1) / 2 * 2 + 10, chromaHeight = (height + 1) / 2
+      let luma = random.bytes(lumaStride * height), chroma = random.bytes(chromaStride * chromaHeight)
+      let planes = YUV420Planes(width: width, height: height)
+      luma.withUnsafeBytes { l in
+        chroma.withUnsafeBytes { c in
+          YUVSourceLayout.nv12(luma: l.baseAddress!, lumaBytesPerRow: lumaStride, chroma: c.baseAddress!, chromaBytesPerRow: chromaStride)
+            .convert(to: planes.picture)
+        }
+      }
+      let p = planes.picture
+      for row in 0..<height {
+        XCTAssertEqual(
+          Array(UnsafeBufferPointer(start: p.y + row * p.yStride, count: width)),
+          Array(luma[row * lumaStride..<row * lumaStride + width]), "Y row \(row) at \(width)x\(height)")
+      }
+      for row in 0..<chromaHeight {
+        let line = row * chromaStride
+        XCTAssertEqual(
+          Array(UnsafeBufferPointer(start: p.u + row * p.uStride, count: p.chromaWidth)),
+          (0..<p.chromaWidth).map { chroma[line + 2 * $0] }, "U row \(row) at \(width)x\(height)")
+        XCTAssertEqual(
+          Array(UnsafeBufferPointer(start: p.v + row * p.vStride, count: p.chromaWidth)),
+          (0..<p.chromaWidth).map { chroma[line + 2 * $0 + 1] }, "V row \(row) at \(width)x\(height)")
+      }
+    }
+  }
 }

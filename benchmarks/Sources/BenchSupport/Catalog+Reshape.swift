@@ -202,7 +202,7 @@ extension Catalog {
 
 extension PlanarImage {
   /// The planes as a camfx filter sees a yuv420p picture.
-  var picture: YUV420Picture {
+  public var picture: YUV420Picture {
     YUV420Picture(
       width: width, height: height, y: planes[0].baseAddress, yStride: strides[0], u: planes[1].baseAddress,
       uStride: strides[1], v: planes[2].baseAddress, vStride: strides[2])

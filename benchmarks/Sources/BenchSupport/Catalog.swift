@@ -22,7 +22,7 @@ public enum Catalog {
   /// Operations `camfx-compare` measures besides issue 5's (which the ordo-one
   /// `Kernels` benchmarks and their committed thresholds cover).
   public static func extraOperations(at geometry: FrameGeometry) -> [FrameOperation] {
-    [fromI420(geometry)] + reshapeOperations(at: geometry) + [jpegOperation(at: geometry), mjpegDecodeOperation(at: geometry)]
+    [fromI420(geometry)] + cameraToYUV420Operations(at: geometry) + reshapeOperations(at: geometry) + [jpegOperation(at: geometry), mjpegDecodeOperation(at: geometry)]
   }
 
   // MARK: Reference points

@@ -66,6 +66,26 @@ public enum LibYUV {
     try PeerError.check(code, "YUY2ToARGB")
   }
 
+  /// `YUY2ToI420`.
+  public static func yuy2ToI420(_ image: PlanarImage, into planes: PlanarImage) throws(PeerError) {
+    let p = planes.planes, s = planes.strides
+    let code = camfx_yuv_yuy2_to_i420(
+      image.planes[0].baseAddress, Int32(image.strides[0]),
+      p[0].baseAddress, Int32(s[0]), p[1].baseAddress, Int32(s[1]), p[2].baseAddress, Int32(s[2]),
+      Int32(image.width), Int32(image.height))
+    try PeerError.check(code, "YUY2ToI420")
+  }
+
+  /// `NV12ToI420`.
+  public static func nv12ToI420(_ image: PlanarImage, into planes: PlanarImage) throws(PeerError) {
+    let p = planes.planes, s = planes.strides
+    let code = camfx_yuv_nv12_to_i420(
+      image.planes[0].baseAddress, Int32(image.strides[0]), image.planes[1].baseAddress, Int32(image.strides[1]),
+      p[0].baseAddress, Int32(s[0]), p[1].baseAddress, Int32(s[1]), p[2].baseAddress, Int32(s[2]),
+      Int32(image.width), Int32(image.height))
+    try PeerError.check(code, "NV12ToI420")
+  }
+
   /// `NV12ToARGB`.
   public static func fromNV12(_ image: PlanarImage, into frame: PixelBuffer) throws(PeerError) {
     let code = frame.withUnsafeMutableBytes {

@@ -33,6 +33,17 @@ int camfx_yuv_yuy2_to_argb(const uint8_t *yuy2, int yuy2_stride, uint8_t *argb, 
   return YUY2ToARGB(yuy2, yuy2_stride, argb, argb_stride, width, height);
 }
 
+int camfx_yuv_yuy2_to_i420(const uint8_t *yuy2, int yuy2_stride, uint8_t *y, int y_stride,
+                           uint8_t *u, int u_stride, uint8_t *v, int v_stride, int width, int height) {
+  return YUY2ToI420(yuy2, yuy2_stride, y, y_stride, u, u_stride, v, v_stride, width, height);
+}
+
+int camfx_yuv_nv12_to_i420(const uint8_t *y, int y_stride, const uint8_t *uv, int uv_stride,
+                           uint8_t *dst_y, int dst_y_stride, uint8_t *u, int u_stride, uint8_t *v, int v_stride,
+                           int width, int height) {
+  return NV12ToI420(y, y_stride, uv, uv_stride, dst_y, dst_y_stride, u, u_stride, v, v_stride, width, height);
+}
+
 int camfx_yuv_nv12_to_argb(const uint8_t *y, int y_stride, const uint8_t *uv, int uv_stride,
                            uint8_t *argb, int argb_stride, int width, int height) {
   return NV12ToARGB(y, y_stride, uv, uv_stride, argb, argb_stride, width, height);

@@ -137,6 +137,35 @@ func runCheck(_ options: Options) throws {
       report("\(name)-to-bgra (\(what)): camfx vs libswscale", ours, sws)
     }
   }
+
+  // YUYV, NV12 -> yuv420p: camfx and libyuv both take chroma's rounded two-row mean
+  // (YUYV) or copy it (NV12), so their planes must be equal byte for byte.
+  for operation in Catalog.cameraToYUV420Operations(at: g) {
+    let random = operation.name.hasPrefix("nv12") ? PlanarImage.nv12(width: g.width, height: g.height) : PlanarImage.yuyv(width: g.width, height: g.height)
+    random.fillPseudoRandom(seed: 5)
+    let ours = PlanarImage.yuv420p(width: g.width, height: g.height), yuv = PlanarImage.yuv420p(width: g.width, height: g.height)
+    if operation.name.hasPrefix("nv12") {
+      YUVSourceLayout.nv12(
+        luma: UnsafeRawPointer(random.planes[0].baseAddress), lumaBytesPerRow: random.strides[0],
+        chroma: UnsafeRawPointer(random.planes[1].baseAddress), chromaBytesPerRow: random.strides[1]
+      ).convert(to: ours.picture)
+      try LibYUV.nv12ToI420(random, into: yuv)
+    } else {
+      YUVSourceLayout.yuyv(UnsafeRawPointer(random.planes[0].baseAddress), bytesPerRow: random.strides[0]).convert(to: ours.picture)
+      try LibYUV.yuy2ToI420(random, into: yuv)
+    }
+    let diffs = (0..<3).map { p -> Int in
+      let rows = p == 0 ? g.height : (g.height + 1) / 2, cols = p == 0 ? g.width : (g.width + 1) / 2
+      var m = 0
+      for y in 0..<rows {
+        for x in 0..<cols {
+          m = max(m, abs(Int(ours.planes[p].baseAddress[y * ours.strides[p] + x]) - Int(yuv.planes[p].baseAddress[y * yuv.strides[p] + x])))
+        }
+      }
+      return m
+    }
+    print("\(operation.name) (random): camfx vs libyuv".padding(toLength: 58, withPad: " ", startingAt: 0) + " max |difference| Y \(diffs[0]), U \(diffs[1]), V \(diffs[2])")
+  }
 }
 
 /// camfx's BGRA → yuv420p next to libyuv's and libswscale's, per plane.

@@ -17,6 +17,9 @@ struct Target {
     Target(operation: "bgra-to-yuv420p", peer: .ffmpeg, minimumRatio: 10.0, text: "≥ 10× libswscale"),
     Target(operation: "yuyv-to-bgra", peer: .libyuv, minimumRatio: 1.0, text: "≥ libyuv YUY2ToARGB"),
     Target(operation: "nv12-to-bgra", peer: .libyuv, minimumRatio: 1.0, text: "≥ libyuv NV12ToARGB"),
+    // Issue 39: the camera's conversions straight to yuv420p, ≥ libyuv.
+    Target(operation: "yuyv-to-yuv420p", peer: .libyuv, minimumRatio: 1.0, text: "≥ libyuv YUY2ToI420"),
+    Target(operation: "nv12-to-yuv420p", peer: .libyuv, minimumRatio: 1.0, text: "≥ libyuv NV12ToI420"),
     // Issue 12: scale and rotate at least 1.2× libyuv (where it has the same filter)
     // and 5× libswscale.
     Target(operation: "scale-bilinear-2of3", peer: .ffmpeg, minimumRatio: 5.0, text: "≥ 5× libswscale bilinear"),

@@ -41,6 +41,13 @@ int camfx_yuv_argb_to_i420(const uint8_t *argb, int argb_stride, uint8_t *y, int
 /// YUY2ToARGB: packed 4:2:2 (V4L2 YUYV) to BGRA.
 int camfx_yuv_yuy2_to_argb(const uint8_t *yuy2, int yuy2_stride, uint8_t *argb, int argb_stride,
                            int width, int height);
+/// YUY2ToI420: packed 4:2:2 to planar 4:2:0 (chroma: the rounded mean of two rows).
+int camfx_yuv_yuy2_to_i420(const uint8_t *yuy2, int yuy2_stride, uint8_t *y, int y_stride,
+                           uint8_t *u, int u_stride, uint8_t *v, int v_stride, int width, int height);
+/// NV12ToI420: Y plane + interleaved UV plane to planar 4:2:0.
+int camfx_yuv_nv12_to_i420(const uint8_t *y, int y_stride, const uint8_t *uv, int uv_stride,
+                           uint8_t *dst_y, int dst_y_stride, uint8_t *u, int u_stride, uint8_t *v, int v_stride,
+                           int width, int height);
 /// NV12ToARGB: Y plane + interleaved UV plane to BGRA.
 int camfx_yuv_nv12_to_argb(const uint8_t *y, int y_stride, const uint8_t *uv, int uv_stride,
                            uint8_t *argb, int argb_stride, int width, int height);

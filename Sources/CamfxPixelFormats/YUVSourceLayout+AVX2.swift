@@ -1,0 +1,68 @@
+// Compiled only when the build defines CAMFX_AVX2 (see the Makefile): Swift has no `#if`
+// for CPU features, and the intrinsics below crash the compiler when the target CPU
+// lacks AVX2.
+#if CAMFX_AVX2 && arch(x86_64)
+import _Builtin_intrinsics.intel
+
+extension YUVSourceLayout {
+  /// `yuyvRowPair` for whole steps of 16 pixel pairs (64 bytes of each row): Y is the
+  /// low byte of each 16-bit lane, packed (`packuswb`); U V the high bytes, packed, and
+  /// the rows' averaged at once (`pavgb`: rounding up at .5, as the portable loop); then
+  /// U and V are split the same way. `packuswb` works within 128-bit halves, so the Y
+  /// rows come out in quadwords 0, 2, 1, 3 (undone by `vpermq`), and U and V in dwords
+  /// the `vpermd` below puts back in order. Returns how many pairs it did.
+  @inline(__always)
+  static func yuyvRowPairAVX2(
+    top: UnsafeRawPointer, bottom: UnsafeRawPointer, pairs: Int,
+    yTop: UnsafeMutablePointer<UInt8>, yBottom: UnsafeMutablePointer<UInt8>,
+    u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    let low = _mm256_set1_epi16(0x00FF)
+    // After the packs: U of pairs 0-3, 8-11, V 0-3, 8-11, U 4-7, 12-15, V 4-7, 12-15.
+    let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)
+    var pair = 0
+    while pair + 16 <= pairs {
+      let o = pair &* 4
+      let t0 = top.loadUnaligned(fromByteOffset: o, as: __m256i.self)
+      let t1 = top.loadUnaligned(fromByteOffset: o &+ 32, as: __m256i.self)
+      let b0 = bottom.loadUnaligned(fromByteOffset: o, as: __m256i.self)
+      let b1 = bottom.loadUnaligned(fromByteOffset: o &+ 32, as: __m256i.self)
+      let lumaTop = _mm256_packus_epi16(_mm256_and_si256(t0, low), _mm256_and_si256(t1, low))
+      let lumaBottom = _mm256_packus_epi16(_mm256_and_si256(b0, low), _mm256_and_si256(b1, low))
+      UnsafeMutableRawPointer(yTop + pair &* 2).storeBytes(of: YUVToBGRAAVX2.quadwords0213(lumaTop), as: __m256i.self)
+      UnsafeMutableRawPointer(yBottom + pair &* 2).storeBytes(of: YUVToBGRAAVX2.quadwords0213(lumaBottom), as: __m256i.self)
+      let chroma = _mm256_avg_epu8(
+        _mm256_packus_epi16(_mm256_srli_epi16(t0, 8), _mm256_srli_epi16(t1, 8)),
+        _mm256_packus_epi16(_mm256_srli_epi16(b0, 8), _mm256_srli_epi16(b1, 8)))
+      let split = _mm256_permutevar8x32_epi32(
+        _mm256_packus_epi16(_mm256_and_si256(chroma, low), _mm256_srli_epi16(chroma, 8)), order)
+      _mm256_storeu2_m128i(
+        UnsafeMutableRawPointer(v + pair).assumingMemoryBound(to: __m128i.self),
+        UnsafeMutableRawPointer(u + pair).assumingMemoryBound(to: __m128i.self), split)
+      pair &+= 16
+    }
+    return pair
+  }
+
+  /// NV12's chroma row into U and V, 32 pairs (64 bytes) a step: U is the low byte of
+  /// each 16-bit lane, V the high one, each packed (`packuswb`, whose quadwords 0, 2, 1, 3
+  /// `vpermq` puts back in order). Returns how many pairs it did.
+  @inline(__always)
+  static func deinterleaveAVX2(
+    _ line: UnsafeRawPointer, u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>, pairs: Int
+  ) -> Int {
+    let low = _mm256_set1_epi16(0x00FF)
+    var x = 0
+    while x + 32 <= pairs {
+      let a = line.loadUnaligned(fromByteOffset: x &* 2, as: __m256i.self)
+      let b = line.loadUnaligned(fromByteOffset: x &* 2 &+ 32, as: __m256i.self)
+      let us = _mm256_packus_epi16(_mm256_and_si256(a, low), _mm256_and_si256(b, low))
+      let vs = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8))
+      UnsafeMutableRawPointer(u + x).storeBytes(of: YUVToBGRAAVX2.quadwords0213(us), as: __m256i.self)
+      UnsafeMutableRawPointer(v + x).storeBytes(of: YUVToBGRAAVX2.quadwords0213(vs), as: __m256i.self)
+      x &+= 32
+    }
+    return x
+  }
+}
+#endif
