@@ -253,34 +253,50 @@ final class PixelConverterTests: XCTestCase {
     }
   }
 
-  /// NV12 to yuv420p: both planes' samples exactly where they were, U and V split.
+  /// NV12 to yuv420p: both planes' samples exactly where they were, U and V split; with
+  /// padded rows, and with rows back to back on both sides (one copy of the luma plane).
   func testNV12ToYUV420SplitsChromaExactly() {
     var random = SplitMix64(state: 40)
     for (width, height) in Self.yuv420Sizes {
-      let lumaStride = width + 5, chromaStride = (width + 1) / 2 * 2 + 10, chromaHeight = (height + 1) / 2
-      let luma = random.bytes(lumaStride * height), chroma = random.bytes(chromaStride * chromaHeight)
-      let planes = YUV420Planes(width: width, height: height)
-      luma.withUnsafeBytes { l in
-        chroma.withUnsafeBytes { c in
-          YUVSourceLayout.nv12(luma: l.baseAddress!, lumaBytesPerRow: lumaStride, chroma: c.baseAddress!, chromaBytesPerRow: chromaStride)
-            .convert(to: planes.picture)
+      for padded in [true, false] {
+        let lumaStride = padded ? width + 5 : width, chromaStride = (width + 1) / 2 * 2 + (padded ? 10 : 0)
+        let chromaHeight = (height + 1) / 2, chromaWidth = (width + 1) / 2
+        let luma = random.bytes(lumaStride * height), chroma = random.bytes(chromaStride * chromaHeight)
+        // Padded: the pool's planes; back to back: planes whose rows are the width.
+        let planes = YUV420Planes(width: width, height: height)
+        let y = UnsafeMutablePointer<UInt8>.allocate(capacity: width * height)
+        let u = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * chromaHeight)
+        let v = UnsafeMutablePointer<UInt8>.allocate(capacity: chromaWidth * chromaHeight)
+        defer { y.deallocate(); u.deallocate(); v.deallocate() }
+        let p = padded
+          ? planes.picture
+          : YUV420Picture(width: width, height: height, y: y, yStride: width, u: u, uStride: chromaWidth, v: v, vStride: chromaWidth)
+        luma.withUnsafeBytes { l in
+          chroma.withUnsafeBytes { c in
+            YUVSourceLayout.nv12(luma: l.baseAddress!, lumaBytesPerRow: lumaStride, chroma: c.baseAddress!, chromaBytesPerRow: chromaStride)
+              .convert(to: p)
+          }
         }
+        checkNV12(p, luma: luma, lumaStride: lumaStride, chroma: chroma, chromaStride: chromaStride)
       }
-      let p = planes.picture
-      for row in 0..<height {
-        XCTAssertEqual(
-          Array(UnsafeBufferPointer(start: p.y + row * p.yStride, count: width)),
-          Array(luma[row * lumaStride..<row * lumaStride + width]), "Y row \(row) at \(width)x\(height)")
-      }
-      for row in 0..<chromaHeight {
-        let line = row * chromaStride
-        XCTAssertEqual(
-          Array(UnsafeBufferPointer(start: p.u + row * p.uStride, count: p.chromaWidth)),
-          (0..<p.chromaWidth).map { chroma[line + 2 * $0] }, "U row \(row) at \(width)x\(height)")
-        XCTAssertEqual(
-          Array(UnsafeBufferPointer(start: p.v + row * p.vStride, count: p.chromaWidth)),
-          (0..<p.chromaWidth).map { chroma[line + 2 * $0 + 1] }, "V row \(row) at \(width)x\(height)")
-      }
+    }
+  }
+
+  private func checkNV12(_ p: YUV420Picture, luma: [UInt8], lumaStride: Int, chroma: [UInt8], chromaStride: Int) {
+    let what = "at \(p.width)x\(p.height), luma rows of \(lumaStride)"
+    for row in 0..<p.height {
+      XCTAssertEqual(
+        Array(UnsafeBufferPointer(start: p.y + row * p.yStride, count: p.width)),
+        Array(luma[row * lumaStride..<row * lumaStride + p.width]), "Y row \(row) \(what)")
+    }
+    for row in 0..<p.chromaHeight {
+      let line = row * chromaStride
+      XCTAssertEqual(
+        Array(UnsafeBufferPointer(start: p.u + row * p.uStride, count: p.chromaWidth)),
+        (0..<p.chromaWidth).map { chroma[line + 2 * $0] }, "U row \(row) \(what)")
+      XCTAssertEqual(
+        Array(UnsafeBufferPointer(start: p.v + row * p.vStride, count: p.chromaWidth)),
+        (0..<p.chromaWidth).map { chroma[line + 2 * $0 + 1] }, "V row \(row) \(what)")
     }
   }
 }
