@@ -7,7 +7,7 @@ import _Builtin_intrinsics.intel
 extension YUVSourceLayout {
   /// `yuyvRowPair` for whole steps of 16 pixel pairs (64 bytes of each row): Y is the
   /// low byte of each 16-bit lane, packed (`packuswb`); U V the high bytes, packed, and
-  /// the rows' averaged at once (`pavgb`: rounding up at .5, as the portable loop); then
+  /// the two rows averaged at once (`pavgb`: rounding up at .5, as the portable loop); then
   /// U and V are split the same way. `packuswb` works within 128-bit halves, so the Y
   /// rows come out in quadwords 0, 2, 1, 3 (undone by `vpermq`), and U and V in dwords
   /// the `vpermd` below puts back in order. Returns how many pairs it did.

@@ -34,11 +34,7 @@ extension Catalog {
     swscale: (name: String, format: camfx_peer_format), sourceBytes: Int,
     layout: @escaping (PlanarImage) -> YUVSourceLayout
   ) -> FrameOperation {
-    func source() -> PlanarImage {
-      let picture = image(g.width, g.height)
-      picture.fillPseudoRandom(seed: seed)
-      return picture
-    }
+    func source() -> PlanarImage { .pseudoRandom(image, width: g.width, height: g.height, seed: seed) }
     let convert = libyuv.convert
     return FrameOperation(name: name, geometry: g, contenders: [
       Contender(.camfx, "YUVSourceLayout.convert(to:)") {

@@ -161,11 +161,7 @@ public enum Catalog {
     libyuv: (name: String, convert: (PlanarImage, PixelBuffer) throws(PeerError) -> Void),
     swscale: (name: String, format: camfx_peer_format), sourceBytes: Int
   ) -> FrameOperation {
-    func source() -> PlanarImage {
-      let picture = image(g.width, g.height)
-      picture.fillPseudoRandom(seed: seed)
-      return picture
-    }
+    func source() -> PlanarImage { .pseudoRandom(image, width: g.width, height: g.height, seed: seed) }
     let convert = libyuv.convert
     return FrameOperation(name: name, geometry: g, contenders: [
       camfx,

@@ -49,6 +49,15 @@ public struct PlanarImage: Sendable {
       strides: [yStride, uvStride])
   }
 
+  /// An image made by `make(width, height)` and filled from `seed`.
+  public static func pseudoRandom(
+    _ make: (_ width: Int, _ height: Int) -> PlanarImage, width: Int, height: Int, seed: UInt64
+  ) -> PlanarImage {
+    let image = make(width, height)
+    image.fillPseudoRandom(seed: seed)
+    return image
+  }
+
   /// Fills every plane with deterministic pseudo-random bytes (camera-like noise).
   public func fillPseudoRandom(seed: UInt64) {
     var state = seed | 1
