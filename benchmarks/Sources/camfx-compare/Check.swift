@@ -140,31 +140,14 @@ func runCheck(_ options: Options) throws {
 
   // YUYV, NV12 -> yuv420p: camfx and libyuv both take chroma's rounded two-row mean
   // (YUYV) or copy it (NV12), so their planes must be equal byte for byte.
-  for operation in Catalog.cameraToYUV420Operations(at: g) {
-    let random = operation.name.hasPrefix("nv12") ? PlanarImage.nv12(width: g.width, height: g.height) : PlanarImage.yuyv(width: g.width, height: g.height)
-    random.fillPseudoRandom(seed: 5)
+  for camera in CameraToYUV420.all {
+    let random = camera.source(g, seed: 5)
     let ours = PlanarImage.yuv420p(width: g.width, height: g.height), yuv = PlanarImage.yuv420p(width: g.width, height: g.height)
-    if operation.name.hasPrefix("nv12") {
-      YUVSourceLayout.nv12(
-        luma: UnsafeRawPointer(random.planes[0].baseAddress), lumaBytesPerRow: random.strides[0],
-        chroma: UnsafeRawPointer(random.planes[1].baseAddress), chromaBytesPerRow: random.strides[1]
-      ).convert(to: ours.picture)
-      try LibYUV.nv12ToI420(random, into: yuv)
-    } else {
-      YUVSourceLayout.yuyv(UnsafeRawPointer(random.planes[0].baseAddress), bytesPerRow: random.strides[0]).convert(to: ours.picture)
-      try LibYUV.yuy2ToI420(random, into: yuv)
-    }
-    let diffs = (0..<3).map { p -> Int in
-      let rows = p == 0 ? g.height : (g.height + 1) / 2, cols = p == 0 ? g.width : (g.width + 1) / 2
-      var m = 0
-      for y in 0..<rows {
-        for x in 0..<cols {
-          m = max(m, abs(Int(ours.planes[p].baseAddress[y * ours.strides[p] + x]) - Int(yuv.planes[p].baseAddress[y * yuv.strides[p] + x])))
-        }
-      }
-      return m
-    }
-    print("\(operation.name) (random): camfx vs libyuv".padding(toLength: 58, withPad: " ", startingAt: 0) + " max |difference| Y \(diffs[0]), U \(diffs[1]), V \(diffs[2])")
+    camera.layout(random).convert(to: ours.picture)
+    try camera.libyuv.convert(random, yuv)
+    // The pictures are raw pointers into the images: keep the images alive past them.
+    let diffs = withExtendedLifetime((ours, yuv)) { maxDifferences(ours.picture, yuv.picture) }
+    print("\(camera.name) (random): camfx vs libyuv".padding(toLength: 58, withPad: " ", startingAt: 0) + " max |difference| Y \(diffs[0]), U \(diffs[1]), V \(diffs[2])")
   }
 }
 
@@ -178,22 +161,22 @@ func checkToYUV420(_ source: PixelBuffer, _ what: String) throws {
   let swsPlanes = PlanarImage.yuv420p(width: g.width, height: g.height)
   try SwscaleConverter(width: g.width, height: g.height, from: CAMFX_PEER_BGRA, to: CAMFX_PEER_YUV420P)
     .convert(source, into: swsPlanes)
-  let camfxAsPlanar: [(UnsafeMutablePointer<UInt8>, Int)] = [
-    (camfxPlanes.y, camfxPlanes.yStride), (camfxPlanes.u, camfxPlanes.uStride), (camfxPlanes.v, camfxPlanes.vStride),
-  ]
   for (name, peer) in [("libyuv ARGBToI420", yuvPlanes), ("libswscale", swsPlanes)] {
-    let diffs = (0..<3).map { p -> Int in
-      let rows = p == 0 ? g.height : (g.height + 1) / 2, cols = p == 0 ? g.width : (g.width + 1) / 2
-      var m = 0
-      for y in 0..<rows {
-        for x in 0..<cols {
-          let a = Int(camfxAsPlanar[p].0[y * camfxAsPlanar[p].1 + x]), b = Int(peer.planes[p].baseAddress[y * peer.strides[p] + x])
-          m = max(m, abs(a - b))
-        }
-      }
-      return m
-    }
+    let diffs = withExtendedLifetime((camfxPlanes, peer)) { maxDifferences(camfxPlanes.picture, peer.picture) }
     print("bgra-to-yuv420p (\(what)): camfx vs \(name)".padding(toLength: 58, withPad: " ", startingAt: 0) + " max |difference| Y \(diffs[0]), U \(diffs[1]), V \(diffs[2])")
+  }
+}
+
+/// The largest difference in each of two same-size pictures' planes, Y, U and V
+/// (padding ignored). The caller keeps the memory the pictures point at alive.
+func maxDifferences(_ a: YUV420Picture, _ b: YUV420Picture) -> [Int] {
+  (0..<3).map { index in
+    let p = a.plane(index), q = b.plane(index)
+    var m = 0
+    for y in 0..<p.height {
+      for x in 0..<p.width { m = max(m, abs(Int(p.base[y * p.stride + x]) - Int(q.base[y * q.stride + x]))) }
+    }
+    return m
   }
 }
 
