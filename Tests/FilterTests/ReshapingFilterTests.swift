@@ -137,6 +137,42 @@ final class ReshapingFilterTests: XCTestCase {
     }
   }
 
+  /// Both orders of the passes on one plane, whichever this build prefers, against the
+  /// floating-point reference: the horizontal-first order rounds at other places, so it
+  /// is checked on its own.
+  func testBothPassOrdersAreWithinOneOfTheReference() {
+    var rng = SplitMix64(seed: 21)
+    let cases = Self.scaleCases + [
+      (FrameGeometry(width: 1920 / 4, height: 54), FrameGeometry(width: 1280 / 4, height: 36)),
+      (FrameGeometry(width: 16, height: 16), FrameGeometry(width: 9, height: 7)),
+    ]
+    for (input, output) in cases {
+      let stride = input.width + 5
+      let source = (0..<stride * input.height).map { _ in UInt8.random(in: 0...255, using: &rng) }
+      for method in ScaleMethod.allCases {
+        let expected = Self.referenceScale(
+          method, width: input.width, height: input.height, outWidth: output.width, outHeight: output.height
+        ) { x, y in Double(source[y * stride + x]) }
+        for order in [PlaneScaler.PassOrder.verticalFirst, .horizontalFirst] {
+          let scaler = PlaneScaler(method: method, from: input, to: output, channels: 1, order: order)
+          let scratch = ScaleScratch(samples: scaler.scratchSamples)
+          var out = [UInt8](repeating: 0, count: output.width * output.height)
+          source.withUnsafeBufferPointer { s in
+            out.withUnsafeMutableBufferPointer { d in
+              scaler.scale(
+                s.baseAddress!, sourceStride: stride, into: d.baseAddress!, destinationStride: output.width, scratch: scratch)
+            }
+          }
+          var worst = 0
+          for y in 0..<output.height {
+            for x in 0..<output.width { worst = max(worst, abs(Int(out[y * output.width + x]) - expected[y][x])) }
+          }
+          XCTAssertLessThanOrEqual(worst, 1, "\(method) \(input) → \(output), \(order) (ran \(scaler.order))")
+        }
+      }
+    }
+  }
+
   func testAreaAtTwoToOneIsTheMeanOfEachBlock() throws {
     let input = FrameGeometry(width: 66, height: 34)
     var filter = try Scale(width: 33, height: 17, method: .area)
@@ -159,7 +195,7 @@ final class ReshapingFilterTests: XCTestCase {
 
   /// The intrinsic kernels (AVX2, AVX-512 BW; in builds for a CPU that has them, as
   /// `make test`'s native run) against the portable loops, byte for byte: every method,
-  /// BGRA and one-channel planes, shrinking, growing, 2:1, odd sizes and padded rows
+  /// both orders of the passes, BGRA and one-channel planes, shrinking, growing, 2:1, odd sizes and padded rows
   /// (so every vector step and tail runs). In a portable build both sides are the loops.
   func testIntrinsicKernelsMatchThePortableLoopsExactly() {
     let cases: [(FrameGeometry, FrameGeometry)] = [
@@ -169,6 +205,12 @@ final class ReshapingFilterTests: XCTestCase {
       (.init(width: 1, height: 1), .init(width: 3, height: 2)),
       (.init(width: 640, height: 360), .init(width: 427, height: 240)),
       (.init(width: 130, height: 66), .init(width: 33, height: 17)),
+      // The horizontal-first windows: a row of exactly 16 bytes, 2:3 with a tail of
+      // every length past the 16-sample groups and 32-sample steps.
+      (.init(width: 16, height: 12), .init(width: 16, height: 5)),
+      (.init(width: 1920 / 4, height: 27), .init(width: 1280 / 4, height: 18)),
+      (.init(width: 98, height: 31), .init(width: 63, height: 20)),
+      (.init(width: 62, height: 19), .init(width: 97, height: 29)),
     ]
     var generator = SystemRandomNumberGenerator()
     for (from, to) in cases {
@@ -176,21 +218,24 @@ final class ReshapingFilterTests: XCTestCase {
         let sourceStride = from.width * channels + 13, destinationStride = to.width * channels + 7
         let source = (0..<sourceStride * from.height).map { _ in UInt8.random(in: 0...255, using: &generator) }
         for method in ScaleMethod.allCases {
-          var outputs: [[UInt8]] = []
-          for intrinsics in [true, false] {
-            let scaler = PlaneScaler(method: method, from: from, to: to, channels: channels, usesIntrinsics: intrinsics)
-            let scratch = ScaleScratch(samples: scaler.scratchSamples)
-            var out = [UInt8](repeating: 0, count: destinationStride * to.height)
-            source.withUnsafeBufferPointer { s in
-              out.withUnsafeMutableBufferPointer { d in
-                scaler.scale(
-                  s.baseAddress!, sourceStride: sourceStride, into: d.baseAddress!, destinationStride: destinationStride,
-                  scratch: scratch)
+          for order in [PlaneScaler.PassOrder.verticalFirst, .horizontalFirst] {
+            var outputs: [[UInt8]] = []
+            for intrinsics in [true, false] {
+              let scaler = PlaneScaler(
+                method: method, from: from, to: to, channels: channels, usesIntrinsics: intrinsics, order: order)
+              let scratch = ScaleScratch(samples: scaler.scratchSamples)
+              var out = [UInt8](repeating: 0, count: destinationStride * to.height)
+              source.withUnsafeBufferPointer { s in
+                out.withUnsafeMutableBufferPointer { d in
+                  scaler.scale(
+                    s.baseAddress!, sourceStride: sourceStride, into: d.baseAddress!, destinationStride: destinationStride,
+                    scratch: scratch)
+                }
               }
+              outputs.append(out)
             }
-            outputs.append(out)
+            XCTAssertEqual(outputs[0], outputs[1], "\(method) \(from) -> \(to), \(channels) channel(s), \(order)")
           }
-          XCTAssertEqual(outputs[0], outputs[1], "\(method) \(from) -> \(to), \(channels) channel(s)")
         }
       }
     }

@@ -25,6 +25,11 @@ import _Builtin_intrinsics.intel
 /// horizontal pass of a plane picks the taps of 16 samples at once out of a 64-sample
 /// window (`windowPermutes`), where windows are that narrow.
 ///
+/// A plane can also take the horizontal pass first (`PlaneScaler+HorizontalFirst.swift`),
+/// which AVX2 builds without AVX-512 do wherever its byte windows fit: there the
+/// horizontal pass widens the taps straight from the source bytes with `pshufb`, and
+/// the vertical pass runs over the narrower destination row.
+///
 /// `area` at exactly 2:1 in both directions is the mean of each 2×2 block, rounded
 /// (`(a + b + c + d + 2) / 4`), and runs as its own loop in 16-bit SIMD lanes; with
 /// AVX2 (AVX-512 BW), `pmaddubsw` adds the byte pairs 32 (64) bytes at a time, since the
@@ -54,26 +59,54 @@ struct PlaneScaler: Sendable {
   /// False: the portable loops even in a build with the intrinsic kernels (the tests
   /// compare the two byte for byte).
   let usesIntrinsics: Bool
+  /// Which pass runs first (`PlaneScaler+HorizontalFirst.swift`).
+  let order: PassOrder
+  /// The horizontal-first order's source windows for the AVX2 loop (nil without it, or
+  /// in the vertical-first order).
+  let byteWindows: ByteWindows?
 
+  /// - Parameter order: nil for the faster order on this build: horizontal first for a
+  ///   plane whose windows fit `ByteWindows` in an AVX2 build without AVX-512 (whose
+  ///   vertical-first kernels are faster), else vertical first. Horizontal first is
+  ///   taken only where `canRunHorizontalFirst` allows it.
   init(
     method: ScaleMethod, from source: FrameGeometry, to destination: FrameGeometry, channels: Int,
-    usesIntrinsics: Bool = true
+    usesIntrinsics: Bool = true, order: PassOrder? = nil
   ) {
     horizontal = ResamplingTable(method: method, sourceLength: source.width, destinationLength: destination.width)
     vertical = ResamplingTable(method: method, sourceLength: source.height, destinationLength: destination.height)
     self.channels = channels
     halves = method == .area && source.width == 2 * destination.width && source.height == 2 * destination.height
     self.usesIntrinsics = usesIntrinsics
+    let windows =
+      Self.canRunHorizontalFirst(horizontal: horizontal, vertical: vertical, channels: channels, halves: halves)
+      ? ByteWindows.make(horizontal) : nil
+    #if CAMFX_AVX2 && !CAMFX_AVX512 && arch(x86_64)
+    let preferred: PassOrder = windows != nil ? .horizontalFirst : .verticalFirst
+    #else
+    let preferred = PassOrder.verticalFirst
+    #endif
+    let chosen = order ?? preferred
+    self.order =
+      chosen == .horizontalFirst
+        && Self.canRunHorizontalFirst(horizontal: horizontal, vertical: vertical, channels: channels, halves: halves)
+      ? .horizontalFirst : .verticalFirst
+    #if CAMFX_AVX2 && arch(x86_64)
+    byteWindows = self.order == .horizontalFirst && usesIntrinsics ? windows : nil
+    #else
+    byteWindows = nil
+    #endif
     #if CAMFX_AVX512 && arch(x86_64)
     // Planes only: for BGRA (4 pixels a group) the AVX2 loop is faster.
     windowPermutes =
-      halves || horizontal.isIdentity || !usesIntrinsics || channels != 1 ? nil : WindowPermutes(horizontal)
+      halves || horizontal.isIdentity || !usesIntrinsics || channels != 1 || self.order == .horizontalFirst
+      ? nil : WindowPermutes(horizontal)
     #else
     windowPermutes = nil
     #endif
     #if CAMFX_AVX2 && arch(x86_64)
     vectorWeights =
-      halves || horizontal.isIdentity || !usesIntrinsics || windowPermutes != nil
+      halves || horizontal.isIdentity || !usesIntrinsics || windowPermutes != nil || self.order == .horizontalFirst
       ? [] : channels == 4 ? Self.bgraPairWeights(horizontal) : Self.planeQuadWeights(horizontal)
     #else
     vectorWeights = []
@@ -81,7 +114,9 @@ struct PlaneScaler: Sendable {
   }
 
   /// Samples per row of the scratch rows this scaler needs.
-  var scratchSamples: Int { horizontal.sourceLength * channels }
+  var scratchSamples: Int {
+    order == .horizontalFirst ? max(horizontal.sourceLength * channels, ringSamples) : horizontal.sourceLength * channels
+  }
 
   static let verticalShift: Int32 = 8  // 14 fractional bits in, 6 kept
   static let horizontalShift: Int32 = 20  // 14 + 6 fractional bits in, none kept
@@ -92,6 +127,11 @@ struct PlaneScaler: Sendable {
   ) {
     if halves {
       halve(source, sourceStride: sourceStride, into: destination, destinationStride: destinationStride)
+      return
+    }
+    if order == .horizontalFirst {
+      scaleHorizontalFirst(
+        source, sourceStride: sourceStride, into: destination, destinationStride: destinationStride, scratch: scratch)
       return
     }
     precondition(scratch.capacity >= scratchSamples, "scratch rows too short")

@@ -85,7 +85,7 @@ public struct Scale: ResizingVideoFilter, YUV420VideoFilter {
     chroma = PlaneScaler(
       method: method, from: FrameGeometry(width: (input.width + 1) / 2, height: (input.height + 1) / 2),
       to: FrameGeometry(width: (output.width + 1) / 2, height: (output.height + 1) / 2), channels: 1)
-    scratch = ScaleScratch(samples: input.width * 4)
+    scratch = ScaleScratch(samples: max(input.width * 4, luma!.scratchSamples, chroma!.scratchSamples))
     return output
   }
 
