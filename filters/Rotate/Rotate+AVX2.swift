@@ -81,10 +81,12 @@ extension Rotate {
   /// 64-byte line at once, streamed past the cache where the lines are aligned (as
   /// `quarterTurnPixelsAVX2` does). Planes less than 64 rows high, or smaller than
   /// `streamingPlaneBytes`, go in strips of 32 with ordinary stores.
-  /// The smallest plane turned with streamed stores: a smaller one fits in a core's L2
-  /// cache (where a frame used over and over stays, so streaming it out would cost), and
-  /// from memory its 32-byte halves of lines cost less than for a large plane.
-  static let streamingPlaneBytes = 512 << 10
+  /// The smallest plane turned with streamed stores. A 720p or 1080p plane stays in the
+  /// last-level cache for whoever reads it next, so streaming it out to memory costs
+  /// more than it saves: on AMD Zen 3 both sizes turned faster in strips of 32 with
+  /// ordinary stores, hot and cold. A 4K luma plane is past that, and streaming keeps it
+  /// from pushing everything else out of the cache.
+  static let streamingPlaneBytes = 4 << 20
 
   static func quarterTurnBytesAVX2(
     _ source: UnsafePointer<UInt8>, sourceStride: Int, width: Int, height: Int,
