@@ -78,24 +78,20 @@ struct PlaneScaler: Sendable {
     self.channels = channels
     halves = method == .area && source.width == 2 * destination.width && source.height == 2 * destination.height
     self.usesIntrinsics = usesIntrinsics
-    let windows =
-      Self.canRunHorizontalFirst(horizontal: horizontal, vertical: vertical, channels: channels, halves: halves)
-      ? ByteWindows.make(horizontal) : nil
-    #if CAMFX_AVX2 && !CAMFX_AVX512 && arch(x86_64)
-    let preferred: PassOrder = windows != nil ? .horizontalFirst : .verticalFirst
+    let possible = Self.canRunHorizontalFirst(horizontal: horizontal, vertical: vertical, channels: channels, halves: halves)
+    #if CAMFX_AVX2 && arch(x86_64)
+    let windows = possible && order != .verticalFirst ? ByteWindows.make(horizontal) : nil
+    #if CAMFX_AVX512
+    let preferred = PassOrder.verticalFirst
     #else
+    let preferred: PassOrder = windows != nil ? .horizontalFirst : .verticalFirst
+    #endif
+    #else
+    let windows: ByteWindows? = nil
     let preferred = PassOrder.verticalFirst
     #endif
-    let chosen = order ?? preferred
-    self.order =
-      chosen == .horizontalFirst
-        && Self.canRunHorizontalFirst(horizontal: horizontal, vertical: vertical, channels: channels, halves: halves)
-      ? .horizontalFirst : .verticalFirst
-    #if CAMFX_AVX2 && arch(x86_64)
+    self.order = possible && (order ?? preferred) == .horizontalFirst ? .horizontalFirst : .verticalFirst
     byteWindows = self.order == .horizontalFirst && usesIntrinsics ? windows : nil
-    #else
-    byteWindows = nil
-    #endif
     #if CAMFX_AVX512 && arch(x86_64)
     // Planes only: for BGRA (4 pixels a group) the AVX2 loop is faster.
     windowPermutes =
