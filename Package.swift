@@ -151,7 +151,12 @@ let package = Package(
     .testTarget(name: "CamfxPNGTests", dependencies: ["CamfxPNG"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxMediaTests", dependencies: ["Camfx", "CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"], exclude: ["Fixtures"]),
     .testTarget(name: "CamfxCaptureTests", dependencies: ["Camfx", "CamfxCapture", "CamfxFFmpeg", "CamfxFrames", "CamfxPixelFormats", "CFFmpeg"]),
-    .testTarget(name: "CamfxPreviewTests", dependencies: ["Camfx", "CamfxPNG", "CamfxPreview"]),
+    .testTarget(
+      name: "CamfxPreviewTests",
+      dependencies: [
+        "Camfx", "CamfxPNG", "CamfxPreview", .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+      ]),
     .testTarget(name: "CamfxArchiveTests", dependencies: ["CamfxArchive"]),
     .testTarget(name: "CamfxCLITests", dependencies: ["Camfx", "CFFmpeg", "CamfxPNG"]),
     .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxCapture", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats"]),

@@ -26,6 +26,11 @@ final class LiveViewer: @unchecked Sendable {
   private var inFlight: [(decodeSeconds: Double, bytes: Int)] = []
   private var inFlightStart = 0
   private var started = false
+  /// The hello has gone out: nothing binary may go before it.
+  private var greeted = false
+  /// An init segment offered before the hello went out (the output made it between
+  /// this viewer joining and its `start`), sent right after the hello.
+  private var pendingInitSegment: ByteBuffer?
   private var waitingForKeyframe = false
   private var lastSentSeconds: Double?
   private var lastKeyframeRequest: Double = -.infinity
@@ -47,15 +52,26 @@ final class LiveViewer: @unchecked Sendable {
   func start(hello: String, initSegment: ByteBuffer?, fragments: [Fragment]) {
     channel.eventLoop.execute { [self] in
       send(text: hello)
-      guard let initSegment else { return }
-      startOnLoop(initSegment: initSegment, fragments: fragments)
+      greeted = true
+      if let initSegment {
+        startOnLoop(initSegment: initSegment, fragments: fragments)
+      } else if let pendingInitSegment, !started {
+        startOnLoop(initSegment: pendingInitSegment, fragments: [])
+      }
+      pendingInitSegment = nil
     }
   }
 
-  /// The init segment of an output that started after this viewer joined.
+  /// The init segment of an output that started after this viewer joined. It can come
+  /// before `start`'s hello (the viewer is listed before it is started): then it waits
+  /// for the hello.
   func offer(initSegment: ByteBuffer) {
     channel.eventLoop.execute { [self] in
       guard !started else { return }
+      guard greeted else {
+        pendingInitSegment = initSegment
+        return
+      }
       startOnLoop(initSegment: initSegment, fragments: [])
     }
   }
