@@ -80,10 +80,11 @@ struct PlaneScaler: Sendable {
     self.usesIntrinsics = usesIntrinsics
     let possible = Self.canRunHorizontalFirst(horizontal: horizontal, vertical: vertical, channels: channels, halves: halves)
     #if CAMFX_AVX2 && arch(x86_64)
-    let windows = possible && order != .verticalFirst ? ByteWindows.make(horizontal) : nil
     #if CAMFX_AVX512
+    let windows = possible && order == .horizontalFirst ? ByteWindows.make(horizontal) : nil
     let preferred = PassOrder.verticalFirst
     #else
+    let windows = possible && order != .verticalFirst ? ByteWindows.make(horizontal) : nil
     let preferred: PassOrder = windows != nil ? .horizontalFirst : .verticalFirst
     #endif
     #else
