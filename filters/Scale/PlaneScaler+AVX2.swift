@@ -130,6 +130,20 @@ extension PlaneScaler {
 
 #if CAMFX_AVX2 && arch(x86_64)
 extension PlaneScaler {
+  /// Destination row `y`'s vertical weights for `pmaddwd`, in both orders' vertical
+  /// passes: per pair of rows (2p, 2p + 1; a missing last row weighs 0), the two
+  /// weights side by side in every 32-bit lane.
+  @inline(__always)
+  static func verticalPairWeights(
+    _ weights: UnsafePointer<Int32>, row y: Int, taps: Int, into pairs: UnsafeMutablePointer<__m256i>
+  ) {
+    for p in 0..<(taps + 1) / 2 {
+      let w0 = UInt16(truncatingIfNeeded: weights[y * taps + 2 * p])
+      let w1 = 2 * p + 1 < taps ? UInt16(truncatingIfNeeded: weights[y * taps + 2 * p + 1]) : 0
+      pairs[p] = _mm256_set1_epi32(Int32(bitPattern: UInt32(w0) | UInt32(w1) << 16))
+    }
+  }
+
   /// The vertical pass for whole steps of 16 samples, bit-identical to the portable
   /// loops (the same 32-bit sums, rounded and shifted the same way) but in one pass over
   /// the row instead of one per tap: the samples of two source rows are widened to 16

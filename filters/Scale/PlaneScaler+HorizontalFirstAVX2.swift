@@ -66,11 +66,7 @@ extension PlaneScaler {
     return withUnsafeTemporaryAllocation(of: UnsafePointer<Int16>.self, capacity: 2 * pairs) { rows in
       withUnsafeTemporaryAllocation(of: __m256i.self, capacity: pairs) { weights in
         for k in 0..<2 * pairs { rows[k] = UnsafePointer(ring + ((first + min(k, taps - 1)) % taps) * stride) }
-        for p in 0..<pairs {
-          let w0 = UInt16(truncatingIfNeeded: vWeights[y * taps + 2 * p])
-          let w1 = 2 * p + 1 < taps ? UInt16(truncatingIfNeeded: vWeights[y * taps + 2 * p + 1]) : 0
-          weights[p] = _mm256_set1_epi32(Int32(bitPattern: UInt32(w0) | UInt32(w1) << 16))
-        }
+        Self.verticalPairWeights(vWeights, row: y, taps: taps, into: weights.baseAddress!)
         let r = UnsafePointer(rows.baseAddress!), w = UnsafePointer(weights.baseAddress!)
         let count = horizontal.destinationLength
         switch pairs {

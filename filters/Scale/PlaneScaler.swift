@@ -150,11 +150,7 @@ struct PlaneScaler: Sendable {
             done = withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 2 * pairs) { rows in
               withUnsafeTemporaryAllocation(of: __m256i.self, capacity: pairs) { weights in
                 for k in 0..<2 * pairs { rows[k] = UnsafePointer(source + (first + min(k, vTaps - 1)) * sourceStride) }
-                for p in 0..<pairs {
-                  let w0 = UInt16(truncatingIfNeeded: vWeights[y * vTaps + 2 * p])
-                  let w1 = 2 * p + 1 < vTaps ? UInt16(truncatingIfNeeded: vWeights[y * vTaps + 2 * p + 1]) : 0
-                  weights[p] = _mm256_set1_epi32(Int32(bitPattern: UInt32(w0) | UInt32(w1) << 16))
-                }
+                Self.verticalPairWeights(vWeights.baseAddress!, row: y, taps: vTaps, into: weights.baseAddress!)
                 let r = UnsafePointer(rows.baseAddress!), w = UnsafePointer(weights.baseAddress!)
                 @inline(__always) func sweep(pairs: Int) -> Int {
                   var x = 0

@@ -55,7 +55,7 @@ final class LiveViewer: @unchecked Sendable {
       greeted = true
       if let initSegment {
         startOnLoop(initSegment: initSegment, fragments: fragments)
-      } else if let pendingInitSegment, !started {
+      } else if let pendingInitSegment {
         startOnLoop(initSegment: pendingInitSegment, fragments: [])
       }
       pendingInitSegment = nil
