@@ -32,4 +32,44 @@ static const int CAMFX_AV_ERROR_MAX_STRING_SIZE = AV_ERROR_MAX_STRING_SIZE;
 static const int64_t CAMFX_AV_NOPTS_VALUE = AV_NOPTS_VALUE;
 
 static inline int camfx_averror(int posix_errno) { return AVERROR(posix_errno); }
+#include <dlfcn.h>
+#include <string.h>
+
+/// The SRT socket under an output that libavformat's `srt` protocol opened (avio_open2),
+/// or -1. libavformat keeps its URLContext private; the first fields read here (its
+/// class, protocol and protocol context, then the libsrt context's class and socket)
+/// have kept their places since SRT came to FFmpeg (4.0), and both classes' names are
+/// checked before the socket is read.
+static inline int camfx_srt_socket(AVIOContext *pb) {
+  if (!pb || !pb->opaque) return -1;
+  struct camfx_url_head { const AVClass *av_class; const void *protocol; void *priv_data; };
+  const struct camfx_url_head *url = (const struct camfx_url_head *)pb->opaque;
+  if (!url->av_class || strcmp(url->av_class->class_name, "URLContext") != 0 || !url->priv_data) return -1;
+  struct camfx_srt_head { const AVClass *av_class; int fd; };
+  const struct camfx_srt_head *srt = (const struct camfx_srt_head *)url->priv_data;
+  if (!srt->av_class || strcmp(srt->av_class->class_name, "libsrt") != 0) return -1;
+  return srt->fd;
+}
+
+/// Bytes an SRT socket holds that its receiver has not acknowledged yet (libsrt's
+/// `srt_getsndbuffer`, found in the libsrt libavformat loaded), or -1 if unknown.
+static inline long long camfx_srt_unacknowledged_bytes(int socket) {
+  typedef int (*getsndbuffer_fn)(int, size_t *, size_t *);
+  // The global scope (RTLD_DEFAULT, which glibc declares only with _GNU_SOURCE).
+  getsndbuffer_fn getsndbuffer = (getsndbuffer_fn)dlsym((void *)0, "srt_getsndbuffer");
+  size_t blocks = 0, bytes = 0;
+  if (!getsndbuffer || getsndbuffer(socket, &blocks, &bytes) < 0) return -1;
+  return (long long)bytes;
+}
+
+/// How long the receiver of an SRT socket holds a packet before it hands it on, in
+/// milliseconds (the negotiated `SRTO_PEERLATENCY`, 44 in srt.h: the values of that enum
+/// are libsrt's ABI), or -1 if unknown.
+static inline int camfx_srt_receiver_delay_ms(int socket) {
+  typedef int (*getsockflag_fn)(int, int, void *, int *);
+  getsockflag_fn getsockflag = (getsockflag_fn)dlsym((void *)0, "srt_getsockflag");
+  int milliseconds = -1, length = sizeof(milliseconds);
+  if (!getsockflag || getsockflag(socket, 44, &milliseconds, &length) < 0) return -1;
+  return milliseconds;
+}
 #endif

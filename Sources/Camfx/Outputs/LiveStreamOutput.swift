@@ -170,6 +170,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     var failure: FFmpegError? = nil
     let r = av_write_trailer(context)
     if r < 0 { failure = FFmpegError(code: r, operation: "finishing '\(destination.displayName)'") }
+    if r >= 0, let seconds = destination.srtLingerSeconds { waitUntilSRTReceiverHandsOnAll(context, lingerSeconds: seconds) }
     do throws(FFmpegError) { try checkOwnFiles("finishing '\(destination.displayName)'") } catch { failure = failure ?? error }
     if let failure {
       state = .failed
@@ -182,6 +183,29 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
   public func cancel() {
     closeContext()
     if state != .failed { state = .finished }
+  }
+
+  /// Keeps an SRT connection open until its receiver has handed on the end of the
+  /// stream: until every byte sent is acknowledged (at most `seconds`, the linger), then
+  /// for the receiver's delay and a second more. libavformat's SRT socket does not
+  /// block, so closing it hands the linger to a libsrt thread, and the cleanup that
+  /// follows at once stops that thread; a receiver also drops the packets it still
+  /// holds (its delay after they were sent) when the connection closes. Either way the
+  /// last packets were lost: seen in CI, and every time with a receiver whose latency
+  /// is a second. Nothing is waited for when the socket cannot be found or asked.
+  private func waitUntilSRTReceiverHandsOnAll(_ context: UnsafeMutablePointer<AVFormatContext>, lingerSeconds: Int) {
+    let socket = camfx_srt_socket(context.pointee.pb)
+    guard lingerSeconds > 0, socket >= 0 else { return }
+    let start = ContinuousClock.now
+    let acknowledgedBy = start + .seconds(lingerSeconds)
+    while ContinuousClock.now < acknowledgedBy, !interruption.isSet, camfx_srt_unacknowledged_bytes(socket) > 0 {
+      usleep(5_000)
+    }
+    // A second more lets a receiver that was kept off the CPU hand on what it holds.
+    let delay = camfx_srt_receiver_delay_ms(socket)
+    guard delay >= 0 else { return }
+    let handedOnBy = ContinuousClock.now + .milliseconds(delay + 1000)
+    while ContinuousClock.now < handedOnBy, !interruption.isSet { usleep(5_000) }
   }
 
   /// Opens the muxer and its connection, and writes the container header.

@@ -179,7 +179,18 @@ public struct StreamDestination: Sendable, Equatable {
   /// the last packet until the receiver has it (its live mode drops unsent data at
   /// close otherwise, and with it the end of the stream).
   func protocolOptions(into options: FFmpegDictionary) throws(FFmpegError) {
-    if url.lowercased().hasPrefix("srt://"), !url.contains("linger=") { try options.set("linger", "2") }
+    if let srtLingerSeconds, !url.contains("linger=") { try options.set("linger", String(srtLingerSeconds)) }
+  }
+
+  /// Seconds an SRT stream's end may take to reach its receiver before the connection
+  /// is closed anyway: the URL's `linger=`, else 2; nil for any other destination.
+  var srtLingerSeconds: Int? {
+    guard kind == .network, url.lowercased().hasPrefix("srt://") else { return nil }
+    guard let query = url.firstIndex(of: "?") else { return 2 }
+    for pair in url[url.index(after: query)...].split(separator: "&") where pair.hasPrefix("linger=") {
+      return max(0, Int(pair.dropFirst("linger=".count)) ?? 2)
+    }
+    return 2
   }
 
   /// The muxer options this destination needs: live FLV/TS settings, HLS segmenting.
