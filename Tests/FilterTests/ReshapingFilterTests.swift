@@ -209,6 +209,9 @@ final class ReshapingFilterTests: XCTestCase {
     let cases: [(FrameGeometry, FrameGeometry)] = [
       (.init(width: 301, height: 9), .init(width: 200, height: 7)),
       (.init(width: 302, height: 10), .init(width: 151, height: 5)),
+      // 2:1, through the area mean's two-step and one-step loops and its tail, one
+      // channel and four.
+      (.init(width: 220, height: 8), .init(width: 110, height: 4)),
       (.init(width: 67, height: 45), .init(width: 100, height: 70)),
       (.init(width: 1, height: 1), .init(width: 3, height: 2)),
       (.init(width: 640, height: 360), .init(width: 427, height: 240)),
