@@ -72,4 +72,12 @@ static inline int camfx_srt_receiver_delay_ms(int socket) {
   if (!getsockflag || getsockflag(socket, 44, &milliseconds, &length) < 0) return -1;
   return milliseconds;
 }
+
+/// True while an SRT socket is connected (`srt_getsockstate` says SRTS_CONNECTED, 5 in
+/// srt.h); false when it is broken, closed or cannot be asked.
+static inline int camfx_srt_is_connected(int socket) {
+  typedef int (*getsockstate_fn)(int);
+  getsockstate_fn getsockstate = (getsockstate_fn)dlsym((void *)0, "srt_getsockstate");
+  return getsockstate && getsockstate(socket) == 5;
+}
 #endif

@@ -121,6 +121,32 @@ final class LiveOutputTests: CLITestCase {
     XCTAssertEqual(streamed["audio"]?.codec, "aac")
   }
 
+  /// The wait for an SRT receiver's hand-on (here 8 s of receiver latency) is cut by a
+  /// second Ctrl-C, as the encoder's drain is, and the file beside it plays.
+  func testASecondInterruptCutsTheWaitForTheSRTReceiver() throws {
+    let port = try LocalServer.freePort(udp: true)
+    let received = dir.appendingPathComponent("received.ts")
+    let receiver = try LocalServer(
+      "/usr/bin/srt-live-transmit", ["-q", "-a:no", "srt://:\(port)?mode=listener&latency=8000", "file://con"], in: dir,
+      stdout: received, ready: { LocalServer.isBound(udp: port) })
+    defer { receiver.stop() }
+    let camfx = try startRecording(live + ["-o", "rec.mp4", "-o", "srt://127.0.0.1:\(port)"])
+    defer { if camfx.isRunning { kill(camfx.processIdentifier, SIGKILL) } }
+    // Two seconds of stream, held by the receiver for its 8 s.
+    sleep(2)
+    kill(camfx.processIdentifier, SIGINT)
+    sleep(1)
+    XCTAssertTrue(camfx.isRunning, "waiting for the receiver to hand the stream's end on")
+    let second = Date()
+    kill(camfx.processIdentifier, SIGINT)
+    wait(for: camfx, seconds: 20)
+    // Loosely bounded, as the other test process shares the two cores; without the cut
+    // it takes the receiver's 8 s.
+    XCTAssertLessThan(Date().timeIntervalSince(second), 4.0)
+    XCTAssertEqual(camfx.terminationReason, .exit)
+    XCTAssertGreaterThan(try MovieOracle.probe(path("rec.mp4"))["video"]?.frames ?? 0, 30)
+  }
+
   func testHLSPlaylistPlaysAndOldSegmentsAreDeleted() throws {
     try FileManager.default.createDirectory(at: dir.appendingPathComponent("hls"), withIntermediateDirectories: true)
     let result = try CLI.run(

@@ -29,8 +29,12 @@ import Glibc
 /// only (`PacketSubscription`).
 public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
   public let destination: StreamDestination
-  /// Seconds `finish()` waits for the queue to drain before cutting the connection.
-  public var finishTimeout: Double? = 5
+  /// Seconds `finish()` may take to send the queue (and, for SRT, to see the end
+  /// handed on: `waitUntilSRTReceiverHandsOnAll`) before the connection is cut.
+  public var finishTimeout: Double? { 5 + Double(handOnMilliseconds.load(ordering: .relaxed)) / 1000 }
+  /// The most an SRT stream's end waits for its receiver (its linger, its receiver's
+  /// delay and a second), set once connected; 0 for anything else.
+  private let handOnMilliseconds = Atomic<Int>(0)
   /// Seconds a blocked network read or write may take before the connection counts
   /// as lost.
   public var networkTimeout: Double = 5
@@ -186,26 +190,36 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
   }
 
   /// Keeps an SRT connection open until its receiver has handed on the end of the
-  /// stream: until every byte sent is acknowledged (at most `seconds`, the linger), then
-  /// for the receiver's delay and a second more. libavformat's SRT socket does not
-  /// block, so closing it hands the linger to a libsrt thread, and the cleanup that
-  /// follows at once stops that thread; a receiver also drops the packets it still
-  /// holds (its delay after they were sent) when the connection closes. Either way the
-  /// last packets were lost: seen in CI, and every time with a receiver whose latency
-  /// is a second. Nothing is waited for when the socket cannot be found or asked.
+  /// stream: until every byte sent is acknowledged (at most the linger), then for the
+  /// receiver's delay and a second more, which lets a receiver that was kept off the
+  /// CPU hand on what it holds. libavformat's SRT socket does not block, so closing it
+  /// hands the linger to a libsrt thread, and the cleanup that follows at once stops
+  /// that thread; a receiver also drops the packets it still holds (its delay after
+  /// they were sent) when the connection closes. Either way the last packets were
+  /// lost: seen in CI, and every time with a receiver whose latency is 2.5 s. Nothing
+  /// is waited for when the socket cannot be found or asked, once it is no longer
+  /// connected, or once `interrupt()` is called (a second Ctrl-C, `finishTimeout`).
   private func waitUntilSRTReceiverHandsOnAll(_ context: UnsafeMutablePointer<AVFormatContext>, lingerSeconds: Int) {
     let socket = camfx_srt_socket(context.pointee.pb)
     guard lingerSeconds > 0, socket >= 0 else { return }
-    let start = ContinuousClock.now
-    let acknowledgedBy = start + .seconds(lingerSeconds)
-    while ContinuousClock.now < acknowledgedBy, !interruption.isSet, camfx_srt_unacknowledged_bytes(socket) > 0 {
+    let waiting = { !self.interruption.isSet && camfx_srt_is_connected(socket) != 0 }
+    let acknowledgedBy = ContinuousClock.now + .seconds(lingerSeconds)
+    while ContinuousClock.now < acknowledgedBy, waiting(), camfx_srt_unacknowledged_bytes(socket) > 0 {
       usleep(5_000)
     }
-    // A second more lets a receiver that was kept off the CPU hand on what it holds.
     let delay = camfx_srt_receiver_delay_ms(socket)
     guard delay >= 0 else { return }
     let handedOnBy = ContinuousClock.now + .milliseconds(delay + 1000)
-    while ContinuousClock.now < handedOnBy, !interruption.isSet { usleep(5_000) }
+    while ContinuousClock.now < handedOnBy, waiting() { usleep(5_000) }
+  }
+
+  /// Sets `handOnMilliseconds` for a newly connected SRT stream.
+  private func noteSRTHandOnTime(_ context: UnsafeMutablePointer<AVFormatContext>) {
+    guard let linger = destination.srtLingerSeconds, linger > 0 else { return }
+    let socket = camfx_srt_socket(context.pointee.pb)
+    let delay = socket >= 0 ? camfx_srt_receiver_delay_ms(socket) : -1
+    guard delay >= 0 else { return }
+    handOnMilliseconds.store(linger * 1000 + Int(delay) + 1000, ordering: .relaxed)
   }
 
   /// Opens the muxer and its connection, and writes the container header.
@@ -235,6 +249,7 @@ public final class LiveStreamOutput: MovieOutput, @unchecked Sendable {
     let options = FFmpegDictionary()
     try destination.muxerOptions(into: options)
     try check(avformat_write_header(ctx, &options.pointer), "writing the header to '\(name)'")
+    noteSRTHandOnTime(ctx)
     timestampOffsets = Array(repeating: 0, count: streams.count)
   }
 

@@ -175,22 +175,32 @@ public struct StreamDestination: Sendable, Equatable {
     return names
   }()
 
-  /// The protocol options this destination needs: SRT keeps its socket open after
-  /// the last packet until the receiver has it (its live mode drops unsent data at
-  /// close otherwise, and with it the end of the stream).
+  /// The protocol options this destination needs: SRT's linger (`srtLingerSeconds`),
+  /// unless the URL gives its own.
   func protocolOptions(into options: FFmpegDictionary) throws(FFmpegError) {
-    if let srtLingerSeconds, !url.contains("linger=") { try options.set("linger", String(srtLingerSeconds)) }
+    if let srtLingerSeconds, queryValue("linger") == nil { try options.set("linger", String(srtLingerSeconds)) }
   }
 
-  /// Seconds an SRT stream's end may take to reach its receiver before the connection
-  /// is closed anyway: the URL's `linger=`, else 2; nil for any other destination.
+  /// Seconds an SRT stream's end may wait for its receiver's acknowledgement before the
+  /// connection is closed anyway: the URL's `linger=` as libavformat reads it (a
+  /// leading integer, else 0; below 0 is 0), else 2; nil for any other destination.
   var srtLingerSeconds: Int? {
     guard kind == .network, url.lowercased().hasPrefix("srt://") else { return nil }
-    guard let query = url.firstIndex(of: "?") else { return 2 }
-    for pair in url[url.index(after: query)...].split(separator: "&") where pair.hasPrefix("linger=") {
-      return max(0, Int(pair.dropFirst("linger=".count)) ?? 2)
+    guard let text = queryValue("linger") else { return 2 }
+    var digits = Substring(text)
+    let negative = digits.hasPrefix("-")
+    if negative || digits.hasPrefix("+") { digits = digits.dropFirst() }
+    let value = Int(digits.prefix { $0.isASCII && $0.isNumber }) ?? 0
+    return negative ? 0 : value
+  }
+
+  /// The value of `name=` among the URL's query pairs, if it is there.
+  private func queryValue(_ name: String) -> Substring? {
+    guard let query = url.firstIndex(of: "?") else { return nil }
+    for pair in url[url.index(after: query)...].split(separator: "&") where pair.hasPrefix(name + "=") {
+      return pair.dropFirst(name.count + 1)
     }
-    return 2
+    return nil
   }
 
   /// The muxer options this destination needs: live FLV/TS settings, HLS segmenting.

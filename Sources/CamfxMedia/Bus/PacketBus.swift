@@ -87,6 +87,8 @@ public final class PacketBus: @unchecked Sendable {
     /// `keepPackets`: seconds and bytes.
     var retention: (seconds: Double, bytes: Int)?
     var closed = false
+    /// What `finish()` or `cancel()` is ending, for `interruptLiveOutputs()`.
+    var ending: [PacketSubscription] = []
     var figures = Figures()
   }
 
@@ -315,6 +317,7 @@ public final class PacketBus: @unchecked Sendable {
       subscription.end(.drain)
       if failure == nil, subscription.failureEndsRecording, let error = subscription.failure { failure = error }
     }
+    shared.withLock { $0.ending = [] }
     if let failure { throw failure }
   }
 
@@ -322,6 +325,16 @@ public final class PacketBus: @unchecked Sendable {
   /// each is then cancelled (completing what it holds).
   public func cancel() {
     for subscription in close() { subscription.end(.cancel) }
+    shared.withLock { $0.ending = [] }
+  }
+
+  /// Cuts short the live outputs that `finish()` is ending (a second Ctrl-C): each
+  /// stops waiting to send its queue or for its receiver, and closes. Files are left to
+  /// complete. Safe from any thread.
+  public func interruptLiveOutputs() {
+    for subscription in shared.withLock({ $0.ending }) where subscription.delivery.isLive {
+      subscription.output.interrupt()
+    }
   }
 
   private func close() -> [PacketSubscription] {
@@ -329,6 +342,7 @@ public final class PacketBus: @unchecked Sendable {
       s.closed = true
       let all = s.subscriptions
       s.subscriptions = []
+      s.ending = all
       s.kept = []
       s.keyframes = []
       return all

@@ -347,8 +347,12 @@ public final class MovieWriter: @unchecked Sendable {
   /// Makes the thread that encodes give up at its next packet, even in `finish()`'s
   /// drain of the frames the encoder still holds (x264 keeps 60 at `placebo`, each
   /// slow): it cancels the writer, so that the outputs complete what they hold on that
-  /// thread, and throws. Safe from any thread (a signal's).
-  public func interrupt() { interrupted.store(true, ordering: .releasing) }
+  /// thread, and throws. Live outputs already finishing stop waiting for their queue or
+  /// receiver. Safe from any thread (a signal's).
+  public func interrupt() {
+    interrupted.store(true, ordering: .releasing)
+    bus.interruptLiveOutputs()
+  }
 
   /// Receives every ready packet from `encoder` into the outbox (`publishMadePackets`
   /// hands them to the outputs once the encoder's lock is let go).
