@@ -19,6 +19,18 @@ final class LiveOutputTests: CLITestCase {
     return Dictionary(uniqueKeysWithValues: outputs.map { ($0["name"] as? String ?? "?", $0) })
   }
 
+  /// An SRT listener on a free loopback port that holds each packet its latency and
+  /// writes what it receives to `received.ts`; it ends when the sender closes.
+  private func startSRTReceiver(latencyMilliseconds: Int) throws -> (LocalServer, port: Int, received: URL) {
+    let port = try LocalServer.freePort(udp: true)
+    let received = dir.appendingPathComponent("received.ts")
+    let listener = "srt://:\(port)?mode=listener&latency=\(latencyMilliseconds)"
+    let receiver = try LocalServer(
+      "/usr/bin/srt-live-transmit", ["-q", "-a:no", listener, "file://con"], in: dir, stdout: received,
+      ready: { LocalServer.isBound(udp: port) })
+    return (receiver, port, received)
+  }
+
   /// Starts camfx in the background (stderr to `stderr.txt`).
   private func startRecording(_ args: [String]) throws -> Process { try CLI.start(args, in: dir) }
 
@@ -103,11 +115,7 @@ final class LiveOutputTests: CLITestCase {
   /// the receiver has handed on the end of the stream (before, it lost the last 1.6 s
   /// here, and the last 8 frames once in CI with the default latency).
   func testSRTIntoSrtLiveTransmit() throws {
-    let port = try LocalServer.freePort(udp: true)
-    let received = dir.appendingPathComponent("received.ts")
-    let receiver = try LocalServer(
-      "/usr/bin/srt-live-transmit", ["-q", "-a:no", "srt://:\(port)?mode=listener&latency=2500", "file://con"], in: dir,
-      stdout: received, ready: { LocalServer.isBound(udp: port) })
+    let (receiver, port, received) = try startSRTReceiver(latencyMilliseconds: 2500)
     defer { receiver.stop() }
     let result = try CLI.run(live + ["--duration", "3s", "-o", "rec.mkv", "-o", "srt://127.0.0.1:\(port)"], in: dir)
     XCTAssertEqual(result.status, 0, "\(result)")
@@ -124,11 +132,7 @@ final class LiveOutputTests: CLITestCase {
   /// The wait for an SRT receiver's hand-on (here 8 s of receiver latency) is cut by a
   /// second Ctrl-C, as the encoder's drain is, and the file beside it plays.
   func testASecondInterruptCutsTheWaitForTheSRTReceiver() throws {
-    let port = try LocalServer.freePort(udp: true)
-    let received = dir.appendingPathComponent("received.ts")
-    let receiver = try LocalServer(
-      "/usr/bin/srt-live-transmit", ["-q", "-a:no", "srt://:\(port)?mode=listener&latency=8000", "file://con"], in: dir,
-      stdout: received, ready: { LocalServer.isBound(udp: port) })
+    let (receiver, port, _) = try startSRTReceiver(latencyMilliseconds: 8000)
     defer { receiver.stop() }
     let camfx = try startRecording(live + ["-o", "rec.mp4", "-o", "srt://127.0.0.1:\(port)"])
     defer { if camfx.isRunning { kill(camfx.processIdentifier, SIGKILL) } }
