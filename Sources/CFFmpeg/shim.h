@@ -2,7 +2,9 @@
 #define CAMFX_CFFMPEG_SHIM_H
 // FFmpeg reports errors by return code (never longjmp), so Swift may call it directly.
 // What Swift cannot import (function-like macros) is copied here.
+#include <dlfcn.h>
 #include <errno.h>
+#include <string.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/audio_fifo.h>
@@ -32,8 +34,6 @@ static const int CAMFX_AV_ERROR_MAX_STRING_SIZE = AV_ERROR_MAX_STRING_SIZE;
 static const int64_t CAMFX_AV_NOPTS_VALUE = AV_NOPTS_VALUE;
 
 static inline int camfx_averror(int posix_errno) { return AVERROR(posix_errno); }
-#include <dlfcn.h>
-#include <string.h>
 
 /// The SRT socket under an output that libavformat's `srt` protocol opened (avio_open2),
 /// or -1. libavformat keeps its URLContext private; the first fields read here (its

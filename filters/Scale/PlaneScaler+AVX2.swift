@@ -42,24 +42,21 @@ extension PlaneScaler {
     // 32 destination bytes per step from 64 source bytes of each row; `packuswb` works
     // within 128-bit halves, so the quadwords come out 0, 2, 1, 3.
     let step = 32 / pixelBytes
-    var x = 0
-    // Two steps a turn: the loop's constants are loaded once for both.
-    while x + 2 * step <= width {
-      let o = x &* 2 &* pixelBytes
-      let first = _mm256_packus_epi16(sums(o), sums(o &+ 32))
-      let second = _mm256_packus_epi16(sums(o &+ 64), sums(o &+ 96))
-      out.storeBytes(
-        of: SIMD4(first[0], first[2], first[1], first[3]) as __m256i, toByteOffset: x &* pixelBytes, as: __m256i.self)
-      out.storeBytes(
-        of: SIMD4(second[0], second[2], second[1], second[3]) as __m256i, toByteOffset: x &* pixelBytes &+ 32,
-        as: __m256i.self)
-      x &+= 2 &* step
-    }
-    while x + step <= width {
+    @inline(__always) func halveStep(at x: Int) {
       let o = x &* 2 &* pixelBytes
       let packed = _mm256_packus_epi16(sums(o), sums(o &+ 32))
       out.storeBytes(
         of: SIMD4(packed[0], packed[2], packed[1], packed[3]) as __m256i, toByteOffset: x &* pixelBytes, as: __m256i.self)
+    }
+    var x = 0
+    // Two steps a turn: the loop's constants are loaded once for both.
+    while x + 2 * step <= width {
+      halveStep(at: x)
+      halveStep(at: x &+ step)
+      x &+= 2 &* step
+    }
+    while x + step <= width {
+      halveStep(at: x)
       x &+= step
     }
     return x
