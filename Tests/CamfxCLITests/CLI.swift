@@ -178,6 +178,25 @@ class CLITestCase: XCTestCase {
     }
   }
 
+  /// Interrupts `process` twice, as a user's two Ctrl-Cs: the first SIGINT, then
+  /// `between` seconds later (the process still ending, `ending` says how) the second.
+  /// Returns the seconds from the second to the exit (a process still running after
+  /// `limit` is killed, and the time is then above `limit`).
+  func secondsToStopAfterASecondInterrupt(
+    _ process: Process, between: Double, ending: String, limit: Double = 20, file: StaticString = #filePath,
+    line: UInt = #line
+  ) -> Double {
+    kill(process.processIdentifier, SIGINT)
+    usleep(UInt32(between * 1e6))
+    XCTAssertTrue(process.isRunning, ending, file: file, line: line)
+    let second = Date()
+    kill(process.processIdentifier, SIGINT)
+    while process.isRunning && Date().timeIntervalSince(second) < limit { usleep(20_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+    return Date().timeIntervalSince(second)
+  }
+
   /// The names in the test directory (hidden ones included), sorted.
   func listing(_ sub: String = "") throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: sub.isEmpty ? dir.path : path(sub)).sorted()
