@@ -123,9 +123,8 @@ extension PixelConverter {
       #endif
       #if CAMFX_AVX2 && arch(x86_64)
         let blocks = (width - pair * 2) / 32
-        YUVToBGRAAVX2.nv12RowPair(
-          luma0: ySrc0 + pair * 2, luma1: ySrc1 + pair * 2, chroma: cSrc + pair * 2,
-          destination0: dst0 + pair * 8, destination1: dst1 + pair * 8, blocks: blocks)
+        YUVToBGRAAVX2.nv12Row(luma: ySrc0 + pair * 2, chroma: cSrc + pair * 2, destination: dst0 + pair * 8, blocks: blocks)
+        YUVToBGRAAVX2.nv12Row(luma: ySrc1 + pair * 2, chroma: cSrc + pair * 2, destination: dst1 + pair * 8, blocks: blocks)
         pair += blocks * 16
       #endif
       while pair < vectorPairs {
@@ -193,9 +192,8 @@ extension PixelConverter {
       #endif
       #if CAMFX_AVX2 && arch(x86_64)
         let blocks = (width - pair * 2) / 32
-        YUVToBGRAAVX2.i420RowPair(
-          luma0: ySrc0 + pair * 2, luma1: ySrc1 + pair * 2, cb: cbSrc + pair, cr: crSrc + pair,
-          destination0: dst0 + pair * 8, destination1: dst1 + pair * 8, blocks: blocks)
+        YUVToBGRAAVX2.i420Row(luma: ySrc0 + pair * 2, cb: cbSrc + pair, cr: crSrc + pair, destination: dst0 + pair * 8, blocks: blocks)
+        YUVToBGRAAVX2.i420Row(luma: ySrc1 + pair * 2, cb: cbSrc + pair, cr: crSrc + pair, destination: dst1 + pair * 8, blocks: blocks)
         pair += blocks * 16
       #endif
       while pair < vectorPairs {

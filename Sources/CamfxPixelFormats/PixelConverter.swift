@@ -13,10 +13,10 @@ import CamfxCore
 ///
 /// Each kernel works on 16 pixels (8 chroma pairs) per step with SIMD in 16-bit lanes
 /// (`YUVToBGRAKernel`, bit-identical to its scalar formula `bgra(y:cb:cr:)`), over
-/// rows given as raw pointers and strides, and allocates nothing; the 4:2:0 formats
-/// convert two rows per chroma row. Builds that define `CAMFX_AVX2` (`make release` on
-/// an AVX2 CPU) run 32 pixels per step with AVX2 intrinsics first (`YUVToBGRAAVX2`),
-/// bit-identical too. `bgra(y:cb:cr:)` finishes each row, so the result
+/// rows given as raw pointers and strides, and allocates nothing; the portable 4:2:0
+/// kernels convert two rows per chroma row. Builds that define `CAMFX_AVX2` (`make
+/// release` on an AVX2 CPU) run 32 pixels per step of one row with AVX2 intrinsics first
+/// (`YUVToBGRAAVX2`), bit-identical too. `bgra(y:cb:cr:)` finishes each row, so the result
 /// does not depend on width. Alpha is always 255.
 public enum PixelConverter {
   /// Converts one pixel; the scalar twin of the SIMD kernel (used for row tails).

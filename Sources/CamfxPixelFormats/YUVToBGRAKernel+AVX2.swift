@@ -18,7 +18,7 @@ import _Builtin_intrinsics.intel
 ///   `(paddusw(x, 0xC000) << 2) & 0xFF00` (0xC000 · 4 wraps to 0; from x = 16383 up the
 ///   sum saturates and the result is 0xFF00).
 /// - chroma is computed once per sample and duplicated to the pixel pair afterwards
-///   (`punpck*wd` of the three `n` vectors with themselves), for 4:2:0 once per two rows.
+///   (`punpck*wd` of the three `n` vectors with themselves).
 /// - no lane-crossing shuffle at the store: the inputs are loaded in the order that
 ///   makes the final `punpcklwd`/`punpckhwd` of (B | G·256, R | A·256) produce pixels
 ///   0…7 and 8…15 in memory order (see `lumaInKernelOrder`).
@@ -87,51 +87,47 @@ enum YUVToBGRAAVX2 {
     return (_mm256_unpacklo_epi8(zero, bytes), _mm256_unpackhi_epi8(zero, bytes))
   }
 
-  /// Converts two rows of 32 pixels that share sixteen chroma samples, given as 16-bit
+  /// Converts one row of 32 pixels from its sixteen chroma samples, given as 16-bit
   /// lanes (·256) in the order samples 0, 1, 4, 5, 8, 9, 12, 13 | 2, 3, 6, 7, 10, 11,
   /// 14, 15: duplicated by `punpcklwd`/`punpckhwd`, those are the pixel pairs of the
   /// kernel order of `lumaInKernelOrder`.
+  ///
+  /// One row at a time, although 4:2:0's two rows share their chroma: computing it twice
+  /// slows frames in the cache, but a frame from memory is then read and written as
+  /// three streams rather than five, which is faster, for the conversion and for whoever
+  /// reads its frame next (measured in the README).
   @inline(__always)
-  static func rowPair32(
-    cb: __m256i, cr: __m256i, luma0: UnsafeRawPointer, luma1: UnsafeRawPointer,
-    destination0: UnsafeMutableRawPointer, destination1: UnsafeMutableRawPointer
-  ) {
+  static func row32(cb: __m256i, cr: __m256i, luma: UnsafeRawPointer, destination: UnsafeMutableRawPointer) {
     let n = chroma(cb: cb, cr: cr)
-    let redLow = _mm256_unpacklo_epi16(n.red, n.red), redHigh = _mm256_unpackhi_epi16(n.red, n.red)
-    let greenLow = _mm256_unpacklo_epi16(n.green, n.green), greenHigh = _mm256_unpackhi_epi16(n.green, n.green)
-    let blueLow = _mm256_unpacklo_epi16(n.blue, n.blue), blueHigh = _mm256_unpackhi_epi16(n.blue, n.blue)
-    let y0 = lumaInKernelOrder(luma0)
-    store16(luma: y0.0, red: redLow, green: greenLow, blue: blueLow, to: destination0)
-    store16(luma: y0.1, red: redHigh, green: greenHigh, blue: blueHigh, to: destination0 + 64)
-    let y1 = lumaInKernelOrder(luma1)
-    store16(luma: y1.0, red: redLow, green: greenLow, blue: blueLow, to: destination1)
-    store16(luma: y1.1, red: redHigh, green: greenHigh, blue: blueHigh, to: destination1 + 64)
+    let y = lumaInKernelOrder(luma)
+    store16(
+      luma: y.0, red: _mm256_unpacklo_epi16(n.red, n.red), green: _mm256_unpacklo_epi16(n.green, n.green),
+      blue: _mm256_unpacklo_epi16(n.blue, n.blue), to: destination)
+    store16(
+      luma: y.1, red: _mm256_unpackhi_epi16(n.red, n.red), green: _mm256_unpackhi_epi16(n.green, n.green),
+      blue: _mm256_unpackhi_epi16(n.blue, n.blue), to: destination + 64)
   }
 
-  /// NV12: `blocks` steps of 32 pixels of two rows (a last odd row may be passed twice).
+  /// NV12: `blocks` steps of 32 pixels of one row.
   @inline(__always)
-  static func nv12RowPair(
-    luma0: UnsafeRawPointer, luma1: UnsafeRawPointer, chroma: UnsafeRawPointer,
-    destination0: UnsafeMutableRawPointer, destination1: UnsafeMutableRawPointer, blocks: Int
-  ) {
+  static func nv12Row(luma: UnsafeRawPointer, chroma: UnsafeRawPointer, destination: UnsafeMutableRawPointer, blocks: Int) {
     var i = 0
     while i < blocks {
       // Sixteen Cb Cr pairs; one pair per 16-bit lane, Cb low, Cr high.
       let pairs = _mm256_permutevar8x32_epi32(
         chroma.loadUnaligned(fromByteOffset: i &* 32, as: __m256i.self), evenOddDwords)
-      rowPair32(
+      row32(
         cb: _mm256_slli_epi16(pairs, 8), cr: _mm256_and_si256(pairs, _mm256_set1_epi16(Int16(bitPattern: 0xFF00))),
-        luma0: luma0 + i &* 32, luma1: luma1 + i &* 32,
-        destination0: destination0 + i &* 128, destination1: destination1 + i &* 128)
+        luma: luma + i &* 32, destination: destination + i &* 128)
       i &+= 1
     }
   }
 
-  /// I420: `blocks` steps of 32 pixels of two rows.
+  /// I420: `blocks` steps of 32 pixels of one row.
   @inline(__always)
-  static func i420RowPair(
-    luma0: UnsafeRawPointer, luma1: UnsafeRawPointer, cb: UnsafeRawPointer, cr: UnsafeRawPointer,
-    destination0: UnsafeMutableRawPointer, destination1: UnsafeMutableRawPointer, blocks: Int
+  static func i420Row(
+    luma: UnsafeRawPointer, cb: UnsafeRawPointer, cr: UnsafeRawPointer, destination: UnsafeMutableRawPointer,
+    blocks: Int
   ) {
     // Within each 128-bit half (Cb low, Cr high): the 16-bit pairs of samples
     // (0 1)(4 5)(8 9)(12 13) first, then (2 3)(6 7)(10 11)(14 15).
@@ -145,10 +141,9 @@ enum YUVToBGRAAVX2 {
         (cr + i &* 16).assumingMemoryBound(to: __m128i.self), (cb + i &* 16).assumingMemoryBound(to: __m128i.self))
       // Quadwords: Cb even pairs, Cr even pairs | Cb odd pairs, Cr odd pairs.
       let ordered = quadwords0213(_mm256_shuffle_epi8(both, evenOddPairs))
-      rowPair32(
+      row32(
         cb: _mm256_unpacklo_epi8(zero, ordered), cr: _mm256_unpackhi_epi8(zero, ordered),
-        luma0: luma0 + i &* 32, luma1: luma1 + i &* 32,
-        destination0: destination0 + i &* 128, destination1: destination1 + i &* 128)
+        luma: luma + i &* 32, destination: destination + i &* 128)
       i &+= 1
     }
   }

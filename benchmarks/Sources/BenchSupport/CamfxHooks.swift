@@ -80,17 +80,21 @@ enum CamfxHooks {
   }
 
   /// `PixelConverter.convertNV12`, the camera's NV12 path.
-  static func fromNV12(_ g: FrameGeometry) -> Contender? {
-    Contender(.camfx, "PixelConverter.convertNV12") {
+  /// `PixelConverter.convertNV12`, then the next stage `reader` makes (if any) on the
+  /// frame it wrote.
+  static func fromNV12(_ g: FrameGeometry, readBy reader: Catalog.NextStage? = nil) -> Contender? {
+    Contender(.camfx, "PixelConverter.convertNV12" + (reader.map { "+\($0.name)" } ?? "")) {
       let image = PlanarImage.nv12(width: g.width, height: g.height), frame = PixelBuffer(width: g.width, height: g.height)
       image.fillPseudoRandom(seed: 11)
       let lumaPlane = image.planes[0], chromaPlane = image.planes[1]
       let lumaStride = image.strides[0], chromaStride = image.strides[1]
+      let read = reader?.make()
       // The closure holds both planes, so their bytes live as long as the job.
       return {
         PixelConverter.convertNV12(
           luma: UnsafeRawPointer(lumaPlane.baseAddress), lumaBytesPerRow: lumaStride,
           chroma: UnsafeRawPointer(chromaPlane.baseAddress), chromaBytesPerRow: chromaStride, to: frame)
+        try read?(frame)
       }
     }
   }

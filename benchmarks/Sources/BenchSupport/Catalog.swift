@@ -22,7 +22,7 @@ public enum Catalog {
   /// Operations `camfx-compare` measures besides issue 5's (which the ordo-one
   /// `Kernels` benchmarks and their committed thresholds cover).
   public static func extraOperations(at geometry: FrameGeometry) -> [FrameOperation] {
-    [fromI420(geometry)] + cameraToYUV420Operations(at: geometry) + reshapeOperations(at: geometry) + [jpegOperation(at: geometry), mjpegDecodeOperation(at: geometry)]
+    [fromI420(geometry), fromNV12ThenMirror(geometry)] + cameraToYUV420Operations(at: geometry) + reshapeOperations(at: geometry) + [jpegOperation(at: geometry), mjpegDecodeOperation(at: geometry)]
   }
 
   // MARK: Reference points
@@ -143,6 +143,35 @@ public enum Catalog {
     toBGRA(
       "nv12-to-bgra", g, camfx: CamfxHooks.fromNV12(g), missing: "NV12→BGRA converter", image: PlanarImage.nv12, seed: 11,
       libyuv: ("NV12ToARGB", LibYUV.fromNV12), swscale: ("nv12", CAMFX_PEER_NV12), sourceBytes: g.width * g.height * 3 / 2)
+  }
+
+  /// NV12 → BGRA and then the same next stage for both (libyuv's `ARGBMirror` into a
+  /// frame of its own): what a conversion's stores leave in the cache for whoever reads
+  /// its frame next, which the conversion's own row cannot show (stores that bypass the
+  /// cache win it and lose here).
+  static func fromNV12ThenMirror(_ g: FrameGeometry) -> FrameOperation {
+    let mirror = NextStage(name: "ARGBMirror") {
+      let mirrored = PixelBuffer(width: g.width, height: g.height)
+      return { frame throws(PeerError) in try LibYUV.mirror(frame, into: mirrored) }
+    }
+    return FrameOperation(name: "nv12-to-bgra-then-mirror", geometry: g, contenders: [
+      CamfxHooks.fromNV12(g, readBy: mirror),
+      Contender(.libyuv, "NV12ToARGB+ARGBMirror") {
+        let picture = PlanarImage.pseudoRandom(PlanarImage.nv12, width: g.width, height: g.height, seed: 11)
+        let frame = PixelBuffer(width: g.width, height: g.height), read = mirror.make()
+        return {
+          try LibYUV.fromNV12(picture, into: frame)
+          try read(frame)
+        }
+      },
+    ].compactMap { $0 }, missing: nil, bytesMoved: g.width * g.height * 27 / 2)
+  }
+
+  /// A stage after the one measured, the same for every contender: `make` sets up its
+  /// buffers once and returns what it does to each frame.
+  struct NextStage {
+    let name: String
+    let make: () -> (PixelBuffer) throws(PeerError) -> Void
   }
 
   static func fromI420(_ g: FrameGeometry) -> FrameOperation {
