@@ -182,6 +182,32 @@ extension PlaneScaler {
     }
     return x
   }
+
+  /// `verticalAVX2` for windows of two rows (`fast_bilinear`, and `bilinear` when
+  /// enlarging), bit-identical to it in fewer operations: the two weights sum to 2^14, so
+  /// (a·w0 + b·w1 + 128) >> 8 = 64a + ((b − a)·w1 + 128) >> 8, and `pmulhrsw` of
+  /// 64(b − a) by 2·w1, (x·y + 2^14) >> 15, is that second term exactly, in 16-bit lanes.
+  /// The row of the heavier weight is taken as `a`, so that 2·w1 fits 16 bits.
+  @inline(__always)
+  static func verticalTwoRowsAVX2(
+    _ rows: UnsafePointer<UnsafePointer<UInt8>>, weights: UnsafePointer<Int32>, row y: Int,
+    into row: UnsafeMutablePointer<Int16>, samples: Int, from start: Int = 0
+  ) -> Int {
+    let w0 = weights[2 &* y], w1 = weights[2 &* y &+ 1]
+    let (a, b, w) = w1 <= w0 ? (rows[0], rows[1], w1) : (rows[1], rows[0], w0)
+    let factor = _mm256_set1_epi16(Int16(2 &* w))
+    let out = UnsafeMutableRawPointer(row)
+    var x = start
+    while x + 16 <= samples {
+      let high = _mm256_slli_epi16(_mm256_cvtepu8_epi16(UnsafeRawPointer(a + x).loadUnaligned(as: __m128i.self)), 6)
+      let low = _mm256_slli_epi16(_mm256_cvtepu8_epi16(UnsafeRawPointer(b + x).loadUnaligned(as: __m128i.self)), 6)
+      out.storeBytes(
+        of: _mm256_add_epi16(high, _mm256_mulhrs_epi16(_mm256_sub_epi16(low, high), factor)), toByteOffset: x &* 2,
+        as: __m256i.self)
+      x &+= 16
+    }
+    return x
+  }
 }
 #endif
 

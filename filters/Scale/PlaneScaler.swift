@@ -157,7 +157,9 @@ struct PlaneScaler: Sendable {
                   #if CAMFX_AVX512
                   x = Self.verticalAVX512(r, weights: w, pairs: pairs, into: row, samples: samples)
                   #endif
-                  return Self.verticalAVX2(r, weights: w, pairs: pairs, into: row, samples: samples, from: x)
+                  return vTaps == 2
+                    ? Self.verticalTwoRowsAVX2(r, weights: vWeights.baseAddress!, row: y, into: row, samples: samples, from: x)
+                    : Self.verticalAVX2(r, weights: w, pairs: pairs, into: row, samples: samples, from: x)
                 }
                 // The pair count as a constant for the common windows, so that the loop
                 // over pairs unrolls.
