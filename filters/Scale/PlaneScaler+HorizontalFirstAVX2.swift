@@ -55,26 +55,33 @@ extension PlaneScaler {
   }
 
   /// The vertical pass of the horizontal-first order for whole steps of 32 destination
-  /// samples, bit-identical to the portable loop: the 16-bit samples of two ring rows
-  /// interleaved, `pmaddwd` with the two rows' weights; a missing last row weighs 0.
-  /// Returns how many samples it wrote.
+  /// samples, bit-identical to the portable loop: per tap, `pmulhrsw` of 16 ring
+  /// samples by the tap's weight (`ringProduct`), the products added in 16-bit lanes
+  /// (they cannot overflow, see `ringProduct`), and `pmulhrsw` by 1024 as the final
+  /// `(sum + 16) >> 5`. Returns how many samples it wrote.
   func verticalFromRing(
     _ ring: UnsafeMutablePointer<Int16>, stride: Int, y: Int, weights vWeights: UnsafePointer<Int32>,
     into out: UnsafeMutablePointer<UInt8>
   ) -> Int {
-    let taps = vertical.tapCount, pairs = (taps + 1) / 2, first = vertical.start[y]
-    return withUnsafeTemporaryAllocation(of: UnsafePointer<Int16>.self, capacity: 2 * pairs) { rows in
-      withUnsafeTemporaryAllocation(of: __m256i.self, capacity: pairs) { weights in
-        for k in 0..<2 * pairs { rows[k] = UnsafePointer(ring + ((first + min(k, taps - 1)) % taps) * stride) }
-        Self.verticalPairWeights(vWeights, row: y, taps: taps, into: weights.baseAddress!)
+    let taps = vertical.tapCount, first = vertical.start[y]
+    return withUnsafeTemporaryAllocation(of: UnsafePointer<Int16>.self, capacity: taps) { rows in
+      withUnsafeTemporaryAllocation(of: __m256i.self, capacity: taps) { weights in
+        var slot = first % taps
+        for k in 0..<taps {
+          rows[k] = UnsafePointer(ring + slot * stride)
+          weights[k] = _mm256_set1_epi16(Int16(truncatingIfNeeded: vWeights[y * taps + k]))
+          slot = slot + 1 == taps ? 0 : slot + 1
+        }
         let r = UnsafePointer(rows.baseAddress!), w = UnsafePointer(weights.baseAddress!)
         let count = horizontal.destinationLength
-        switch pairs {
-        case 1: return Self.verticalFromRingAVX2(r, weights: w, pairs: 1, into: out, count: count)
-        case 2: return Self.verticalFromRingAVX2(r, weights: w, pairs: 2, into: out, count: count)
-        case 3: return Self.verticalFromRingAVX2(r, weights: w, pairs: 3, into: out, count: count)
-        case 4: return Self.verticalFromRingAVX2(r, weights: w, pairs: 4, into: out, count: count)
-        default: return Self.verticalFromRingAVX2(r, weights: w, pairs: pairs, into: out, count: count)
+        // The tap count as a constant for the common windows, so that the loop over taps unrolls.
+        switch taps {
+        case 2: return Self.verticalFromRingAVX2(r, weights: w, taps: 2, into: out, count: count)
+        case 3: return Self.verticalFromRingAVX2(r, weights: w, taps: 3, into: out, count: count)
+        case 4: return Self.verticalFromRingAVX2(r, weights: w, taps: 4, into: out, count: count)
+        case 6: return Self.verticalFromRingAVX2(r, weights: w, taps: 6, into: out, count: count)
+        case 8: return Self.verticalFromRingAVX2(r, weights: w, taps: 8, into: out, count: count)
+        default: return Self.verticalFromRingAVX2(r, weights: w, taps: taps, into: out, count: count)
         }
       }
     }
@@ -82,20 +89,17 @@ extension PlaneScaler {
 
   @inline(__always)
   private static func verticalFromRingAVX2(
-    _ rows: UnsafePointer<UnsafePointer<Int16>>, weights: UnsafePointer<__m256i>, pairs: Int,
+    _ rows: UnsafePointer<UnsafePointer<Int16>>, weights: UnsafePointer<__m256i>, taps: Int,
     into out: UnsafeMutablePointer<UInt8>, count: Int
   ) -> Int {
-    let rounding = _mm256_set1_epi32(1 << (horizontalShift - 1))
+    let final = _mm256_set1_epi16(Int16(1 << (15 - ringSumShift)))
     @inline(__always) func sixteen(_ x: Int) -> __m256i {
-      var low = rounding, high = rounding
-      for p in 0..<pairs {
-        let a = UnsafeRawPointer(rows[2 &* p] + x).loadUnaligned(as: __m256i.self)
-        let b = UnsafeRawPointer(rows[2 &* p &+ 1] + x).loadUnaligned(as: __m256i.self)
-        low = _mm256_add_epi32(low, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), weights[p]))
-        high = _mm256_add_epi32(high, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), weights[p]))
+      var sum = _mm256_mulhrs_epi16(UnsafeRawPointer(rows[0] + x).loadUnaligned(as: __m256i.self), weights[0])
+      for t in 1..<taps {
+        sum = _mm256_add_epi16(
+          sum, _mm256_mulhrs_epi16(UnsafeRawPointer(rows[t] + x).loadUnaligned(as: __m256i.self), weights[t]))
       }
-      // Samples 0…3, 8…11 in `low` and 4…7, 12…15 in `high`: packed, in order.
-      return _mm256_packs_epi32(_mm256_srai_epi32(low, horizontalShift), _mm256_srai_epi32(high, horizontalShift))
+      return _mm256_mulhrs_epi16(sum, final)
     }
     @inline(__always) func step(_ x: Int) {
       // `packuswb` works within 128-bit halves: the quadwords come out 0, 2, 1, 3.
