@@ -328,7 +328,7 @@ final class ReshapingFilterTests: XCTestCase {
   func testRotateInYUV420IsFFmpegsTranspose() throws {
     // 67×45 has whole 16×16 and 8×8 blocks of both planes and edges beside them; 100×70
     // whole 32×16 blocks (the AVX2 kernel's) of both planes, and overlapping last ones;
-    // 1030×720 is a 720p-class plane (strips of 32, ordinary stores); 2054×2048's luma
+    // 1030×720 is a 720p-class plane (walked along the destination, ordinary stores); 2054×2048's luma
     // plane is large enough for the AVX2 kernel's streamed 64-row strips.
     for (width, height) in [(35, 17), (67, 45), (100, 70), (1030, 720), (2054, 2048)] { try assertRotateInYUV420IsFFmpegsTranspose(width: width, height: height) }
   }

@@ -75,17 +75,24 @@ extension Rotate {
   /// columns: the 16×16 byte transpose of `quarterTurnBytesSSE2` (four rounds of byte
   /// interleaves) run on two blocks at once, rows x + k in the low half of each register
   /// and x + 16 + k in the high half, so each result register is 32 consecutive bytes of
-  /// a destination row. The plane is walked in strips of 64 source rows, left to right
-  /// (sequential streams the hardware prefetches), two such blocks a step: the first
-  /// block's rows wait in a small buffer in L1, so each destination row gets a whole
-  /// 64-byte line at once, streamed past the cache where the lines are aligned (as
-  /// `quarterTurnPixelsAVX2` does). Planes less than 64 rows high, or smaller than
-  /// `streamingPlaneBytes`, go in strips of 32 with ordinary stores.
+  /// a destination row.
+  ///
+  /// Planes smaller than `streamingPlaneBytes` (or less than 64 rows high) are walked
+  /// along the destination, as FFmpeg's `transpose` walks them: a strip of 16
+  /// destination rows (16 source columns) at a time, 32 source rows a step, so each
+  /// destination row is written front to back, and the source lines one strip reads
+  /// stay in L2 for the next three. Larger planes are walked in strips of 64 source
+  /// rows, left to right (sequential streams the hardware prefetches), two blocks a
+  /// step: the first block's rows wait in a small buffer in L1, so each destination row
+  /// gets a whole 64-byte line at once, streamed past the cache where the lines are
+  /// aligned (as `quarterTurnPixelsAVX2` does).
+  ///
   /// The smallest plane turned with streamed stores. A 720p or 1080p plane stays in the
   /// last-level cache for whoever reads it next, so streaming it out to memory costs
-  /// more than it saves: on AMD Zen 3 both sizes turned faster in strips of 32 with
-  /// ordinary stores, hot and cold. A 4K luma plane is past that, and streaming keeps it
-  /// from pushing everything else out of the cache.
+  /// more than it saves: on AMD Zen 3 both sizes turned faster with ordinary stores,
+  /// hot and cold. A 4K luma plane is past that (walked along the destination, it was
+  /// slower on both), and streaming keeps it from pushing everything else out of the
+  /// cache.
   static let streamingPlaneBytes = 4 << 20
 
   static func quarterTurnBytesAVX2(
@@ -100,17 +107,21 @@ extension Rotate {
       __m256i, __m256i, __m256i, __m256i, __m256i, __m256i, __m256i, __m256i
     )
     // Source rows x ..< x + 32, columns `column` ..< + 16, transposed: element k is bytes
-    // x ..< x + 32 of the destination row for source column `column` + k.
+    // x ..< x + 32 of the destination row for source column `column` + k. The rows are
+    // reached by stepping a pointer (`rowStep` bytes) rather than by 32 offsets, which
+    // the compiler would keep on the stack.
+    let rowStep = clockwise ? -sourceStride : sourceStride
     @inline(__always) func transpose(_ x: Int, _ column: Int) -> Rows {
-      let base = raw + column
-      @inline(__always) func load(_ k: Int) -> __m256i {
-        _mm256_set_m128i(
-          (base + sourceRow(x + 16 + k) * sourceStride).loadUnaligned(as: __m128i.self),
-          (base + sourceRow(x + k) * sourceStride).loadUnaligned(as: __m128i.self))
+      var low = raw + (sourceRow(x) &* sourceStride &+ column), high = low + 16 &* rowStep
+      @inline(__always) func load() -> __m256i {
+        let v = _mm256_set_m128i(high.loadUnaligned(as: __m128i.self), low.loadUnaligned(as: __m128i.self))
+        low += rowStep
+        high += rowStep
+        return v
       }
-      let r0 = load(0), r1 = load(1), r2 = load(2), r3 = load(3), r4 = load(4), r5 = load(5), r6 = load(6), r7 = load(7)
-      let r8 = load(8), r9 = load(9), r10 = load(10), r11 = load(11), r12 = load(12), r13 = load(13), r14 = load(14)
-      let r15 = load(15)
+      let r0 = load(), r1 = load(), r2 = load(), r3 = load(), r4 = load(), r5 = load(), r6 = load(), r7 = load()
+      let r8 = load(), r9 = load(), r10 = load(), r11 = load(), r12 = load(), r13 = load(), r14 = load()
+      let r15 = load()
       let a0 = _mm256_unpacklo_epi8(r0, r8), a1 = _mm256_unpackhi_epi8(r0, r8)
       let a2 = _mm256_unpacklo_epi8(r1, r9), a3 = _mm256_unpackhi_epi8(r1, r9)
       let a4 = _mm256_unpacklo_epi8(r2, r10), a5 = _mm256_unpackhi_epi8(r2, r10)
@@ -149,12 +160,16 @@ extension Rotate {
       out + (y + (clockwise ? k : 15 - k)) * destinationStride + x
     }
     guard height >= 64, width * height >= streamingPlaneBytes else {
-      forEachStrip(width: height, height: width, across: 32, along: 16) { x, y in
-        withUnsafeBytes(of: transpose(x, clockwise ? y : width - 16 - y)) { rows in
-          for k in 0..<16 {
-            line(x, y, k).storeBytes(of: rows.loadUnaligned(fromByteOffset: 32 * k, as: __m256i.self), as: __m256i.self)
-          }
+      let lineStep = clockwise ? destinationStride : -destinationStride
+      forEachStrip(width: height, height: width, across: 32, along: 16, order: .destinationRows) { x, y in
+        let t = transpose(x, clockwise ? y : width - 16 - y)
+        var target = line(x, y, 0)
+        @inline(__always) func put(_ v: __m256i) {
+          target.storeBytes(of: v, as: __m256i.self)
+          target += lineStep
         }
+        put(t.0); put(t.1); put(t.2); put(t.3); put(t.4); put(t.5); put(t.6); put(t.7)
+        put(t.8); put(t.9); put(t.10); put(t.11); put(t.12); put(t.13); put(t.14); put(t.15)
       } edge: { x, y in
         destination[y * destinationStride + x] = source[sourceRow(x) * sourceStride + sourceColumn(y)]
       }

@@ -219,30 +219,43 @@ public struct Rotate: ResizingVideoFilter, YUV420VideoFilter {
 
   static let tile = 32
 
+  /// Which way `forEachStrip` walks a destination.
+  enum StripOrder {
+    /// x steps `across` (a strip of source rows), and y walks the strip `along` at a
+    /// time (along the source rows, which are then read as sequential streams).
+    case sourceRows
+    /// y steps `along` (a strip of destination rows), and x walks the strip `across` at
+    /// a time (each destination row of the strip is written from front to back).
+    case destinationRows
+  }
+
   /// Calls `block(x, y)` for `across` × `along` blocks (x, y their top-left corner) of a
-  /// `width` × `height` destination, strip by strip: x steps `across` (a strip of source
-  /// rows), and y walks the strip `along` at a time (along the source rows, which are
-  /// then read as sequential streams). Where a size is not a multiple of the block, the
-  /// last block of each strip or the last strip overlaps the one before (it writes the
-  /// same values again); `edge(x, y)` only covers a destination smaller than a block.
+  /// `width` × `height` destination, strip by strip in `order`. Where a size is not a
+  /// multiple of the block, the last block of each strip or the last strip overlaps the
+  /// one before (it writes the same values again); `edge(x, y)` only covers a
+  /// destination smaller than a block.
   @inline(__always)
   static func forEachStrip(
-    width: Int, height: Int, across: Int, along: Int, block: (Int, Int) -> Void, edge: (Int, Int) -> Void
+    width: Int, height: Int, across: Int, along: Int, order: StripOrder = .sourceRows, block: (Int, Int) -> Void,
+    edge: (Int, Int) -> Void
   ) {
     guard width >= across, height >= along else {
       for y in 0..<height { for x in 0..<width { edge(x, y) } }
       return
     }
-    var x = 0
-    while true {
-      var y = 0
+    /// Calls `body` with the start of each step of `step` along `length`, the last one
+    /// overlapping the one before where `length` is not a multiple of `step`.
+    @inline(__always) func forEachStart(_ length: Int, _ step: Int, _ body: (Int) -> Void) {
+      var i = 0
       while true {
-        block(x, y)
-        if y + along == height { break }
-        y = min(y + along, height - along)
+        body(i)
+        if i + step == length { break }
+        i = min(i + step, length - step)
       }
-      if x + across == width { break }
-      x = min(x + across, width - across)
+    }
+    switch order {
+    case .sourceRows: forEachStart(width, across) { x in forEachStart(height, along) { y in block(x, y) } }
+    case .destinationRows: forEachStart(height, along) { y in forEachStart(width, across) { x in block(x, y) } }
     }
   }
 
