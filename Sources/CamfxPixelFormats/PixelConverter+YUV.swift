@@ -98,8 +98,8 @@ extension PixelConverter {
     }
   }
 
-  /// Converts two image rows per chroma row, so the chroma terms are computed once
-  /// for four pixels.
+  /// Converts two image rows per chroma row; the portable and AVX-512 loops compute the
+  /// chroma terms once for four pixels, the AVX2 one once a row (see `YUVToBGRAAVX2.row32`).
   @inline(never)
   static func nv12Rows(
     luma: UnsafeRawPointer, lumaBytesPerRow: Int, chroma: UnsafeRawPointer, chromaBytesPerRow: Int,
@@ -124,7 +124,9 @@ extension PixelConverter {
       #if CAMFX_AVX2 && arch(x86_64)
         let blocks = (width - pair * 2) / 32
         YUVToBGRAAVX2.nv12Row(luma: ySrc0 + pair * 2, chroma: cSrc + pair * 2, destination: dst0 + pair * 8, blocks: blocks)
-        YUVToBGRAAVX2.nv12Row(luma: ySrc1 + pair * 2, chroma: cSrc + pair * 2, destination: dst1 + pair * 8, blocks: blocks)
+        if second == 1 {
+          YUVToBGRAAVX2.nv12Row(luma: ySrc1 + pair * 2, chroma: cSrc + pair * 2, destination: dst1 + pair * 8, blocks: blocks)
+        }
         pair += blocks * 16
       #endif
       while pair < vectorPairs {
@@ -193,7 +195,9 @@ extension PixelConverter {
       #if CAMFX_AVX2 && arch(x86_64)
         let blocks = (width - pair * 2) / 32
         YUVToBGRAAVX2.i420Row(luma: ySrc0 + pair * 2, cb: cbSrc + pair, cr: crSrc + pair, destination: dst0 + pair * 8, blocks: blocks)
-        YUVToBGRAAVX2.i420Row(luma: ySrc1 + pair * 2, cb: cbSrc + pair, cr: crSrc + pair, destination: dst1 + pair * 8, blocks: blocks)
+        if second == 1 {
+          YUVToBGRAAVX2.i420Row(luma: ySrc1 + pair * 2, cb: cbSrc + pair, cr: crSrc + pair, destination: dst1 + pair * 8, blocks: blocks)
+        }
         pair += blocks * 16
       #endif
       while pair < vectorPairs {

@@ -145,6 +145,8 @@ final class ReshapingFilterTests: XCTestCase {
     let cases = Self.scaleCases + [
       (FrameGeometry(width: 1920 / 4, height: 54), FrameGeometry(width: 1280 / 4, height: 36)),
       (FrameGeometry(width: 16, height: 16), FrameGeometry(width: 9, height: 7)),
+      // About 20 bicubic taps a vertical window: each rounded product adds its error.
+      (FrameGeometry(width: 98, height: 100), FrameGeometry(width: 63, height: 20)),
     ]
     for (input, output) in cases {
       let stride = input.width + 5
@@ -222,6 +224,12 @@ final class ReshapingFilterTests: XCTestCase {
       (.init(width: 1920 / 4, height: 27), .init(width: 1280 / 4, height: 18)),
       (.init(width: 98, height: 31), .init(width: 63, height: 20)),
       (.init(width: 62, height: 19), .init(width: 97, height: 29)),
+      // Long vertical windows of the horizontal-first order (about 20 bicubic taps, and
+      // past its limit), one- and two-row windows when enlarging, a two-row source.
+      (.init(width: 98, height: 25), .init(width: 63, height: 5)),
+      (.init(width: 98, height: 31), .init(width: 63, height: 4)),
+      (.init(width: 98, height: 20), .init(width: 63, height: 40)),
+      (.init(width: 40, height: 2), .init(width: 60, height: 5)),
     ]
     var generator = SystemRandomNumberGenerator()
     for (from, to) in cases {

@@ -139,8 +139,8 @@ extension PlaneScaler {
 
 #if CAMFX_AVX2 && arch(x86_64)
 extension PlaneScaler {
-  /// Destination row `y`'s vertical weights for `pmaddwd`, in both orders' vertical
-  /// passes: per pair of rows (2p, 2p + 1; a missing last row weighs 0), the two
+  /// Destination row `y`'s vertical weights for `pmaddwd` in the vertical-first order's
+  /// vertical pass: per pair of rows (2p, 2p + 1; a missing last row weighs 0), the two
   /// weights side by side in every 32-bit lane.
   @inline(__always)
   static func verticalPairWeights(

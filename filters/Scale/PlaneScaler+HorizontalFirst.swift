@@ -19,12 +19,21 @@ extension PlaneScaler {
   }
 
   /// Whether the horizontal-first order can run on these tables at all (1-channel,
-  /// both passes resampling, a ring of reasonable size).
+  /// both passes resampling, and vertical windows short enough for `ringProduct`'s
+  /// rounding to keep the result within ±1).
   static func canRunHorizontalFirst(
     horizontal: ResamplingTable, vertical: ResamplingTable, channels: Int, halves: Bool
   ) -> Bool {
-    channels == 1 && !halves && !horizontal.isIdentity && !vertical.isIdentity && vertical.tapCount <= 32
+    channels == 1 && !halves && !horizontal.isIdentity && !vertical.isIdentity
+      && vertical.tapCount <= maximumRingTaps
   }
+
+  /// The longest vertical window of the horizontal-first order (see `ringProduct`).
+  static let maximumRingTaps = 24
+
+  /// The ring slot after `slot` (ring rows are reused in turn, `taps` of them).
+  @inline(__always)
+  static func nextRingSlot(after slot: Int, taps: Int) -> Int { slot + 1 == taps ? 0 : slot + 1 }
 
   /// Int16 samples between two ring rows: whole 32-sample steps of the vertical pass.
   static func ringStride(_ width: Int) -> Int { (width + 31) & ~31 }
@@ -114,7 +123,7 @@ extension PlaneScaler {
               horizontalFromBytes(source + r * sourceStride, into: ring + slot * stride)
               held[slot] = r
             }
-            slot = slot + 1 == taps ? 0 : slot + 1
+            slot = Self.nextRingSlot(after: slot, taps: taps)
           }
           let out = destination + y * destinationStride
           var done = 0
@@ -123,9 +132,11 @@ extension PlaneScaler {
           #endif
           if done == width { continue }
           for x in done..<width { acc[x] = 0 }
+          slot = first % taps
           for k in 0..<taps {
-            let w = vWeights[y * taps + k], s = UnsafePointer(ring + ((first + k) % taps) * stride)
+            let w = vWeights[y * taps + k], s = UnsafePointer(ring + slot * stride)
             for x in done..<width { acc[x] = acc[x] &+ Self.ringProduct(s[x], w) }
+            slot = Self.nextRingSlot(after: slot, taps: taps)
           }
           let half: Int32 = 1 << (Self.ringSumShift - 1)
           for x in done..<width { out[x] = Self.clampByte((acc[x] &+ half) &>> Self.ringSumShift) }
@@ -136,11 +147,13 @@ extension PlaneScaler {
 
   /// One term of the vertical pass over the ring: a ring sample (6 fractional bits) times
   /// its weight (14), rounded to 5 fractional bits, as `pmulhrsw` computes it in one
-  /// 16-bit lane: `(s·w + 2^14) >> 15`. Each term is within 1/64 of exact, so a window
-  /// of 8 is within 1/8 and the result still within ±1 of floating point. The terms'
-  /// sum fits 16 bits: a ring sample is at most 255·64 times the sum of the horizontal
-  /// weights' magnitudes (1.3 at most, bicubic's), and a sum of terms at most half of
-  /// that times the vertical ones', about 13 800: below 2^15.
+  /// 16-bit lane: `(s·w + 2^14) >> 15`. Each term is within 1/64 of exact and each ring
+  /// sample within 1/128, so a window of n taps is within n/64 + 1.33/128 of the exact
+  /// value: under 1/2 up to `maximumRingTaps`, and the result, rounded, is within ±1
+  /// of the exact value rounded. The terms' sum fits 16 bits: a ring sample is at most
+  /// 255·64 times the sum of the horizontal weights' magnitudes (about 1.33 at most,
+  /// bicubic's), and a sum of terms at most half of that times the vertical ones',
+  /// about 14 400: below 2^15.
   @inline(__always)
   static func ringProduct(_ sample: Int16, _ weight: Int32) -> Int32 {
     (Int32(sample) &* weight &+ (1 << 14)) &>> 15

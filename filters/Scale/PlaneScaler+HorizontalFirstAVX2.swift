@@ -70,7 +70,7 @@ extension PlaneScaler {
         for k in 0..<taps {
           rows[k] = UnsafePointer(ring + slot * stride)
           weights[k] = _mm256_set1_epi16(Int16(truncatingIfNeeded: vWeights[y * taps + k]))
-          slot = slot + 1 == taps ? 0 : slot + 1
+          slot = Self.nextRingSlot(after: slot, taps: taps)
         }
         let r = UnsafePointer(rows.baseAddress!), w = UnsafePointer(weights.baseAddress!)
         let count = horizontal.destinationLength

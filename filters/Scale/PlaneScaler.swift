@@ -15,9 +15,10 @@ import _Builtin_intrinsics.intel
 /// floating point and rounded (a test checks every method on odd sizes). Nothing is
 /// allocated: the rows live in a `ScaleScratch` made at configure time.
 ///
-/// With AVX2 (`PlaneScaler+AVX2.swift`) both passes compute the same 32-bit sums with
-/// `pmaddwd` (two taps per instruction), so the results are bit-identical to the
-/// portable loops: the vertical pass in one sweep over the row for all taps, the
+/// With AVX2 (`PlaneScaler+AVX2.swift`) both passes compute the same sums as the
+/// portable loops, so the results are bit-identical to them: the vertical pass with
+/// `pmaddwd` (two taps per instruction) in one sweep over the row for all taps, or for
+/// two-row windows as `64a + pmulhrsw(64(b − a), 2w)` (`verticalTwoRowsAVX2`), the
 /// horizontal one from weights rearranged at configure time (`vectorWeights`) so that
 /// each destination pixel or sample needs one load per pair (BGRA) or quad (1 channel)
 /// of taps; LLVM vectorizes neither from the scalar loops. With AVX-512 BW
@@ -150,7 +151,9 @@ struct PlaneScaler: Sendable {
             done = withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 2 * pairs) { rows in
               withUnsafeTemporaryAllocation(of: __m256i.self, capacity: pairs) { weights in
                 for k in 0..<2 * pairs { rows[k] = UnsafePointer(source + (first + min(k, vTaps - 1)) * sourceStride) }
-                Self.verticalPairWeights(vWeights.baseAddress!, row: y, taps: vTaps, into: weights.baseAddress!)
+                if vTaps != 2 {
+                  Self.verticalPairWeights(vWeights.baseAddress!, row: y, taps: vTaps, into: weights.baseAddress!)
+                }
                 let r = UnsafePointer(rows.baseAddress!), w = UnsafePointer(weights.baseAddress!)
                 @inline(__always) func sweep(pairs: Int) -> Int {
                   var x = 0

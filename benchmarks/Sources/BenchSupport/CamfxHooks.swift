@@ -79,8 +79,7 @@ enum CamfxHooks {
     }
   }
 
-  /// `PixelConverter.convertNV12`, the camera's NV12 path.
-  /// `PixelConverter.convertNV12`, then the next stage `reader` makes (if any) on the
+  /// `PixelConverter.convertNV12`, the camera's NV12 path, then the next stage `reader` makes (if any) on the
   /// frame it wrote.
   static func fromNV12(_ g: FrameGeometry, readBy reader: Catalog.NextStage? = nil) -> Contender? {
     Contender(.camfx, "PixelConverter.convertNV12" + (reader.map { "+\($0.name)" } ?? "")) {
