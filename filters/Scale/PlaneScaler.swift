@@ -151,9 +151,8 @@ struct PlaneScaler: Sendable {
             done = withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 2 * pairs) { rows in
               withUnsafeTemporaryAllocation(of: __m256i.self, capacity: pairs) { weights in
                 for k in 0..<2 * pairs { rows[k] = UnsafePointer(source + (first + min(k, vTaps - 1)) * sourceStride) }
-                if vTaps != 2 {
-                  Self.verticalPairWeights(vWeights.baseAddress!, row: y, taps: vTaps, into: weights.baseAddress!)
-                }
+                // Two-row windows use them too in AVX-512 builds, whose kernel runs first.
+                Self.verticalPairWeights(vWeights.baseAddress!, row: y, taps: vTaps, into: weights.baseAddress!)
                 let r = UnsafePointer(rows.baseAddress!), w = UnsafePointer(weights.baseAddress!)
                 @inline(__always) func sweep(pairs: Int) -> Int {
                   var x = 0
