@@ -11,6 +11,11 @@ extension YUVSourceLayout {
   /// U and V are split the same way. `packuswb` works within 128-bit halves, so the Y
   /// rows come out in quadwords 0, 2, 1, 3 (undone by `vpermq`), and U and V in dwords
   /// the `vpermd` below puts back in order. Returns how many pairs it did.
+  ///
+  /// Two passes: the top row's Y, then the bottom row's Y with U and V, the top row
+  /// read again from L1. One pass over both rows reads two streams from memory and
+  /// writes four; a frame from memory converts faster with fewer at a time, as
+  /// libswscale's `yuyvtoyuv420` takes them (measured in the README).
   @inline(__always)
   static func yuyvRowPairAVX2(
     top: UnsafeRawPointer, bottom: UnsafeRawPointer, pairs: Int,
@@ -25,11 +30,18 @@ extension YUVSourceLayout {
       let o = pair &* 4
       let t0 = top.loadUnaligned(fromByteOffset: o, as: __m256i.self)
       let t1 = top.loadUnaligned(fromByteOffset: o &+ 32, as: __m256i.self)
+      let lumaTop = _mm256_packus_epi16(_mm256_and_si256(t0, low), _mm256_and_si256(t1, low))
+      UnsafeMutableRawPointer(yTop + pair &* 2).storeBytes(of: YUVToBGRAAVX2.quadwords0213(lumaTop), as: __m256i.self)
+      pair &+= 16
+    }
+    pair = 0
+    while pair + 16 <= pairs {
+      let o = pair &* 4
+      let t0 = top.loadUnaligned(fromByteOffset: o, as: __m256i.self)
+      let t1 = top.loadUnaligned(fromByteOffset: o &+ 32, as: __m256i.self)
       let b0 = bottom.loadUnaligned(fromByteOffset: o, as: __m256i.self)
       let b1 = bottom.loadUnaligned(fromByteOffset: o &+ 32, as: __m256i.self)
-      let lumaTop = _mm256_packus_epi16(_mm256_and_si256(t0, low), _mm256_and_si256(t1, low))
       let lumaBottom = _mm256_packus_epi16(_mm256_and_si256(b0, low), _mm256_and_si256(b1, low))
-      UnsafeMutableRawPointer(yTop + pair &* 2).storeBytes(of: YUVToBGRAAVX2.quadwords0213(lumaTop), as: __m256i.self)
       UnsafeMutableRawPointer(yBottom + pair &* 2).storeBytes(of: YUVToBGRAAVX2.quadwords0213(lumaBottom), as: __m256i.self)
       let chroma = _mm256_avg_epu8(
         _mm256_packus_epi16(_mm256_srli_epi16(t0, 8), _mm256_srli_epi16(t1, 8)),

@@ -119,11 +119,18 @@ public enum YUVSourceLayout {
     #if CAMFX_AVX2 && arch(x86_64)
     pair = yuyvRowPairAVX2(top: top, bottom: bottom, pairs: width / 2, yTop: yTop, yBottom: yBottom, u: u, v: v)
     #endif
-    // 8 pairs (16 pixels, 32 bytes) per step, while they are whole pixels of the row.
+    // 8 pairs (16 pixels, 32 bytes) per step, while they are whole pixels of the row;
+    // the top row's Y first, as the AVX2 loop.
+    let first = pair
+    while pair + 8 <= width / 2 {
+      let t = top.loadUnaligned(fromByteOffset: pair * 4, as: Lanes.self)
+      UnsafeMutableRawPointer(yTop + pair * 2).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: t), as: SIMD16<UInt8>.self)
+      pair += 8
+    }
+    pair = first
     while pair + 8 <= width / 2 {
       let t = top.loadUnaligned(fromByteOffset: pair * 4, as: Lanes.self)
       let b = bottom.loadUnaligned(fromByteOffset: pair * 4, as: Lanes.self)
-      UnsafeMutableRawPointer(yTop + pair * 2).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: t), as: SIMD16<UInt8>.self)
       UnsafeMutableRawPointer(yBottom + pair * 2).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: b), as: SIMD16<UInt8>.self)
       let chroma = ((t &>> 8) &+ (b &>> 8) &+ 1) &>> 1  // U0 V0 U1 V1 ... as 16-bit lanes
       let words = unsafeBitCast(chroma, to: SIMD8<UInt32>.self)
