@@ -122,6 +122,6 @@ if [ -n "$PERF" ]; then
   for name in camfx ffmpeg; do
     echo "  $name, the top of outside libx264:"
     perf report -i "$WORK/$name.perf" --no-children --sort dso,sym --stdio -g none -F overhead,dso,sym 2>/dev/null \
-      | awk '!/^#/ && NF > 2 && !/libx264/' | sort -rn | head -8 | sed 's/^/    /'
+      | awk '!/^#/ && NF > 2 && !/libx264/' | sort -rn | awk 'NR <= 8' | sed 's/^/    /'
   done
 fi
