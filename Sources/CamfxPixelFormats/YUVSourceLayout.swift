@@ -119,8 +119,10 @@ public enum YUVSourceLayout {
     #if CAMFX_AVX2 && arch(x86_64)
     pair = yuyvRowPairAVX2(top: top, bottom: bottom, pairs: width / 2, yTop: yTop, yBottom: yBottom, u: u, v: v)
     #endif
-    // 8 pairs (16 pixels, 32 bytes) per step, while they are whole pixels of the row;
-    // the top row's Y first, as the AVX2 loop.
+    // 8 pairs (16 pixels, 32 bytes) per step, while they are whole pixels of the row.
+    // The top row's Y first, then the bottom row's with U and V, as the AVX2 loop: a
+    // frame from memory (a camera's) converts faster with fewer streams at a time; a
+    // frame in the cache, where this loop's arithmetic is the slower part, loses a little.
     let first = pair
     while pair + 8 <= width / 2 {
       let t = top.loadUnaligned(fromByteOffset: pair * 4, as: Lanes.self)

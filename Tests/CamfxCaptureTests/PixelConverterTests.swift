@@ -224,7 +224,7 @@ final class PixelConverterTests: XCTestCase {
 
   /// Widths around the vector steps (16 and 32 pixels a step; the AVX2 loops 32 and 64),
   /// odd and tiny ones, and odd heights, whose last row is its own pair.
-  static let yuv420Sizes = [(2, 1), (3, 3), (31, 2), (32, 4), (33, 5), (34, 2), (63, 7), (64, 4), (66, 3), (98, 6), (130, 9), (1030, 4)]
+  static let yuv420Sizes = [(1, 3), (2, 1), (3, 3), (31, 2), (32, 4), (33, 5), (34, 2), (63, 7), (64, 4), (66, 3), (88, 3), (98, 6), (130, 9), (1030, 4)]
 
   /// YUYV to yuv420p: Y as it is, each chroma sample the rounded-up mean of the two rows
   /// (`(a + b + 1) >> 1`, as libyuv's `YUY2ToI420`), on random bytes with padded rows.
