@@ -5,12 +5,27 @@
 import _Builtin_intrinsics.intel
 
 extension YUVSourceLayout {
+  /// The low bytes of the 16-bit lanes of `a`, then of `b`: 32 bytes in memory order.
+  /// `packuswb` works within 128-bit halves, so they come out in quadwords 0, 2, 1, 3,
+  /// which `vpermq` puts back.
+  @inline(__always)
+  static func lowBytesInOrder(_ a: __m256i, _ b: __m256i) -> __m256i {
+    let low = _mm256_set1_epi16(0x00FF)
+    return YUVToBGRAAVX2.quadwords0213(_mm256_packus_epi16(_mm256_and_si256(a, low), _mm256_and_si256(b, low)))
+  }
+
+  /// The high bytes of the 16-bit lanes of `a`, then of `b`, in memory order (as
+  /// `lowBytesInOrder`).
+  @inline(__always)
+  static func highBytesInOrder(_ a: __m256i, _ b: __m256i) -> __m256i {
+    YUVToBGRAAVX2.quadwords0213(_mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8)))
+  }
+
   /// `yuyvRowPair` for whole steps of 16 pixel pairs (64 bytes of each row): Y is the
-  /// low byte of each 16-bit lane, packed (`packuswb`); U V the high bytes, packed, and
+  /// low byte of each 16-bit lane (`lowBytesInOrder`); U V the high bytes, packed, and
   /// the two rows averaged at once (`pavgb`: rounding up at .5, as the portable loop); then
-  /// U and V are split the same way. `packuswb` works within 128-bit halves, so the Y
-  /// rows come out in quadwords 0, 2, 1, 3 (undone by `vpermq`), and U and V in dwords
-  /// the `vpermd` below puts back in order. Returns how many pairs it did.
+  /// U and V are split the same way, into dwords the `vpermd` below puts back in order.
+  /// Returns how many pairs it did.
   ///
   /// Two passes: the top row's Y, then the bottom row's Y with U and V, the top row
   /// read again from L1. One pass over both rows reads two streams from memory and
@@ -28,10 +43,9 @@ extension YUVSourceLayout {
     var pair = 0
     while pair + 16 <= pairs {
       let o = pair &* 4
-      let t0 = top.loadUnaligned(fromByteOffset: o, as: __m256i.self)
-      let t1 = top.loadUnaligned(fromByteOffset: o &+ 32, as: __m256i.self)
-      let lumaTop = _mm256_packus_epi16(_mm256_and_si256(t0, low), _mm256_and_si256(t1, low))
-      UnsafeMutableRawPointer(yTop + pair &* 2).storeBytes(of: YUVToBGRAAVX2.quadwords0213(lumaTop), as: __m256i.self)
+      let luma = lowBytesInOrder(
+        top.loadUnaligned(fromByteOffset: o, as: __m256i.self), top.loadUnaligned(fromByteOffset: o &+ 32, as: __m256i.self))
+      UnsafeMutableRawPointer(yTop + pair &* 2).storeBytes(of: luma, as: __m256i.self)
       pair &+= 16
     }
     pair = 0
@@ -41,8 +55,7 @@ extension YUVSourceLayout {
       let t1 = top.loadUnaligned(fromByteOffset: o &+ 32, as: __m256i.self)
       let b0 = bottom.loadUnaligned(fromByteOffset: o, as: __m256i.self)
       let b1 = bottom.loadUnaligned(fromByteOffset: o &+ 32, as: __m256i.self)
-      let lumaBottom = _mm256_packus_epi16(_mm256_and_si256(b0, low), _mm256_and_si256(b1, low))
-      UnsafeMutableRawPointer(yBottom + pair &* 2).storeBytes(of: YUVToBGRAAVX2.quadwords0213(lumaBottom), as: __m256i.self)
+      UnsafeMutableRawPointer(yBottom + pair &* 2).storeBytes(of: lowBytesInOrder(b0, b1), as: __m256i.self)
       let chroma = _mm256_avg_epu8(
         _mm256_packus_epi16(_mm256_srli_epi16(t0, 8), _mm256_srli_epi16(t1, 8)),
         _mm256_packus_epi16(_mm256_srli_epi16(b0, 8), _mm256_srli_epi16(b1, 8)))
@@ -57,21 +70,17 @@ extension YUVSourceLayout {
   }
 
   /// NV12's chroma row into U and V, 32 pairs (64 bytes) a step: U is the low byte of
-  /// each 16-bit lane, V the high one, each packed (`packuswb`, whose quadwords 0, 2, 1, 3
-  /// `vpermq` puts back in order). Returns how many pairs it did.
+  /// each 16-bit lane, V the high one. Returns how many pairs it did.
   @inline(__always)
   static func deinterleaveAVX2(
     _ line: UnsafeRawPointer, u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>, pairs: Int
   ) -> Int {
-    let low = _mm256_set1_epi16(0x00FF)
     var x = 0
     while x + 32 <= pairs {
       let a = line.loadUnaligned(fromByteOffset: x &* 2, as: __m256i.self)
       let b = line.loadUnaligned(fromByteOffset: x &* 2 &+ 32, as: __m256i.self)
-      let us = _mm256_packus_epi16(_mm256_and_si256(a, low), _mm256_and_si256(b, low))
-      let vs = _mm256_packus_epi16(_mm256_srli_epi16(a, 8), _mm256_srli_epi16(b, 8))
-      UnsafeMutableRawPointer(u + x).storeBytes(of: YUVToBGRAAVX2.quadwords0213(us), as: __m256i.self)
-      UnsafeMutableRawPointer(v + x).storeBytes(of: YUVToBGRAAVX2.quadwords0213(vs), as: __m256i.self)
+      UnsafeMutableRawPointer(u + x).storeBytes(of: lowBytesInOrder(a, b), as: __m256i.self)
+      UnsafeMutableRawPointer(v + x).storeBytes(of: highBytesInOrder(a, b), as: __m256i.self)
       x &+= 32
     }
     return x
