@@ -123,9 +123,11 @@ final class RunningCameras {
 
   /// Says the end of every camera that has ended, and takes it out of the set.
   func collectEnded() {
+    // One look at each camera: one that ends between a second look and the first would
+    // leave the set without its end said.
     let ended = recordings.filter { $0.result != nil }
     guard !ended.isEmpty else { return }
-    recordings.removeAll { $0.result != nil }
+    recordings.removeAll { recording in ended.contains { $0 === recording } }
     for recording in ended {
       stopTarget.detach(recording.job)
       sayEnd(of: recording)
