@@ -202,6 +202,32 @@ final class EventClipTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(written.frames, 60, "the pre-roll, the trigger and the post-roll")
   }
 
+  /// A trigger that comes once the bus has finished (the recording is finishing its
+  /// files; its event recorder finishes after them) is as late as one after the
+  /// recorder's end: no clip, and no failed clip listed, which the recording's end would
+  /// count as a lost one (exit status 1).
+  func testATriggerAfterTheBusFinishedListsNoFailedClip() throws {
+    let source = TestPatternSource(
+      geometry: FrameGeometry(width: 160, height: 120), frameRate: 30, live: false, frameCount: 30, poolCapacity: 4)
+    var video = VideoSettings(geometry: source.geometry)
+    video.fps = 30
+    video.preset = "ultrafast"
+    let writer = try MovieWriter(settings: MovieSettings(video: video), outputs: [try MovieFileOutput(path: path("main.mp4"))])
+    let recorder = try EventRecorder(
+      bus: writer.bus, options: EventRecorder.Options(preRecord: 1, postRecord: 1, pattern: path("clip.mp4")), clock: { 0.5 })
+    var chain = FilterChain([])
+    try chain.configure(input: source.geometry)
+    let session = try RecordingSession<PCMBuffer>(input: source, chain: chain, sink: MovieWriterSink(writer: writer))
+    session.start()
+    XCTAssertNil(session.waitUntilFinished(statusInterval: 0.05).error)
+    XCTAssertTrue(writer.bus.hasFinished)
+    recorder.trigger("api")
+    XCTAssertEqual(recorder.events.map(\.path), [])
+    recorder.finish()
+    XCTAssertEqual(recorder.events.map(\.path), [])
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), ["main.mp4"])
+  }
+
   func testAnEventFolderThatIsMissingIsRefusedAtTheStart() throws {
     var recording = RecordingPipeline.Configuration(source: .live(.testPattern))
     recording.outputs = try RecordingOutputPlan(names: [path("main.mp4")])

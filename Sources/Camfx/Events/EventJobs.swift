@@ -18,9 +18,11 @@ final class EventJobs: Sendable {
   init(added: WakeSignal) { self.added = added }
 
   /// Queues `job` (any thread).
-  func add(_ job: @escaping @Sendable () -> Void) {
+  /// - Parameter notifying: false under the event recorder's lock, which the watcher's
+  ///   wait takes while it holds `added`'s: the caller notifies after its lock.
+  func add(notifying: Bool = true, _ job: @escaping @Sendable () -> Void) {
     jobs.withLock { $0.append(job) }
-    added.notify()
+    if notifying { added.notify() }
   }
 
   var isEmpty: Bool { jobs.withLock { $0.isEmpty } }

@@ -247,9 +247,28 @@ public final class EventRecorder: @unchecked Sendable {
           triggeredAt: now, triggeredAtEpoch: Date().timeIntervalSince1970, trigger: source, triggers: 1,
           activeUntil: until, finiteUntil: until.isFinite ? until : now)
         s.open = open
-        started = open.event(end: expectedEnd(open, now: now), inProgress: true)
+        let event = open.event(end: expectedEnd(open, now: now), inProgress: true)
+        started = event
         pictures.request(path: Self.picturePath(of: path))
+        // Queued under the lock: a clip closed the moment after (a stop) finds its start's
+        // sidecar, message and hook queued before its end's, which `close` runs first.
+        jobs.add(notifying: false) { [self] in
+          // A sidecar from the start, so that a clip cut short by a crash is still listed.
+          var sidecarWritten = true
+          do {
+            try Self.writeSidecar(event)
+          } catch {
+            sidecarWritten = false
+            report("event clip '\(event.path)': cannot write its sidecar: \(error)")
+          }
+          messages?.started(event)
+          options.onStart?.run(
+            Self.hookEnvironment("start", event, sidecarWritten: sidecarWritten), in: hooks, report: report)
+        }
       } catch {
+        // The bus finished since the recorder's `stopped` was read (the recording is
+        // finishing its files; `finish` comes next): as late as a trigger after it.
+        if bus.hasFinished { return }
         failure = "event clip '\(path)': \(error)"
         // Listed with its error, so that the recording's end counts it as lost.
         s.events.append(
@@ -260,22 +279,7 @@ public final class EventRecorder: @unchecked Sendable {
         s.events.sort { $0.start < $1.start }
       }
     }
-    if let started {
-      report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started.path)")
-      jobs.add { [self] in
-        // A sidecar from the start, so that a clip cut short by a crash is still listed.
-        var sidecarWritten = true
-        do {
-          try Self.writeSidecar(started)
-        } catch {
-          sidecarWritten = false
-          report("event clip '\(started.path)': cannot write its sidecar: \(error)")
-        }
-        messages?.started(started)
-        options.onStart?.run(
-          Self.hookEnvironment("start", started, sidecarWritten: sidecarWritten), in: hooks, report: report)
-      }
-    }
+    if let started { report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started.path)") }
     if let extended { jobs.add { [self] in messages?.updated(extended) } }
     if let failure { report(failure) }
     wake.notify()

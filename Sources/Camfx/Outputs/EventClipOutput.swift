@@ -58,11 +58,14 @@ final class EventClipOutput: MovieOutput, @unchecked Sendable {
   func write(_ packet: EncodedPacket) throws(FFmpegError) {
     let t = packet.presentationSeconds
     let isVideo = packet.stream.kind == .video
-    let (end, first) = shared.withLock { ($0.end, $0.firstSeconds) }
-    if t >= end - 1e-9 {
-      if isVideo { shared.withLock { $0.complete = true } }
-      return
+    // The end read and the clip completed at once: an `extend` between the two would
+    // succeed and yet be lost.
+    let (past, first) = shared.withLock { s -> (Bool, Double?) in
+      guard t >= s.end - 1e-9 else { return (false, s.firstSeconds) }
+      if isVideo { s.complete = true }
+      return (true, s.firstSeconds)
     }
+    if past { return }
     if first == nil {
       // The clip starts at its first picture, the pre-roll's keyframe: every stream's
       // timestamps move by the same time.

@@ -183,6 +183,9 @@ public final class PacketBus: @unchecked Sendable {
 
   public var figures: Figures { shared.withLock { $0.figures } }
 
+  /// True once `finish` has begun: no output can be attached any more.
+  public var hasFinished: Bool { shared.withLock { $0.closed } }
+
   /// Asked on the video encoder's thread before each frame: true when an output wants
   /// it to be a keyframe (a segment boundary).
   public func requestsKeyframe(atSeconds seconds: Double) -> Bool {
