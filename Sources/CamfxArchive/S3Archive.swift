@@ -58,8 +58,13 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     var outage: String?
     /// When the store stopped answering, while it does not.
     var outageStart: Double?
-    /// Files a worker is uploading now.
+    /// Files a worker has taken (uploading, or waiting to retry after the store failed).
     var inProgress: Set<String> = []
+    /// Files an upload is reading now, through a descriptor that reads them even once
+    /// they are deleted.
+    var reading: Set<String> = []
+    /// Why each file `reading` holds was deleted meanwhile: lost if its upload fails.
+    var deletedWhileRead: [String: String] = [:]
     /// Base paths (no extension) whose movie `keepLocal` deleted: their sidecars and
     /// pictures go too once they are archived.
     var removedBases: Set<String> = []
@@ -133,13 +138,28 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
 
   public func deletedUnarchived(_ path: String, reason: String) {
     let absolute = Self.absolute(path)
-    state.withLock { s in
-      s.journal.entries.removeAll { $0.path == absolute }
-      s.added.removeAll { Self.absolute($0) == absolute }
-      s.lost.append(absolute)
+    let lost = state.withLock { s -> Bool in
+      // Decided under the lock the uploads take: a file archived since the caller looked
+      // is not lost, and one an upload is reading goes on being read, so that upload's
+      // end decides.
+      if s.journal.entries.contains(where: { $0.path == absolute && $0.archived }) { return false }
+      if s.reading.contains(absolute) {
+        s.deletedWhileRead[absolute] = reason
+        return false
+      }
+      Self.forget(absolute, in: &s)
+      return true
     }
+    guard lost else { return }
     report("warning: '\(path)' was deleted before it was archived: \(reason)")
     wake.notify()
+  }
+
+  /// Takes a deleted file out of the journal and counts it lost.
+  private static func forget(_ absolute: String, in s: inout State) {
+    s.journal.entries.removeAll { $0.path == absolute }
+    s.added.removeAll { Self.absolute($0) == absolute }
+    s.lost.append(absolute)
   }
 
   public var backlog: ArchiveBacklog {
@@ -224,11 +244,18 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     var failures = 0
     while true {
       takeAdded()
-      let (next, stopping, deadline) = state.withLock { s -> (ArchiveJournal.Entry?, Bool, Double) in
+      // Past `finish`'s deadline nothing more is taken. A file taken counts as read from
+      // then on: one deleted before its upload opens it is that upload's to say lost.
+      let (next, stopping, pastDeadline) = state.withLock { s -> (ArchiveJournal.Entry?, Bool, Bool) in
+        if Date().timeIntervalSince1970 > s.deadline { return (nil, s.stopping, true) }
         let entry = s.journal.entries.first { !$0.archived && !s.inProgress.contains($0.path) }
-        if let entry { s.inProgress.insert(entry.path) }
-        return (entry, s.stopping, s.deadline)
+        if let entry {
+          s.inProgress.insert(entry.path)
+          s.reading.insert(entry.path)
+        }
+        return (entry, s.stopping, false)
       }
+      if pastDeadline { return }
       guard let entry = next else {
         if stopping && state.withLock({ $0.added.isEmpty && $0.inProgress.isEmpty }) { return }
         // Until a file is handed over, or (at the end) the other workers are done.
@@ -241,9 +268,28 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
         state.withLock { _ = $0.inProgress.remove(entry.path) }
         wake.notify()
       }
-      if Date().timeIntervalSince1970 > deadline { return }
       do throws(ArchiveUploadFailure) {
-        try upload(entry, with: worker)
+        do {
+          try upload(entry, with: worker)
+        } catch {
+          // Deleted while this upload read it (`--min-free`), and the upload failed: lost.
+          let reason = state.withLock { s -> String? in
+            s.reading.remove(entry.path)
+            guard let reason = s.deletedWhileRead.removeValue(forKey: entry.path) else { return nil }
+            Self.forget(entry.path, in: &s)
+            return reason
+          }
+          if let reason {
+            saveJournal()
+            report("warning: '\(entry.path)' was deleted before it was archived: \(reason)")
+            continue
+          }
+          throw error
+        }
+        state.withLock { s in
+          s.reading.remove(entry.path)
+          s.deletedWhileRead[entry.path] = nil
+        }
         let outageStart = state.withLock { s -> Double? in
           defer {
             s.outageStart = nil

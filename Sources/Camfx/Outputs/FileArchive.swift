@@ -10,7 +10,8 @@ public protocol FileArchive: AnyObject, Sendable {
   /// True once the store has confirmed the file (its size and checksum).
   func isArchived(_ path: String) -> Bool
   /// Loop recording deleted `path` before the store confirmed it, to keep the disk from
-  /// filling: the archive stops waiting for it and says so.
+  /// filling: the archive stops waiting for it and says so, unless the store confirmed
+  /// it meanwhile or an upload still reads it (then that upload's end decides).
   func deletedUnarchived(_ path: String, reason: String)
   /// What waits and what went: `/state`, `/metrics` and the summary show it.
   var backlog: ArchiveBacklog { get }
