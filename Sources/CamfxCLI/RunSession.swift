@@ -190,6 +190,9 @@ final class RunSession {
 
   /// Reads the file again and applies what changed; a file with an error changes nothing.
   func reload(_ current: RunFile) -> RunFile {
+    // A camera that ended since the loop's last look is said and taken out first, so
+    // that the reload restarts it like any other ended camera instead of keeping it.
+    cameras.collectEnded()
     let running = Dictionary(cameras.recordings.map { ($0.camera.name, $0.camera) }) { first, _ in first }
     let next: RunFile
     let nextRecordings: [RunFile.Camera]

@@ -93,12 +93,14 @@ public final class RecordingGroup: RecordingJob, @unchecked Sendable {
     var nextStatus = start + statusInterval
     var followersStopped = false
     while running.load(ordering: .acquiring) > 0 {
-      if !followersStopped, leadersRunning.load(ordering: .acquiring) == 0 {
+      // One read for both: the last leader ending between two reads would be waited
+      // for until the next status line.
+      let leaders = leadersRunning.load(ordering: .acquiring)
+      if !followersStopped, leaders == 0 {
         for member in members where !member.leads { member.pipeline.stop() }
         followersStopped = true
       }
       let left = max(0, nextStatus - MonotonicClock.seconds())
-      let leaders = leadersRunning.load(ordering: .acquiring)
       changed.wait(timeoutNanoseconds: Int(left * 1e9)) {
         running.load(ordering: .acquiring) == 0 || leadersRunning.load(ordering: .acquiring) != leaders
       }

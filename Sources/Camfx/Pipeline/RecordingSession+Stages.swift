@@ -218,9 +218,12 @@ extension RecordingSession {
       videoProgress.wait { videoFinished.load(ordering: .acquiring) || isAborted || moved() }
     }
     while !isAborted {
+      // "Finished" first: a video that starts and finishes between the two reads
+      // would otherwise look like no video at all.
+      let finishedBefore = videoFinished.load(ordering: .acquiring)
       let start = videoStartNanoseconds.load(ordering: .acquiring)
       if start == .min {
-        if videoFinished.load(ordering: .acquiring) { return }  // no video at all
+        if finishedBefore { return }  // no video at all
         waitForVideo { videoStartNanoseconds.load(ordering: .acquiring) != .min }
         continue
       }

@@ -44,7 +44,9 @@ public final class StillCapture: FrameTap, @unchecked Sendable {
   public var wantsFrame: Bool { requested.load(ordering: .acquiring) > 0 }
 
   public func take(_ frame: VideoFrame) {
-    requested.store(0, ordering: .releasing)
+    // The requests this frame answers; one that comes meanwhile gets the next frame.
+    let answered = requested.load(ordering: .acquiring)
+    requested.subtract(answered, ordering: .releasing)
     let copy = Self.copy(frame)
     let now = time(nil)
     queue.async { [self] in
