@@ -147,19 +147,26 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
         s.deletedWhileRead[absolute] = reason
         return false
       }
-      Self.forget(absolute, in: &s)
-      return true
+      return Self.forget(absolute, in: &s)
     }
     guard lost else { return }
-    report("warning: '\(path)' was deleted before it was archived: \(reason)")
+    reportDeleted(path, reason: reason)
     wake.notify()
   }
 
-  /// Takes a deleted file out of the journal and counts it lost.
-  private static func forget(_ absolute: String, in s: inout State) {
+  /// Takes a deleted file out of the journal and counts it lost, once.
+  /// - Returns: false when it was out already (counted by whoever took it out).
+  private static func forget(_ absolute: String, in s: inout State) -> Bool {
+    let entries = s.journal.entries.count, added = s.added.count
     s.journal.entries.removeAll { $0.path == absolute }
     s.added.removeAll { Self.absolute($0) == absolute }
+    guard s.journal.entries.count < entries || s.added.count < added else { return false }
     s.lost.append(absolute)
+    return true
+  }
+
+  private func reportDeleted(_ path: String, reason: String) {
+    report("warning: '\(path)' was deleted before it was archived: \(reason)")
   }
 
   public var backlog: ArchiveBacklog {
@@ -272,24 +279,16 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
         do {
           try upload(entry, with: worker)
         } catch {
-          // Deleted while this upload read it (`--min-free`), and the upload failed: lost.
-          let reason = state.withLock { s -> String? in
-            s.reading.remove(entry.path)
-            guard let reason = s.deletedWhileRead.removeValue(forKey: entry.path) else { return nil }
-            Self.forget(entry.path, in: &s)
-            return reason
-          }
-          if let reason {
+          // Deleted while this upload read it (`--min-free`), and the upload failed: lost,
+          // for the deletion's reason. A store that failed is an outage all the same.
+          if let reason = endReading(entry.path, failed: true) {
             saveJournal()
-            report("warning: '\(entry.path)' was deleted before it was archived: \(reason)")
-            continue
+            reportDeleted(entry.path, reason: reason)
+            if case .gone = error { continue }
           }
           throw error
         }
-        state.withLock { s in
-          s.reading.remove(entry.path)
-          s.deletedWhileRead[entry.path] = nil
-        }
+        _ = endReading(entry.path, failed: false)
         let outageStart = state.withLock { s -> Double? in
           defer {
             s.outageStart = nil
@@ -309,10 +308,8 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
         if cancelled.load(ordering: .relaxed) { return }
         switch error {
         case .gone(let why):
-          state.withLock { s in
-            s.journal.entries.removeAll { $0.path == entry.path }
-            s.lost.append(entry.path)
-          }
+          // Unless `deletedUnarchived` counted it already.
+          guard state.withLock({ Self.forget(entry.path, in: &$0) }) else { continue }
           saveJournal()
           report("warning: archive: '\(entry.path)' \(why); it was not archived")
         case .store(let failure):
@@ -341,6 +338,17 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
           }
         }
       }
+    }
+  }
+
+  /// An upload of `path` has ended: it is no longer read.
+  /// - Returns: why it was deleted meanwhile, when it was and the upload `failed` (it is
+  ///   then counted lost).
+  private func endReading(_ path: String, failed: Bool) -> String? {
+    state.withLock { s -> String? in
+      s.reading.remove(path)
+      guard let reason = s.deletedWhileRead.removeValue(forKey: path), failed, Self.forget(path, in: &s) else { return nil }
+      return reason
     }
   }
 

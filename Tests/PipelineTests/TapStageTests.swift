@@ -148,3 +148,27 @@ final class TapStageTests: XCTestCase {
     XCTAssertEqual(try frames(event.path), event.frames)
   }
 }
+
+/// `StillCapture` on its own: what the tap stage does with it when frames are marked
+/// faster than it takes them.
+final class StillCaptureTests: XCTestCase {
+  /// A still for each request: two requests give two stills, and a frame marked while
+  /// the last request was still open, taken after it was answered, gives none.
+  func testAStillForEachRequestAndNoneForFramesMarkedPastThem() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("camfx-stills-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let stills = StillCapture(pattern: directory.appendingPathComponent("still.png").path) { _ in }
+    let frame = VideoFrame.bgra(PixelBuffer(width: 8, height: 8))
+    stills.request()
+    stills.request()
+    // The filter stage marks three frames (each asks `wantsFrame`) before the tap stage
+    // takes the first.
+    XCTAssertTrue(stills.wantsFrame)
+    for _ in 0..<3 { stills.take(frame) }
+    stills.waitUntilWritten()
+    XCTAssertEqual(stills.count, 2)
+    XCTAssertFalse(stills.wantsFrame)
+    XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(), ["still-000.png", "still-001.png"])
+  }
+}

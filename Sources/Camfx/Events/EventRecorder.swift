@@ -212,7 +212,6 @@ public final class EventRecorder: @unchecked Sendable {
     let now = time ?? clock()
     let until = now + max(0, duration)
     var started: Event? = nil
-    var extended: Event? = nil
     var failure: String? = nil
     state.withLock { s in
       guard !s.stopped else { return }
@@ -230,7 +229,10 @@ public final class EventRecorder: @unchecked Sendable {
           if until.isFinite { open.finiteUntil = max(open.finiteUntil, until) }
           open.triggers += 1
           s.open = open
-          extended = open.event(end: expectedEnd(open, now: now), inProgress: true)
+          let event = open.event(end: expectedEnd(open, now: now), inProgress: true)
+          // Under the lock, as the start's jobs: an update queued after a clip's end
+          // would say it records on.
+          jobs.add(notifying: false) { [self] in messages?.updated(event) }
           return
         }
         s.closing.append(open)
@@ -240,8 +242,16 @@ public final class EventRecorder: @unchecked Sendable {
       do {
         let clip = try EventClipOutput(path: path, end: until + options.gap, options: options.file)
         // A clip that cannot be written (its disk is full) ends alone; the recording goes on.
-        let subscription = try bus.subscribe(
-          clip, from: .at(now - options.preRecord), failureEndsRecording: false, waitsWhenFull: !liveSource)
+        let subscription: PacketSubscription
+        do {
+          subscription = try bus.subscribe(
+            clip, from: .at(now - options.preRecord), failureEndsRecording: false, waitsWhenFull: !liveSource)
+        } catch {
+          // The bus closed since `stopped` was read (the recording is finishing its
+          // files; the recorder finishes after them): as late as a trigger after the end.
+          if bus.hasFinished { return }
+          throw error
+        }
         let open = Open(
           clip: clip, subscription: subscription, path: path, startedFrom: subscription.replayedFromSeconds ?? now,
           triggeredAt: now, triggeredAtEpoch: Date().timeIntervalSince1970, trigger: source, triggers: 1,
@@ -250,8 +260,9 @@ public final class EventRecorder: @unchecked Sendable {
         let event = open.event(end: expectedEnd(open, now: now), inProgress: true)
         started = event
         pictures.request(path: Self.picturePath(of: path))
-        // Queued under the lock: a clip closed the moment after (a stop) finds its start's
-        // sidecar, message and hook queued before its end's, which `close` runs first.
+        // Queued under the lock (so are updates): a clip closed the moment after (a stop)
+        // finds its start's sidecar, message and hook queued before its end's, which
+        // `close` runs first.
         jobs.add(notifying: false) { [self] in
           // A sidecar from the start, so that a clip cut short by a crash is still listed.
           var sidecarWritten = true
@@ -266,9 +277,6 @@ public final class EventRecorder: @unchecked Sendable {
             Self.hookEnvironment("start", event, sidecarWritten: sidecarWritten), in: hooks, report: report)
         }
       } catch {
-        // The bus finished since the recorder's `stopped` was read (the recording is
-        // finishing its files; `finish` comes next): as late as a trigger after it.
-        if bus.hasFinished { return }
         failure = "event clip '\(path)': \(error)"
         // Listed with its error, so that the recording's end counts it as lost.
         s.events.append(
@@ -280,7 +288,6 @@ public final class EventRecorder: @unchecked Sendable {
       }
     }
     if let started { report("event (\(source)) at \(RecordingStatusLine.fixed(now, 2)) s: recording \(started.path)") }
-    if let extended { jobs.add { [self] in messages?.updated(extended) } }
     if let failure { report(failure) }
     wake.notify()
   }
@@ -297,15 +304,14 @@ public final class EventRecorder: @unchecked Sendable {
   /// latest trigger with a duration.
   public func release(at time: Double? = nil) {
     let now = time ?? clock()
-    var updated: Event? = nil
     state.withLock { s in
       guard var open = s.open, !open.activeUntil.isFinite else { return }
       open.activeUntil = max(open.finiteUntil, now)
       open.clip.cut(at: open.activeUntil + options.gap)
       s.open = open
-      updated = open.event(end: expectedEnd(open, now: now), inProgress: true)
+      let updated = open.event(end: expectedEnd(open, now: now), inProgress: true)
+      jobs.add(notifying: false) { [self] in messages?.updated(updated) }
     }
-    if let updated { jobs.add { [self] in messages?.updated(updated) } }
     wake.notify()
   }
 
@@ -334,15 +340,15 @@ public final class EventRecorder: @unchecked Sendable {
   /// Ends the open clip at the post-roll from now (`POST /event` with `stop`).
   public func stopEvent() {
     let now = clock()
-    let updated = state.withLock { s -> Event? in
-      guard var open = s.open else { return nil }
+    state.withLock { s in
+      guard var open = s.open else { return }
       open.activeUntil = min(open.activeUntil, now)
       open.finiteUntil = min(open.finiteUntil, now)
       open.clip.cut(at: now + options.postRecord)
       s.open = open
-      return open.event(end: now + options.postRecord, inProgress: true)
+      let updated = open.event(end: now + options.postRecord, inProgress: true)
+      jobs.add(notifying: false) { [self] in messages?.updated(updated) }
     }
-    if let updated { jobs.add { [self] in messages?.updated(updated) } }
     wake.notify()
   }
 

@@ -322,11 +322,12 @@ public final class SegmentedMovieOutput: MovieOutput, @unchecked Sendable {
       if let archived = candidates.first(where: { archive.isArchived(segments[$0].name) }) {
         deleteSegment(archived)
       } else {
-        // The disk would fill: the oldest goes although the store does not have it.
-        deleteSegment(first)
+        // The disk would fill: the oldest goes although the store does not have it. The
+        // archive is told first, so that no upload takes the file between the two.
         archive.deletedUnarchived(
           segments[first].name,
           reason: "free space on '\(check.directory)' fell below --min-free \(check.limitText) and no archived segment was left to delete")
+        deleteSegment(first)
       }
     }
   }

@@ -44,9 +44,10 @@ public final class StillCapture: FrameTap, @unchecked Sendable {
   public var wantsFrame: Bool { requested.load(ordering: .acquiring) > 0 }
 
   public func take(_ frame: VideoFrame) {
-    // The requests this frame answers; one that comes meanwhile gets the next frame.
-    let answered = requested.load(ordering: .acquiring)
-    requested.subtract(answered, ordering: .releasing)
+    // A still for each request: the frames asked for before this one was taken may
+    // outnumber the requests left (one request, two frames marked), and those get none.
+    guard requested.load(ordering: .acquiring) > 0 else { return }
+    requested.subtract(1, ordering: .releasing)
     let copy = Self.copy(frame)
     let now = time(nil)
     queue.async { [self] in

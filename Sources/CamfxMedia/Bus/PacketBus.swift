@@ -183,7 +183,8 @@ public final class PacketBus: @unchecked Sendable {
 
   public var figures: Figures { shared.withLock { $0.figures } }
 
-  /// True once `finish` has begun: no output can be attached any more.
+  /// True once the bus is closed (`finish` has begun, or `cancel`): no output can be
+  /// attached any more.
   public var hasFinished: Bool { shared.withLock { $0.closed } }
 
   /// Asked on the video encoder's thread before each frame: true when an output wants
