@@ -79,15 +79,17 @@ bench-record: setup release
 
 ## make install PREFIX=/usr/local: the release binary, its man page and bash/zsh/fish completions
 MAN_DIR = .build/man
-# The binary is installed before the manual is generated: the manual plugin links camfx
-# again in .build/release with its own flags (without the Swift runtime linked in).
+# The manual is read from a debug build of camfx (the plugin builds every product with
+# its own flags): the text is the same in any build, a debug build takes less time than
+# a second release build, and `make test` has one already. The release build installed
+# is left as it is.
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 .build/release/camfx $(DESTDIR)$(PREFIX)/bin/camfx
 	mkdir -p $(MAN_DIR)
-	$(SWIFT) package --allow-writing-to-directory $(MAN_DIR) generate-manual --multi-page --output-directory $(MAN_DIR)
+	$(SWIFT) package --allow-writing-to-directory $(MAN_DIR) generate-manual --multi-page --configuration debug --output-directory $(MAN_DIR)
 	install -m 644 $(MAN_DIR)/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	$(DESTDIR)$(PREFIX)/bin/camfx --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/camfx
 	$(DESTDIR)$(PREFIX)/bin/camfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_camfx

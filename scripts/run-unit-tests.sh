@@ -25,12 +25,15 @@ for suite in "${wall_clock[@]}"; do
 done
 
 log="$(mktemp "${TMPDIR:-/tmp}/camfx-wall-clock-tests.XXXXXX")"
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$log.time-wall" "$log.time-others"' EXIT
 # XCTest takes one argument: the selected suites, separated by commas.
 selection() { local IFS=,; echo "$*"; }
-"$bundle" "$(selection "${wall_clock[@]}")" >"$log" 2>&1 &
+# Each group's wall and CPU time (bash's `time`, to a file of its own; the tests' own
+# stderr goes where it went), to see how the two groups share the two cores.
+TIMEFORMAT='%R s, CPU %U s user + %S s system'
+{ time "$bundle" "$(selection "${wall_clock[@]}")" >"$log" 2>&1; } 2>"$log.time-wall" &
 wall_pid=$!
-"$bundle" "$(selection "${others[@]}")"
+{ time "$bundle" "$(selection "${others[@]}")" 2>&3; } 3>&2 2>"$log.time-others"
 others_status=$?
 wait "$wall_pid"
 wall_status=$?
@@ -39,4 +42,5 @@ cat "$log"
 # The last "Executed" line is the whole selection's.
 summary() { grep -E "Executed [0-9]+ tests?," "$1" | tail -n 1 | sed 's/^[[:space:]]*//'; }
 echo "run-unit-tests: ${#others[@]} suites: exit $others_status; ${wall_clock[*]}: exit $wall_status, $(summary "$log")"
+echo "run-unit-tests: time: the ${#others[@]} suites $(cat "$log.time-others"); the wall-clock suites $(cat "$log.time-wall")"
 ((others_status == 0 && wall_status == 0))
