@@ -79,17 +79,18 @@ bench-record: setup release
 
 ## make install PREFIX=/usr/local: the release binary, its man page and bash/zsh/fish completions
 MAN_DIR = .build/man
-# The manual is read from a debug build of camfx (the plugin builds every product with
-# its own flags): the text is the same in any build, a debug build takes less time than
-# a second release build, and `make test` has one already. The release build installed
-# is left as it is.
+# The plugin builds every product again with its own flags before it reads the manual
+# from camfx: where a debug build is there already (`make test` made one), it reads it
+# from that (the text is the same in any build) instead of building everything in release
+# a second time; else in release, as a user who ran only `make release` has nothing else.
+MAN_CONFIGURATION = $(if $(wildcard .build/debug/camfx),debug,release)
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 755 .build/release/camfx $(DESTDIR)$(PREFIX)/bin/camfx
 	mkdir -p $(MAN_DIR)
-	$(SWIFT) package --allow-writing-to-directory $(MAN_DIR) generate-manual --multi-page --configuration debug --output-directory $(MAN_DIR)
+	$(SWIFT) package --allow-writing-to-directory $(MAN_DIR) generate-manual --multi-page --configuration $(MAN_CONFIGURATION) --output-directory $(MAN_DIR)
 	install -m 644 $(MAN_DIR)/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	$(DESTDIR)$(PREFIX)/bin/camfx --generate-completion-script bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/camfx
 	$(DESTDIR)$(PREFIX)/bin/camfx --generate-completion-script zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_camfx

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make test's XCTest run, as two test processes at once, one per core: the suites that
 # mostly wait on the wall clock (real-time recordings, kill -9 moments during them, the
-# preview server's viewers) beside all the others, which mostly compute. One after the
-# other they took 361 s; side by side the run is as long as the longer group.
+# preview server's viewers) beside all the others, which mostly compute: the run is as
+# long as the longer group, not the two together.
 #
 #   scripts/run-unit-tests.sh [BUNDLE]     default .build/debug/camfxPackageTests.xctest
 #
@@ -33,7 +33,7 @@ selection() { local IFS=,; echo "$*"; }
 TIMEFORMAT='%R s, CPU %U s user + %S s system'
 { time "$bundle" "$(selection "${wall_clock[@]}")" >"$log" 2>&1; } 2>"$log.time-wall" &
 wall_pid=$!
-{ time "$bundle" "$(selection "${others[@]}")" 2>&3; } 3>&2 2>"$log.time-others"
+{ time "$bundle" "$(selection "${others[@]}")" 2>&3 3>&-; } 3>&2 2>"$log.time-others"
 others_status=$?
 wait "$wall_pid"
 wall_status=$?

@@ -65,6 +65,9 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
     var reading: Set<String> = []
     /// Why each file `reading` holds was deleted meanwhile: lost if its upload fails.
     var deletedWhileRead: [String: String] = [:]
+    /// The journal changed on a thread that must not write it (a file deleted before it
+    /// was archived): a worker saves it.
+    var journalChanged = false
     /// Base paths (no extension) whose movie `keepLocal` deleted: their sidecars and
     /// pictures go too once they are archived.
     var removedBases: Set<String> = []
@@ -147,7 +150,9 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
         s.deletedWhileRead[absolute] = reason
         return false
       }
-      return Self.forget(absolute, in: &s)
+      guard Self.forget(absolute, in: &s) else { return false }
+      s.journalChanged = true
+      return true
     }
     guard lost else { return }
     reportDeleted(path, reason: reason)
@@ -353,11 +358,12 @@ public final class S3Archive: FileArchive, @unchecked Sendable {
   }
 
   /// Notes the files handed over since the last look in the journal, before anything
-  /// of them is uploaded.
+  /// of them is uploaded, and saves the journal if they or a deletion changed it.
   private func takeAdded() {
     let now = Date().timeIntervalSince1970
     let changed = state.withLock { s -> Bool in
-      guard !s.added.isEmpty else { return false }
+      defer { s.journalChanged = false }
+      guard !s.added.isEmpty else { return s.journalChanged }
       for path in s.added {
         let absolute = Self.absolute(path)
         let name = Self.relativeName(absolute, in: options.folder)
