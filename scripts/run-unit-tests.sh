@@ -1,46 +1,68 @@
 #!/usr/bin/env bash
-# make test's XCTest run, as two test processes at once, one per core: the suites that
-# mostly wait on the wall clock (real-time recordings, kill -9 moments during them, the
-# preview server's viewers) beside all the others, which mostly compute: the run is as
-# long as the longer group, not the two together.
+# make test's XCTest run, as four test processes at once on the two cores: the suites
+# that mostly wait on the wall clock (real-time recordings, kill -9 moments during them,
+# the preview server's viewers) in two groups, and all the others in two (the command's
+# own suites, which mostly run camfx and wait for it, and the rest, which mostly
+# compute). Two processes kept the cores half busy; the run is as long as the longest
+# group.
 #
 #   scripts/run-unit-tests.sh [BUNDLE]     default .build/debug/camfxPackageTests.xctest
 #
 # The bundle is run directly (not through `swift test`, whose lock on .build would make
-# the second process wait for the first). The wall-clock group's output is printed after
-# the other's, whole, so the two logs do not interleave. Exit status 1 when either fails.
+# the others wait for the first). The first group prints as it goes; the others' output
+# is printed after it, whole, one group after another, so the logs do not interleave.
+# Exit status 1 when any group fails.
 set -uo pipefail
 bundle="${1:-.build/debug/camfxPackageTests.xctest}"
 [[ -x "$bundle" ]] || { echo "run-unit-tests: no test bundle at $bundle (swift build --build-tests)" >&2; exit 1; }
-wall_clock=(CamfxCLITests.ArchiveTests CamfxCLITests.CrashSafeRecordingTests CamfxCLITests.PreviewTests CamfxCLITests.EventCommandTests CamfxCLITests.EventMQTTTests CamfxCLITests.MotionCommandTests PipelineTests.PacketBusTests CamfxCLITests.SeveralCamerasTests PipelineTests.MosaicRecordingTests CamfxCLITests.RunCommandTests CamfxCLITests.LiveViewTests)
+# The wall-clock suites, in two groups of about the same length.
+wall_clock_a=(CamfxCLITests.CrashSafeRecordingTests CamfxCLITests.PreviewTests CamfxCLITests.EventMQTTTests CamfxCLITests.MotionCommandTests PipelineTests.MosaicRecordingTests)
+wall_clock_b=(CamfxCLITests.ArchiveTests CamfxCLITests.LiveViewTests CamfxCLITests.EventCommandTests PipelineTests.PacketBusTests CamfxCLITests.RunCommandTests CamfxCLITests.SeveralCamerasTests)
 
-# Every suite ("Module.Suite") the bundle has, less the wall-clock ones.
+# Every suite ("Module.Suite") the bundle has, less the wall-clock ones: the command's
+# (CamfxCLITests) in one group, the rest in another.
 listing="$("$bundle" --list-tests)" || { echo "run-unit-tests: $bundle --list-tests failed" >&2; exit 1; }
+command_suites=()
 others=()
 while read -r suite; do
-  [[ " ${wall_clock[*]} " == *" $suite "* ]] || others+=("$suite")
+  [[ " ${wall_clock_a[*]} ${wall_clock_b[*]} " == *" $suite "* ]] && continue
+  if [[ "$suite" == CamfxCLITests.* ]]; then command_suites+=("$suite"); else others+=("$suite"); fi
 done < <(sed -n 's#^\([A-Za-z0-9_]*\.[A-Za-z0-9_]*\)/.*#\1#p' <<<"$listing" | sort -u)
-for suite in "${wall_clock[@]}"; do
+# (An empty selection would run every test.)
+((${#command_suites[@]} > 0 && ${#others[@]} > 0)) || { echo "run-unit-tests: $bundle lists no other suites" >&2; exit 1; }
+for suite in "${wall_clock_a[@]}" "${wall_clock_b[@]}"; do
   grep -q "^$suite/" <<<"$listing" || { echo "run-unit-tests: the bundle has no suite $suite" >&2; exit 1; }
 done
 
-log="$(mktemp "${TMPDIR:-/tmp}/camfx-wall-clock-tests.XXXXXX")"
-trap 'rm -f "$log" "$log.time-wall" "$log.time-others"' EXIT
+work="$(mktemp -d "${TMPDIR:-/tmp}/camfx-unit-tests.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
 # XCTest takes one argument: the selected suites, separated by commas.
 selection() { local IFS=,; echo "$*"; }
 # Each group's wall and CPU time (bash's `time`, to a file of its own; the tests' own
-# stderr goes where it went), to see how the two groups share the two cores.
+# stderr goes where it went), to see how the groups share the cores.
 TIMEFORMAT='%R s, CPU %U s user + %S s system'
-{ time "$bundle" "$(selection "${wall_clock[@]}")" >"$log" 2>&1; } 2>"$log.time-wall" &
-wall_pid=$!
-{ time "$bundle" "$(selection "${others[@]}")" 2>&3 3>&-; } 3>&2 2>"$log.time-others"
+names=(command wall-clock-a wall-clock-b)
+{ time "$bundle" "$(selection "${command_suites[@]}")" >"$work/command.log" 2>&1; } 2>"$work/command.time" &
+pids=($!)
+{ time "$bundle" "$(selection "${wall_clock_a[@]}")" >"$work/wall-clock-a.log" 2>&1; } 2>"$work/wall-clock-a.time" &
+pids+=($!)
+{ time "$bundle" "$(selection "${wall_clock_b[@]}")" >"$work/wall-clock-b.log" 2>&1; } 2>"$work/wall-clock-b.time" &
+pids+=($!)
+{ time "$bundle" "$(selection "${others[@]}")" 2>&3 3>&-; } 3>&2 2>"$work/others.time"
 others_status=$?
-wait "$wall_pid"
-wall_status=$?
-echo "---- ${wall_clock[*]} (run beside the suites above) ----"
-cat "$log"
+failed=0
+((others_status == 0)) || failed=1
 # The last "Executed" line is the whole selection's.
 summary() { grep -E "Executed [0-9]+ tests?," "$1" | tail -n 1 | sed 's/^[[:space:]]*//'; }
-echo "run-unit-tests: ${#others[@]} suites: exit $others_status; ${wall_clock[*]}: exit $wall_status, $(summary "$log")"
-echo "run-unit-tests: time: the ${#others[@]} suites $(cat "$log.time-others"); the wall-clock suites $(cat "$log.time-wall")"
-((others_status == 0 && wall_status == 0))
+report="run-unit-tests: others (${#others[@]} suites): exit $others_status; $(cat "$work/others.time")"
+for i in "${!names[@]}"; do
+  wait "${pids[$i]}"
+  status=$?
+  ((status == 0)) || failed=1
+  name=${names[$i]}
+  echo "---- the $name group (run beside the suites above) ----"
+  cat "$work/$name.log"
+  report+=$'\n'"run-unit-tests: $name: exit $status, $(summary "$work/$name.log"); $(cat "$work/$name.time")"
+done
+echo "$report"
+((failed == 0))
