@@ -24,11 +24,14 @@ RELEASE_FLAGS = $(RUN_FLAGS) --static-swift-stdlib
 RUN_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU) $(KERNEL_FLAGS)
 # The kernels' tests again in a debug build for this CPU with its intrinsic kernels
 # (own build path: the default debug build stays portable for the qemu guest). Only
-# the test bundle (SwiftPM's camfxPackageTests) is built there: the command, the preview
-# server and SwiftNIO are not needed to run those tests.
+# the test bundle (SwiftPM's camfxPackageTests) is built there, and with
+# CAMFX_KERNEL_TESTS_ONLY=1 the manifest leaves it only the three test targets that hold
+# these tests: the command, the preview server and SwiftNIO are not built. The build runs
+# beside the unit tests, at the lowest priority, on what they leave of the cores.
 NATIVE_KERNEL_FLAGS = $(if $(call cpu_has,avx2),-Xswiftc -DCAMFX_AVX2) $(if $(call cpu_has,avx512bw),-Xswiftc -DCAMFX_AVX512)
 NATIVE_TEST_FLAGS = --build-path .build-native -Xswiftc -target-cpu -Xswiftc native $(NATIVE_KERNEL_FLAGS)
 KERNEL_TESTS = BGRAToYUV420Tests|YUVToBGRAKernelTests|PixelConverterTests|ReshapingFilterTests|CompressedFrameDecoderTests
+NATIVE_BUILD = $(if $(call cpu_has,avx2),CAMFX_KERNEL_TESTS_ONLY=1 $(SWIFT) build --product camfxPackageTests $(NATIVE_TEST_FLAGS))
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -46,11 +49,10 @@ run: setup release
 test:
 	bash scripts/setup.sh --test
 	$(SWIFT) build --build-tests
-	bash scripts/run-unit-tests.sh
+	BESIDE='$(NATIVE_BUILD)' bash scripts/run-unit-tests.sh
 	@if grep -qw avx2 /proc/cpuinfo; then \
 	  echo "kernel tests with the intrinsic kernels ($(strip $(NATIVE_KERNEL_FLAGS)), .build-native)"; \
-	  $(SWIFT) build --product camfxPackageTests $(NATIVE_TEST_FLAGS) && \
-	  $(SWIFT) test --skip-build $(NATIVE_TEST_FLAGS) --filter '$(KERNEL_TESTS)'; \
+	  CAMFX_KERNEL_TESTS_ONLY=1 $(SWIFT) test --skip-build $(NATIVE_TEST_FLAGS) --filter '$(KERNEL_TESTS)'; \
 	else echo "SKIP kernel tests with the intrinsic kernels: this CPU has no AVX2"; fi
 	bash scripts/guest/test.sh
 	bash scripts/check-install.sh

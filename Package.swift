@@ -162,3 +162,11 @@ let package = Package(
     .testTarget(name: "PipelineTests", dependencies: ["Camfx", "CamfxCapture", "CamfxMedia", "CamfxPNG", "CamfxPixelFormats"]),
   ]
 )
+
+// make test's second pass of the kernels' tests, in a build for this CPU with its intrinsic
+// kernels, needs only the test targets that hold those tests: with this set, the test
+// bundle is only theirs, and that build compiles neither SwiftNIO nor the command.
+if Context.environment["CAMFX_KERNEL_TESTS_ONLY"] == "1" {
+  let kernelTestTargets: Set = ["CamfxCaptureTests", "CamfxMediaTests", "FilterTests"]
+  package.targets.removeAll { $0.type == .test && !kernelTestTargets.contains($0.name) }
+}
