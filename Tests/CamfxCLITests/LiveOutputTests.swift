@@ -135,7 +135,9 @@ final class LiveOutputTests: CLITestCase {
     let (receiver, port, _) = try startSRTReceiver(latencyMilliseconds: 8000)
     defer { receiver.stop() }
     let camfx = try startRecording(live + ["-o", "rec.mp4", "-o", "srt://127.0.0.1:\(port)"])
-    // Two seconds of stream, held by the receiver for its 8 s.
+    // Two seconds of stream, held by the receiver for its 8 s (counted from the file's
+    // first packet: by then the signal handlers are in place).
+    waitForFile("rec.mp4")
     sleep(2)
     let stopping = secondsToStopAfterASecondInterrupt(
       camfx, between: 1, ending: "waiting for the receiver to hand the stream's end on")
@@ -283,7 +285,13 @@ final class LiveOutputTests: CLITestCase {
     let process = try CLI.start(
       ["record", "--source", "testsrc", "--size", "160x120", "--duration", "3s", "--pre-record", "1s",
        "--event-output", "ev.mp4", "--x264-preset", "ultrafast", "--quiet", "-o", "rtmp://127.0.0.1:1/x"], in: dir)
-    usleep(1_500_000)
+    // Triggered a second after the stream's first refusal (from then on the handlers are in
+    // place, and the pre-roll has frames), however long a busy machine took to start it.
+    let refused = Date().addingTimeInterval(20)
+    while Date() < refused,
+      !((try? String(contentsOfFile: path("stderr.txt"), encoding: .utf8))?.contains("trying again") ?? false)
+    { usleep(20_000) }
+    usleep(1_000_000)
     kill(process.processIdentifier, SIGUSR2)
     process.waitUntilExit()
     let stderr = try String(contentsOfFile: path("stderr.txt"), encoding: .utf8)
