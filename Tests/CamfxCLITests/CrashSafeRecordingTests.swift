@@ -462,7 +462,11 @@ final class CrashSafeRecordingTests: CLITestCase {
     let (process, _) = try start(
       ["record", "--size", "1280x720", "--audio", "sine", "--x264-preset", "veryslow", "-o", "twice.mp4"],
       waitingFor: "twice.mp4")
-    sleep(2)
+    // Interrupted once its first fragment is in the file: veryslow holds 60 frames in its
+    // lookahead before it gives one, which a busy machine took more than 2 s to reach
+    // (an empty file then).
+    let firstFragment = Date().addingTimeInterval(60)
+    while Date() < firstFragment, !((try? topLevelBoxes("twice.mp4"))?.contains("moof") ?? false) { usleep(50_000) }
     // The second comes past the 200 ms in which a second signal from the same sender
     // counts as the first (veryslow's 60-frame lookahead at 720p takes longer than that
     // to drain).
@@ -474,9 +478,8 @@ final class CrashSafeRecordingTests: CLITestCase {
     XCTAssertEqual(process.terminationStatus, 1)
     XCTAssertEqual(try decodeErrors("twice.mp4"), "")
     XCTAssertFalse(try topLevelBoxes("twice.mp4").contains("moof"))
-    // What veryslow encoded in those 2.4 s: 28 frames on a quiet machine, 7 with both
-    // cores busy (the drain is cut, as asked).
-    XCTAssertGreaterThan(try XCTUnwrap(MovieOracle.probe(path("twice.mp4"))["video"]).frames, 2)
+    // At least its first fragment (the drain is cut, as asked).
+    XCTAssertGreaterThan(try XCTUnwrap(MovieOracle.probe(path("twice.mp4"))["video"]).frames, 0)
   }
 
   private func makeClip(_ name: String, seconds: Int, faststart: Bool = false) throws {

@@ -137,7 +137,9 @@ final class EventCommandTests: CLITestCase {
         "--post-record", "30s", "--event-output", "ev.mp4", "--x264-preset", "ultrafast", "--quiet", "-o", "all.mp4",
       ], in: dir)
     waitForFile("all.mp4")
-    usleep(2_300_000)
+    // Well past the 2 s of pre-roll in the recording's own time, which a busy machine's
+    // writer may run behind the wall clock.
+    usleep(3_500_000)
     kill(process.processIdentifier, SIGUSR2)
     // The trigger's time in the recording, from its line; the kill comes 4 s later.
     var triggered: Double? = nil
