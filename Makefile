@@ -26,8 +26,9 @@ RUN_FLAGS = -c release -Xswiftc -target-cpu -Xswiftc $(CPU) $(KERNEL_FLAGS)
 # (own build path: the default debug build stays portable for the qemu guest). Only
 # the test bundle (SwiftPM's camfxPackageTests) is built there, and with
 # CAMFX_KERNEL_TESTS_ONLY=1 the manifest leaves it only the three test targets that hold
-# these tests: the command, the preview server and SwiftNIO are not built. (Built beside
-# the unit tests, even at nice 19, it made them a third slower and a real-time one fail.)
+# these tests: the command, the preview server and SwiftNIO are not built. It runs after
+# the unit tests: built beside them, even at nice 19, it made them a third slower and a
+# real-time one fail.
 NATIVE_KERNEL_FLAGS = $(if $(call cpu_has,avx2),-Xswiftc -DCAMFX_AVX2) $(if $(call cpu_has,avx512bw),-Xswiftc -DCAMFX_AVX512)
 NATIVE_TEST_FLAGS = --build-path .build-native -Xswiftc -target-cpu -Xswiftc native $(NATIVE_KERNEL_FLAGS)
 KERNEL_TESTS = BGRAToYUV420Tests|YUVToBGRAKernelTests|PixelConverterTests|ReshapingFilterTests|CompressedFrameDecoderTests

@@ -288,9 +288,10 @@ final class LiveOutputTests: CLITestCase {
     // Triggered a second after the stream's first refusal (from then on the handlers are in
     // place, and the pre-roll has frames), however long a busy machine took to start it.
     let refused = Date().addingTimeInterval(20)
-    while Date() < refused,
-      !((try? String(contentsOfFile: path("stderr.txt"), encoding: .utf8))?.contains("trying again") ?? false)
-    { usleep(20_000) }
+    while !((try? String(contentsOfFile: path("stderr.txt"), encoding: .utf8))?.contains("trying again") ?? false) {
+      guard process.isRunning, Date() < refused else { return XCTFail("no refusal said in 20 s") }
+      usleep(20_000)
+    }
     usleep(1_000_000)
     kill(process.processIdentifier, SIGUSR2)
     process.waitUntilExit()

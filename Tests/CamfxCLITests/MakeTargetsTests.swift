@@ -43,7 +43,7 @@ final class MakeTargetsTests: XCTestCase {
     for target in targets.sorted() {
       let dry = try run("/usr/bin/make", ["-n", target, "SWIFT=swift"])
       XCTAssertEqual(dry.status, 0, "make -n \(target): \(dry.output)")
-      // (A quote ends one too: make test hands a build to its test runner as a quoted word.)
+      // (A quote ends one too: a quoted word holds no flag of its own.)
       for match in dry.output.matches(of: /swift (build|run|test)([^;&|\n'"]*)/) {
         var words = ([String(match.output.1)] + match.output.2.split(separator: " ").map(String.init)).filter { !$0.isEmpty }
         // A test selection ('A|B|C') is no flag, and its bars end the match.

@@ -334,7 +334,9 @@ final class RunCommandTests: CLITestCase {
     try write(front + back + "    fsp: 30\n")
     kill(process.processIdentifier, SIGHUP)
     let reloaded = Date()
-    usleep(800_000)
+    // Long enough that a camera the broken reload stopped (0.5 s and its start) falls
+    // well short of the bar below however slowly it started.
+    usleep(2_000_000)
     // (Taken at the stop, not at the exit: finishing two files takes a busy machine a while.)
     let stopped = Date()
     kill(process.processIdentifier, SIGINT)
