@@ -70,13 +70,18 @@ final class PacketBusTests: XCTestCase {
 
   private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-  /// A live 320x240 30 fps test pattern recorded through a writer with `outputs`.
+  /// A live 320x240 30 fps test pattern recorded through a writer with `outputs`, with a
+  /// live recording's rings and pool (`camfx record` gives a camera or testsrc about a
+  /// second of frames in front of the writer), or with the shallowest rings and a pool of
+  /// `poolCapacity` frames.
   private func recording(
-    seconds: Int, gop: Int, outputs: [any MovieOutput], fileQueueLimits: OutputQueueLimits = .file, poolCapacity: Int = 8
+    seconds: Int, gop: Int, outputs: [any MovieOutput], fileQueueLimits: OutputQueueLimits = .file, poolCapacity: Int? = nil
   ) throws -> (RecordingSession<PCMBuffer>, MovieWriter) {
+    let geometry = FrameGeometry(width: 320, height: 240)
+    let buffering = poolCapacity == nil ? RecordingBuffering.live(geometry: geometry, framesPerSecond: 30) : .file
     let source = TestPatternSource(
-      geometry: FrameGeometry(width: 320, height: 240), frameRate: 30, live: true, frameCount: Int64(seconds * 30),
-      poolCapacity: poolCapacity)
+      geometry: geometry, frameRate: 30, live: true, frameCount: Int64(seconds * 30),
+      poolCapacity: poolCapacity ?? buffering.poolCapacity)
     var video = VideoSettings(geometry: source.geometry)
     video.fps = 30
     video.preset = "ultrafast"
@@ -84,7 +89,8 @@ final class PacketBusTests: XCTestCase {
     let writer = try MovieWriter(settings: MovieSettings(video: video), outputs: outputs, fileQueueLimits: fileQueueLimits)
     var chain = FilterChain([])
     try chain.configure(input: source.geometry)
-    let session = try RecordingSession<PCMBuffer>(input: source, chain: chain, sink: MovieWriterSink(writer: writer))
+    let session = try RecordingSession<PCMBuffer>(
+      input: source, chain: chain, sink: MovieWriterSink(writer: writer), buffering: buffering)
     return (session, writer)
   }
 
