@@ -171,11 +171,30 @@ class CLITestCase: XCTestCase {
   /// packet reached the file): from then on its signal handlers are in place, and its
   /// clock runs. A debug build on a busy machine can take a second or more to get there.
   func waitForFile(_ name: String, seconds: Double = 20, file: StaticString = #filePath, line: UInt = #line) {
+    waitUntil("\(name) exists", seconds: seconds, file: file, line: line) { FileManager.default.fileExists(atPath: path(name)) }
+  }
+
+  /// Asks `condition` every `interval` seconds until it holds. Fails the test (and returns
+  /// false) when `seconds` pass first, or when `process` is given and has ended: what it
+  /// waited for will not come.
+  @discardableResult
+  func waitUntil(
+    _ what: @autoclosure () -> String, seconds: Double = 20, interval: Double = 0.02, while process: Process? = nil,
+    file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool
+  ) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
-    while !FileManager.default.fileExists(atPath: path(name)) {
-      guard Date() < deadline else { return XCTFail("no \(name) after \(seconds) s", file: file, line: line) }
-      usleep(20_000)
+    while !condition() {
+      if let process, !process.isRunning {
+        XCTFail("camfx ended before \(what())", file: file, line: line)
+        return false
+      }
+      guard Date() < deadline else {
+        XCTFail("not within \(seconds) s: \(what())", file: file, line: line)
+        return false
+      }
+      usleep(UInt32(interval * 1e6))
     }
+    return true
   }
 
   /// Interrupts `process` twice, as a user's two Ctrl-Cs: the first SIGINT, then

@@ -465,11 +465,11 @@ final class CrashSafeRecordingTests: CLITestCase {
     // Interrupted once its first fragment is in the file: veryslow holds 60 frames in its
     // lookahead before it gives one, which a busy machine took more than 2 s to reach
     // (an empty file then).
-    let firstFragment = Date().addingTimeInterval(60)
-    while !((try? topLevelBoxes("twice.mp4"))?.contains("moof") ?? false) {
-      guard process.isRunning, Date() < firstFragment else { return XCTFail("no fragment in twice.mp4") }
-      usleep(50_000)
-    }
+    guard
+      waitUntil("a fragment in twice.mp4", seconds: 60, interval: 0.05, while: process, {
+        (try? topLevelBoxes("twice.mp4"))?.contains("moof") ?? false
+      })
+    else { return }
     // The second comes past the 200 ms in which a second signal from the same sender
     // counts as the first (veryslow's 60-frame lookahead at 720p takes longer than that
     // to drain).
