@@ -41,13 +41,14 @@ selection() { local IFS=,; echo "$*"; }
 # Each group's wall and CPU time (bash's `time`, to a file of its own; the tests' own
 # stderr goes where it went), to see how the groups share the cores.
 TIMEFORMAT='%R s, CPU %U s user + %S s system'
+# The groups run in the background, their output kept; "others" runs in front.
 names=(command wall-clock-a wall-clock-b)
-{ time "$bundle" "$(selection "${command_suites[@]}")" >"$work/command.log" 2>&1; } 2>"$work/command.time" &
-pids=($!)
-{ time "$bundle" "$(selection "${wall_clock_a[@]}")" >"$work/wall-clock-a.log" 2>&1; } 2>"$work/wall-clock-a.time" &
-pids+=($!)
-{ time "$bundle" "$(selection "${wall_clock_b[@]}")" >"$work/wall-clock-b.log" 2>&1; } 2>"$work/wall-clock-b.time" &
-pids+=($!)
+selections=("$(selection "${command_suites[@]}")" "$(selection "${wall_clock_a[@]}")" "$(selection "${wall_clock_b[@]}")")
+pids=()
+for i in "${!names[@]}"; do
+  { time "$bundle" "${selections[$i]}" >"$work/${names[$i]}.log" 2>&1; } 2>"$work/${names[$i]}.time" &
+  pids+=($!)
+done
 { time "$bundle" "$(selection "${others[@]}")" 2>&3 3>&-; } 3>&2 2>"$work/others.time"
 others_status=$?
 failed=0
